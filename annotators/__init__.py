@@ -1,0 +1,1 @@
+"""Raters, assignments, ratings, quality control and the rater screens."""

@@ -1,0 +1,3 @@
+"""URLs of the rater screens."""
+app_name = "annotators"
+urlpatterns = []

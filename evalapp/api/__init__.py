@@ -1,0 +1,1 @@
+"""The REST API: serializers, permissions and views kept apart."""

@@ -1,0 +1,3 @@
+"""URLs of the REST API."""
+app_name = "api"
+urlpatterns = []

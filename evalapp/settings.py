@@ -1,0 +1,149 @@
+"""Settings read from the environment.
+
+Defaults give the embedded setup (SQLite file under var/, DEBUG on); production overrides
+live in ``evalapp.settings_production``. ``DATABASE_URL`` accepts ``sqlite:///PATH`` and
+``postgres://USER:PASS@HOST:PORT/NAME``.
+"""
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("COMVE_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_bool(name, default=False):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name, default=""):
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DJANGO_DEBUG", True)
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_tasks",
+    "django_tasks_db",
+    "evalapp",
+    "annotators",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "evalapp.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "evalapp.roles.context_processor",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "evalapp.wsgi.application"
+
+
+def database_from_env():
+    """Parse DATABASE_URL; SQLite gets IMMEDIATE transactions so writers queue, never fail."""
+    url = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+    config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config.setdefault("OPTIONS", {}).update(
+            {"transaction_mode": "IMMEDIATE", "timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        )
+    # Lets parallel test runs share one PostgreSQL server (each its own test database).
+    if os.environ.get("COMVE_TEST_DB_NAME"):
+        config.setdefault("TEST", {})["NAME"] = os.environ["COMVE_TEST_DB_NAME"]
+    return config
+
+
+DATABASES = {"default": database_from_env()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+# Uploads: a submission or ratings file larger than this is refused with a clear message.
+COMVE_MAX_UPLOAD_BYTES = int(os.environ.get("COMVE_MAX_UPLOAD_BYTES", str(20 * 1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ComVE-Eval API",
+    "DESCRIPTION": "Human evaluation of generated explanations (SemEval-2020 Task 4, Subtask C).",
+    "VERSION": "1.0.0",
+}
+
+TASKS = {
+    "default": {
+        "BACKEND": os.environ.get("COMVE_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+    }
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("COMVE_LOG_LEVEL", "WARNING")},
+}

@@ -1,0 +1,1 @@
+"""Organizer and researcher pages, one module per area, each with its own ``urlpatterns``."""

@@ -1,0 +1,3 @@
+"""URLs and views of the 'campaigns' area."""
+app_name = "campaigns"
+urlpatterns = []

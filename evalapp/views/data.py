@@ -1,0 +1,3 @@
+"""URLs and views of the 'data' area."""
+app_name = "data"
+urlpatterns = []

@@ -1,0 +1,3 @@
+"""URLs and views of the 'metrics' area."""
+app_name = "metrics"
+urlpatterns = []

@@ -1,0 +1,3 @@
+"""URLs and views of the 'results' area."""
+app_name = "results"
+urlpatterns = []

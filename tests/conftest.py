@@ -1,0 +1,59 @@
+"""Shared fixtures: the real ComVE files (../shared/comve) and role accounts."""
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_COMVE = Path(os.environ.get("COMVE_SHARED_DIR", REPO.parent / "shared" / "comve"))
+ARTIFACTS = REPO / "test-artifacts"
+
+
+def shared_file(*parts):
+    """Path to a file of the real ComVE data; skips the test with a clear reason when absent."""
+    path = SHARED_COMVE.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real ComVE data not found at {path} (needs ../shared/comve beside the checkout)")
+    return path
+
+
+@pytest.fixture
+def comve_dir():
+    return shared_file()
+
+
+@pytest.fixture
+def artifacts_dir():
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+def _user(django_user_model, username, group=None, superuser=False):
+    from django.contrib.auth.models import Group
+
+    user = django_user_model.objects.create_user(username=username, password="pw-" + username)
+    if superuser:
+        user.is_superuser = user.is_staff = True
+        user.save()
+    if group:
+        user.groups.add(Group.objects.get_or_create(name=group)[0])
+    return user
+
+
+@pytest.fixture
+def organizer(django_user_model):
+    return _user(django_user_model, "org", group="organizer")
+
+
+@pytest.fixture
+def researcher(django_user_model):
+    return _user(django_user_model, "res", group="researcher")
+
+
+@pytest.fixture
+def rater_user(django_user_model):
+    from annotators.models import Rater
+
+    user = _user(django_user_model, "rater1")
+    Rater.objects.create(user=user, order_seed=12345)
+    return user

@@ -1,3 +1,18 @@
-"""URLs of the rater screens."""
+"""URLs of the rater screens (mounted at ``/rate/``) and the organizer's rater-quality pages."""
+from django.urls import path
+
+from annotators.views import quality, rating
+
 app_name = "annotators"
-urlpatterns = []
+urlpatterns = [
+    path("", rating.campaign_list, name="campaigns"),
+    path("<int:campaign_id>/", rating.instructions, name="instructions"),
+    path("<int:campaign_id>/next/", rating.next_item, name="next"),
+    path("<int:campaign_id>/item/", rating.item, name="item"),
+    path("<int:campaign_id>/flag/", rating.flag, name="flag"),
+    path("<int:campaign_id>/done/", rating.done, name="done"),
+    path("manage/<int:campaign_id>/quality/", quality.quality_table, name="quality"),
+    path("manage/<int:campaign_id>/quality.csv", quality.quality_csv, name="quality_csv"),
+    path("manage/<int:campaign_id>/thresholds/", quality.thresholds, name="thresholds"),
+    path("manage/<int:campaign_id>/exclude/<int:rater_id>/", quality.exclude, name="exclude"),
+]

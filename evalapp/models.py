@@ -375,3 +375,18 @@ class MetricRun(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(progress__gte=0) & Q(progress__lte=1), name="metric_run_progress_0_1"),
         ]
+
+
+class BenchProbe(models.Model):
+    """A row written by the benchmark baseline view (``evalapp/bench_baseline.py``) only.
+
+    ``bench/rater_load.py`` compares the rater loop with one authenticated read and one
+    insert on the same stack; this is the table of that insert. Never used by the product.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    value = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-id"], name="bench_probe_user_idx")]

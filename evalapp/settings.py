@@ -29,6 +29,8 @@ DEBUG = env_bool("DJANGO_DEBUG", True)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+# Keeps a rater's choice when the page's token went stale (S6), instead of a bare 403.
+CSRF_FAILURE_VIEW = "annotators.views.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -40,6 +42,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_tasks",
     "django_tasks_db",
     "evalapp",
@@ -89,6 +92,13 @@ def database_from_env():
     # Lets parallel test runs share one PostgreSQL server (each its own test database).
     if os.environ.get("COMVE_TEST_DB_NAME"):
         config.setdefault("TEST", {})["NAME"] = os.environ["COMVE_TEST_DB_NAME"]
+    # SQLite tests run on a file under var/ when named (or asked for with COMVE_SQLITE_TEST_FILE=1):
+    # threads cannot share an in-memory database, and the concurrency tests need threads.
+    if config["ENGINE"] == "django.db.backends.sqlite3" and (
+        os.environ.get("COMVE_TEST_DB_NAME") or env_bool("COMVE_SQLITE_TEST_FILE")
+    ):
+        name = os.environ.get("COMVE_TEST_DB_NAME") or "test_comve"
+        config.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"{name}.sqlite3")
     return config
 
 
@@ -133,6 +143,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "ComVE-Eval API",
     "DESCRIPTION": "Human evaluation of generated explanations (SemEval-2020 Task 4, Subtask C).",
     "VERSION": "1.0.0",
+    "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "REDOC_DIST": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True,
 }
 
 TASKS = {

@@ -1,3 +1,205 @@
-"""URLs and views of the 'metrics' area."""
+"""URLs and views of the 'metrics' area: a campaign's metric study, its runs and downloads.
+
+Who may do what: organizers and researchers (``results_viewer_required``) read every report
+and may start a computation or import their own metric's scores: that is the researcher's
+job (S10) and changes neither ratings nor results, only the metric scores of the campaign.
+Raters get 403, anonymous users the login page. State changes are POST only (CSRF on);
+every page is GET only.
+"""
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_GET, require_POST
+
+from evalapp import roles
+from evalapp.compute.correlation_study import DEFAULT_SEED
+from evalapp.formats import metric_report
+from evalapp.formats.csvfile import FormatError
+from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
+from evalapp.formats.comve import SourceFile
+from evalapp.metrics.registry import METRICS
+from evalapp.models import Campaign, MetricRun
+from evalapp.services import metric_runs, metric_study
+
 app_name = "metrics"
-urlpatterns = []
+
+# The web never queues more work than this per run (the command line has no cap).
+MAX_WEB_BOOTSTRAP = 2000
+MAX_WEB_PERMUTATIONS = 5000
+WEB_DEFAULT_BOOTSTRAP = 1000
+REFRESH_SECONDS = 3
+RECENT_RUNS = 10
+
+
+def _slug(campaign):
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
+
+
+def _report_context(report):
+    """Tables and inline SVG plots of a stored report for the template."""
+    top = report.get("top_k") or {}
+    return {
+        "systems_table": metric_report.system_table(report),
+        "system_table": metric_report.correlation_table(report, "system"),
+        "top_k_table": metric_report.correlation_table(top, "system"),
+        "segment_table": metric_report.correlation_table(report, "segment"),
+        "comparison_table": metric_report.comparison_table(report),
+        # matplotlib escapes every text it writes into the SVG (and draws text as paths)
+        "scatter_plots": [(m["name"], mark_safe(metric_report.scatter_svg(report, m["name"])))
+                          for m in report.get("metrics", [])],
+        "histograms": mark_safe(metric_report.histograms_svg(report)),
+        "top_k": top,
+    }
+
+
+@require_GET
+@roles.results_viewer_required
+def index(request):
+    """Campaigns, each linking to its metric study.
+
+    Security: organizers and researchers only (raters 403, anonymous users to login); GET only.
+    """
+    campaigns = Campaign.objects.select_related("dataset").order_by("-created_at", "name")
+    return render(request, "metrics/index.html", {"campaigns": campaigns})
+
+
+@require_GET
+@roles.results_viewer_required
+def campaign_report(request, campaign_id):
+    """The latest finished metric study of a campaign: tables, plots, downloads, runs, and the forms to
+    start a new computation or import a metric.
+
+    Security: organizers and researchers only (raters 403, anonymous users to login); GET only;
+    the forms POST to views that check the role again.
+    """
+    campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=campaign_id)
+    run = metric_runs.latest_report(campaign)
+    context = {
+        "campaign": campaign,
+        "run": run,
+        "runs": MetricRun.objects.filter(campaign=campaign).order_by("-created_at")[:RECENT_RUNS],
+        "formats": metric_report.FORMATS,
+        "builtin_metrics": [(key, cls.description) for key, cls in METRICS.items()],
+        "imported_metrics": metric_study.imported_metric_names(campaign),
+        "corpus_scopes": metric_study.CORPUS_SCOPES,
+        "default_bootstrap": WEB_DEFAULT_BOOTSTRAP,
+        "max_bootstrap": MAX_WEB_BOOTSTRAP,
+        "default_seed": DEFAULT_SEED,
+        "levels": (SYSTEM_LEVEL, SEGMENT_LEVEL),
+    }
+    if run is not None:
+        context["report"] = run.report
+        context.update(_report_context(run.report))
+    return render(request, "metrics/report.html", context)
+
+
+def _int_option(request, name, default, low, high):
+    raw = request.POST.get(name, "").strip()
+    if not raw:
+        return default
+    value = int(raw)  # ValueError is reported by the caller
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be between {low} and {high}")
+    return value
+
+
+@require_POST
+@roles.results_viewer_required
+def start(request, campaign_id):
+    """Queue a metric study of the campaign as a background job; redirects to its progress page.
+
+    Security: POST only with CSRF; organizers and researchers (raters 403). Resamples are
+    capped (MAX_WEB_BOOTSTRAP, MAX_WEB_PERMUTATIONS) so one click cannot queue unbounded work.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        options = {
+            "bootstrap": _int_option(request, "bootstrap", WEB_DEFAULT_BOOTSTRAP, 0, MAX_WEB_BOOTSTRAP),
+            "permutations": _int_option(request, "permutations", None, 1, MAX_WEB_PERMUTATIONS),
+            "seed": _int_option(request, "seed", DEFAULT_SEED, 0, 2 ** 32 - 1),
+            "top_k": _int_option(request, "top_k", None, 2, 10_000),
+            "corpus_scope": request.POST.get("corpus_scope") or None,
+            "bertscore_model": request.POST.get("bertscore_model", "").strip() or None,
+            "bertscore_layer": _int_option(request, "bertscore_layer", None, 0, 100),
+        }
+        run = metric_runs.start_run(campaign, request.POST.getlist("metrics") or None, options, request.user)
+    except (ValueError, metric_study.StudyError) as error:
+        messages.error(request, f"The computation was not started: {error}")
+        return redirect("metrics:campaign", campaign_id=campaign.pk)
+    return redirect("metrics:run", run_id=run.pk)
+
+
+@require_POST
+@roles.results_viewer_required
+def import_scores(request, campaign_id):
+    """Import a metric's scores from an uploaded CSV (``system,score`` or ``instance_id,system,score``).
+
+    Security: POST only with CSRF; organizers and researchers (raters 403). The import is
+    atomic: on any problem nothing is written and every problem is listed.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a CSV file to import.")
+        return redirect("metrics:campaign", campaign_id=campaign.pk)
+    source = SourceFile(upload.name, upload.read())
+    try:
+        result = metric_study.import_metric_scores(campaign, request.POST.get("metric", ""),
+                                                   request.POST.get("level", ""), source)
+    except FormatError as error:
+        for problem in error.problems:
+            messages.error(request, str(problem))
+        return redirect("metrics:campaign", campaign_id=campaign.pk)
+    messages.success(request, f"Imported {result.scores} {result.level}-level scores of '{result.metric}'. "
+                              "Start a computation to see it in the report.")
+    return redirect("metrics:campaign", campaign_id=campaign.pk)
+
+
+@require_GET
+@roles.results_viewer_required
+def run_detail(request, run_id):
+    """Progress of one run; the page reloads itself every few seconds until the run ends (no JavaScript).
+
+    Security: organizers and researchers only (raters 403); GET only.
+    """
+    run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
+    finished = run.status in (MetricRun.Status.DONE, MetricRun.Status.FAILED)
+    return render(request, "metrics/run.html", {"run": run, "finished": finished,
+                                                "refresh_seconds": None if finished else REFRESH_SECONDS,
+                                                "percent": round(run.progress * 100)})
+
+
+@require_GET
+@roles.results_viewer_required
+def download(request, campaign_id, fmt):
+    """The latest finished report (or ``?run=ID``) as json, csv, latex or html.
+
+    Security: organizers and researchers only (raters 403); GET only, read-only; CSV cells go
+    through ``write_csv``; the HTML escapes every name.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    if fmt not in metric_report.FORMATS:
+        return HttpResponse(f"unknown format; choose one of {', '.join(metric_report.FORMATS)}", status=404,
+                            content_type="text/plain")
+    runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE)
+    run_id = request.GET.get("run")
+    run = (get_object_or_404(runs, pk=run_id) if run_id and run_id.isdigit() else runs.order_by("-created_at").first())
+    if run is None:
+        return HttpResponse("no finished metric study for this campaign yet", status=404, content_type="text/plain")
+    response = HttpResponse(metric_report.render(run.report, fmt), content_type=metric_report.CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = (f'attachment; filename="metrics-{_slug(campaign)}-run{run.pk}.'
+                                       f'{metric_report.EXTENSIONS[fmt]}"')
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+urlpatterns = [
+    path("", index, name="index"),
+    path("campaign/<int:campaign_id>/", campaign_report, name="campaign"),
+    path("campaign/<int:campaign_id>/start/", start, name="start"),
+    path("campaign/<int:campaign_id>/import/", import_scores, name="import"),
+    path("campaign/<int:campaign_id>/download/<str:fmt>/", download, name="download"),
+    path("run/<int:run_id>/", run_detail, name="run"),
+]

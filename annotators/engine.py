@@ -1,0 +1,430 @@
+"""The assignment engine: which item a rater gets next, and which submissions count (S7).
+
+Every invariant is enforced by the database, so it holds with any number of web, API or
+worker processes, on SQLite and on PostgreSQL:
+
+- capacity: ``Item.active_count`` (leased + done) only grows through a conditional UPDATE
+  ``... WHERE active_count < needed``; check constraints keep done <= active <= needed;
+- distinct raters: unique (item, rater) on Assignment and on Rating, and a Rating is one-to-one
+  with its Assignment, so a doubled or retried submit cannot store a second rating;
+- every change of an assignment's status is made under its row lock (or as an UPDATE
+  conditional on the old status), so two workers never both act on one transition;
+- a rater's own requests queue on a lock of their Rater row: two open tabs never lease twice,
+  and an exclusion cannot interleave with a new lease.
+
+On PostgreSQL the next item is taken with ``SELECT ... FOR NO KEY UPDATE SKIP LOCKED`` so that
+concurrent raters take different items instead of queueing on one row. On SQLite transactions
+start IMMEDIATE (settings), so writers queue. Lock timeouts, deadlocks and serialisation
+failures are retried (:func:`evalapp.services.retry.retry_on_contention`), never shown.
+
+Lock order, the same everywhere: rater, then assignments, then items.
+"""
+import secrets
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from functools import partial
+from typing import NamedTuple
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
+
+from annotators.models import Assignment, Rater, RaterExclusion, Rating
+from evalapp.compute.campaign_plan import SHUFFLE_MODULUS, rater_order_parameters
+from evalapp.models import SCORE_MAX, SCORE_MIN, Campaign, Item, ItemOutput
+from evalapp.services.retry import retry_on_contention
+
+ORDER_SEED_BOUND = 2**62
+SWEEP_INTERVAL = timedelta(seconds=1)
+_last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
+
+
+class SubmissionRefused(Exception):
+    """A rating that cannot be stored; ``message`` is written for the rater, ``code`` for programs."""
+
+    NOT_FOUND = "not_found"
+    NOT_NEEDED = "not_needed"
+    EXCLUDED = "excluded"
+    CLOSED = "closed"
+    INVALID = "invalid"
+    ALREADY_RATED = "already_rated"
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def new_order_seed():
+    """A random seed for a new rater's item order."""
+    return secrets.randbelow(ORDER_SEED_BOUND)
+
+
+def rater_for_user(user):
+    """The user's Rater profile, created on first use with a random order seed."""
+    rater, _ = Rater.objects.get_or_create(user=user, defaults={"order_seed": new_order_seed()})
+    return rater
+
+
+def is_excluded(campaign, rater):
+    return RaterExclusion.objects.filter(campaign=campaign, rater=rater).exists()
+
+
+# --- leasing -------------------------------------------------------------------------------
+
+def next_assignment(campaign, rater, now=None):
+    """The rater's current item in ``campaign``, leasing a new one when they hold none.
+
+    Resumes a live lease (a reload shows the same item). Otherwise leases an item the rater
+    never had, that still has room, preferring the items closest to completion (so the
+    campaign fills evenly) and within those the rater's own random order. Returns None when
+    nothing is left for this rater, when the rater is excluded, or when the campaign is closed.
+    Expired leases go back to the pool lazily (at most every ``SWEEP_INTERVAL`` per process,
+    and whenever the rater would otherwise get nothing), so no scheduled job is needed.
+    """
+    now = now or timezone.now()
+    if campaign.status != Campaign.Status.OPEN:
+        return None
+    swept = _sweep_due(campaign, now)
+    if swept:
+        expire_leases(campaign, now)
+    lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
+    if lease is None and not swept and expire_leases(campaign, now):
+        lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
+    return lease
+
+
+def _sweep_due(campaign, now):
+    """Whether this process should sweep the campaign's expired leases now (a cheap throttle)."""
+    last = _last_sweep.get(campaign.pk)
+    if last is not None and timedelta(0) <= now - last < SWEEP_INTERVAL:
+        return False
+    _last_sweep[campaign.pk] = now
+    return True
+
+
+def _lease(campaign, rater, now):
+    with transaction.atomic():
+        # One statement: lock the rater (their requests queue here), and read what decides the rest.
+        state = (
+            Rater.objects.select_for_update(no_key=True)
+            .filter(pk=rater.pk)
+            .annotate(
+                excluded=Exists(RaterExclusion.objects.filter(campaign=campaign, rater=OuterRef("pk"))),
+                live=Subquery(_live(campaign, now).filter(rater=OuterRef("pk")).order_by("sequence").values("pk")[:1]),
+                held=Subquery(Assignment.objects.filter(campaign=campaign, rater=OuterRef("pk")).order_by()
+                              .values("rater").annotate(count=Count("pk")).values("count")),
+            )
+            .values_list("excluded", "live", "held")
+            .first()
+        )
+        if state is None or state[0]:
+            return None
+        excluded, live, held = state
+        if live is not None:
+            return Assignment.objects.select_related("item__instance").get(pk=live)
+        item = _pick_item(campaign, rater, skip_locked=True) or _pick_item(campaign, rater, skip_locked=False)
+        if item is None:
+            return None
+        # Under the row lock this cannot fail; the condition is the database's guarantee anyway.
+        if not Item.objects.filter(pk=item.pk, active_count__lt=F("needed")).update(active_count=F("active_count") + 1):
+            raise IntegrityError(f"item {item.pk} filled up while locked")
+        item.active_count += 1
+        return Assignment.objects.create(
+            item=item, rater=rater, campaign=campaign, leased_at=now,
+            lease_expires_at=now + timedelta(seconds=campaign.lease_seconds), sequence=(held or 0) + 1,
+        )
+
+
+def _live(campaign, now):
+    return Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
+
+
+def open_items(campaign, rater):
+    """Items of ``campaign`` with room that ``rater`` never had, best first for this rater."""
+    multiplier, offset = rater_order_parameters(rater.order_seed)
+    return (
+        Item.objects.filter(campaign=campaign, active_count__lt=F("needed"))
+        .filter(~Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater)))
+        .filter(~Exists(Rating.objects.filter(item=OuterRef("pk"), rater=rater)))
+        .alias(rater_order=(F("shuffle_key") * multiplier + offset) % SHUFFLE_MODULUS)
+        .order_by("-active_count", "rater_order", "pk")
+    )
+
+
+def _pick_item(campaign, rater, skip_locked):
+    """Lock and return the rater's best open item, or None.
+
+    With ``skip_locked`` rows other raters are taking right now are passed over; without it,
+    the query waits for them (used only when every open item is locked at this instant).
+    """
+    return (open_items(campaign, rater).select_related("instance")
+            .select_for_update(no_key=True, skip_locked=skip_locked, of=("self",)).first())
+
+
+def live_lease(campaign, rater, now=None):
+    """The rater's unexpired leased assignment in ``campaign`` (with item and instance), or None."""
+    now = now or timezone.now()
+    return _live(campaign, now).select_related("item__instance").filter(rater=rater).order_by("sequence").first()
+
+
+def expire_leases(campaign=None, now=None):
+    """Return expired leases (of one campaign, or all) to the pool; the number returned.
+
+    The rows stay, marked expired, so the rater never gets the same item again; a late
+    submit may still count if the item has room then (see :func:`submit_rating`).
+    """
+    now = now or timezone.now()
+    stale = Assignment.objects.filter(status=Assignment.Status.LEASED, lease_expires_at__lte=now)
+    if campaign is not None:
+        stale = stale.filter(campaign=campaign)
+    expired = 0
+    for assignment_id, item_id in stale.order_by("pk").values_list("pk", "item_id"):
+        expired += retry_on_contention(partial(_expire, assignment_id, item_id, now))
+    return expired
+
+
+def _expire(assignment_id, item_id, now):
+    with transaction.atomic():
+        if not Assignment.objects.filter(
+            pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
+        ).update(status=Assignment.Status.EXPIRED):
+            return 0  # submitted, excluded or expired by someone else meanwhile
+        Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
+        return 1
+
+
+# --- submitting ----------------------------------------------------------------------------
+
+def _checked_score(score):
+    if isinstance(score, bool) or not isinstance(score, int) or not SCORE_MIN <= score <= SCORE_MAX:
+        raise SubmissionRefused(f"A score must be a whole number from {SCORE_MIN} to {SCORE_MAX}.",
+                                SubmissionRefused.INVALID)
+    return score
+
+
+def _checked_seconds(seconds):
+    if seconds is None:
+        return None
+    try:
+        seconds = float(seconds)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise SubmissionRefused("The time spent on an item must be a non-negative number of seconds.",
+                                SubmissionRefused.INVALID)
+    return seconds
+
+
+def submit_rating(assignment_id, rater, score, seconds=None, now=None):
+    """Store the rater's score for their assignment; returns ``(rating, created)``.
+
+    Idempotent: a repeated submit (double click, retried request) returns the stored rating
+    with ``created=False`` and ignores the repeated score. Accepted while the lease is held,
+    and after it expired if the item still has room then. Raises :class:`SubmissionRefused`
+    when the item no longer needs the rating, the assignment is not the rater's (the message
+    does not say whether it exists), the rater was excluded, the campaign is closed, or the
+    score is not an integer 0-3.
+    """
+    score = _checked_score(score)
+    seconds = _checked_seconds(seconds)
+    now = now or timezone.now()
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now))
+
+
+def _submit(assignment_id, rater, score, seconds, now):
+    try:
+        with transaction.atomic():
+            return _store_rating(assignment_id, rater, score, seconds, now)
+    except IntegrityError:
+        # An imported rating of the same (item, rater) is the only one that can be there.
+        if not Rating.objects.filter(rater=rater, item__assignments__pk=assignment_id).exists():
+            raise
+        raise SubmissionRefused("You have already rated this item; nothing new was recorded.",
+                                SubmissionRefused.ALREADY_RATED) from None
+
+
+def _store_rating(assignment_id, rater, score, seconds, now):
+    assignment = (
+        Assignment.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("item", "campaign")
+        .filter(pk=assignment_id, rater=rater)
+        .first()
+    )
+    if assignment is None:
+        raise SubmissionRefused("This item is not one of yours; nothing was recorded.", SubmissionRefused.NOT_FOUND)
+    if assignment.status == Assignment.Status.DONE:
+        return Rating.objects.get(assignment=assignment), False
+    if assignment.status == Assignment.Status.EXCLUDED:
+        raise SubmissionRefused("You are no longer part of this campaign; your choice was not recorded.",
+                                SubmissionRefused.EXCLUDED)
+    if assignment.campaign.status != Campaign.Status.OPEN:
+        raise SubmissionRefused("This campaign is closed; your choice was not recorded.", SubmissionRefused.CLOSED)
+    item = assignment.item
+    counted = Item.objects.filter(pk=item.pk)
+    if assignment.status == Assignment.Status.EXPIRED:
+        # The slot went back to the pool: take one again, if the item still has room.
+        retaken = counted.filter(active_count__lt=F("needed")).update(
+            active_count=F("active_count") + 1, done_count=F("done_count") + 1)
+        if not retaken:
+            raise SubmissionRefused(f"This item already has its {item.needed} ratings; your choice was not needed.",
+                                    SubmissionRefused.NOT_NEEDED)
+    else:
+        counted.update(done_count=F("done_count") + 1)
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DONE, completed_at=now)
+    rating = Rating.objects.create(item=item, rater=rater, campaign_id=assignment.campaign_id, assignment=assignment,
+                                   score=score, seconds=seconds)
+    return rating, True
+
+
+# --- exclusion -----------------------------------------------------------------------------
+
+@dataclass
+class ExclusionResult:
+    exclusion: RaterExclusion
+    created: bool
+    ratings_excluded: int = 0
+    items_reopened: int = 0
+
+
+def exclude_rater(campaign, rater, by=None, reason=""):
+    """Drop ``rater`` from ``campaign`` (S8): their ratings stop counting and their items reopen.
+
+    Their ratings are marked excluded (kept for the record), their assignments become
+    excluded, and every item they held or rated gets the slot back for a new rater. Excluding
+    twice changes nothing the second time.
+    """
+    return retry_on_contention(partial(_exclude, campaign, rater, by, reason))
+
+
+def _exclude(campaign, rater, by, reason):
+    with transaction.atomic():
+        list(Rater.objects.select_for_update(no_key=True).filter(pk=rater.pk).values_list("pk"))
+        exclusion, created = RaterExclusion.objects.get_or_create(
+            campaign=campaign, rater=rater, defaults={"excluded_by": by, "reason": reason})
+        if not created:
+            return ExclusionResult(exclusion, created=False)
+        held = list(
+            Assignment.objects.select_for_update(no_key=True)
+            .filter(campaign=campaign, rater=rater)
+            .exclude(status=Assignment.Status.EXCLUDED)
+            .values_list("pk", "item_id", "status")
+        )
+        leased = [item_id for _, item_id, status in held if status == Assignment.Status.LEASED]
+        rated = [item_id for _, item_id, status in held if status == Assignment.Status.DONE]
+        # Imported ratings have no assignment but count in the items' counters all the same.
+        rated += list(Rating.objects.filter(campaign=campaign, rater=rater, excluded=False, assignment__isnull=True)
+                      .values_list("item_id", flat=True))
+        # Expired ones too, so that a late submit cannot re-take a slot.
+        Assignment.objects.filter(pk__in=[pk for pk, _, _ in held]).update(status=Assignment.Status.EXCLUDED)
+        ratings_excluded = Rating.objects.filter(campaign=campaign, rater=rater, excluded=False).update(excluded=True)
+        Item.objects.filter(pk__in=leased).update(active_count=F("active_count") - 1)
+        Item.objects.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
+        return ExclusionResult(exclusion, True, ratings_excluded, len(leased) + len(rated))
+
+
+# --- progress ------------------------------------------------------------------------------
+
+class RaterProgress(NamedTuple):
+    """``done`` ratings of the rater; ``total`` = done + held + items still open to them."""
+
+    done: int
+    total: int
+
+
+def rater_progress(campaign, rater):
+    """How far the rater is: (done, total available to this rater), e.g. "12 of 50".
+
+    The total shrinks as other raters fill items, since no item needs more than M ratings.
+    """
+    mine = Assignment.objects.filter(campaign=campaign, rater=rater).aggregate(
+        done=Count("pk", filter=Q(status=Assignment.Status.DONE)),
+        held=Count("pk", filter=Q(status=Assignment.Status.LEASED)),
+    )
+    if is_excluded(campaign, rater):
+        return RaterProgress(mine["done"], mine["done"])
+    still_open = open_items(campaign, rater).order_by().count()
+    return RaterProgress(mine["done"], mine["done"] + mine["held"] + still_open)
+
+
+@dataclass
+class SystemProgress:
+    system_id: int
+    name: str
+    marker: str
+    is_human: bool
+    items: int
+    ratings: int
+    expected: int
+
+    @property
+    def complete(self):
+        return self.ratings >= self.expected > 0
+
+    @property
+    def fraction(self):
+        return self.ratings / self.expected if self.expected else 0.0
+
+
+@dataclass
+class CampaignProgress:
+    """Ratings collected against ratings needed, overall and per system (controls apart)."""
+
+    items: int = 0
+    ratings: int = 0
+    expected: int = 0
+    control_items: int = 0
+    control_ratings: int = 0
+    control_expected: int = 0
+    leased: int = 0
+    active_raters: int = 0
+    raters: int = 0
+    systems: list = field(default_factory=list)
+
+    @property
+    def complete(self):
+        return self.ratings >= self.expected > 0
+
+    @property
+    def fraction(self):
+        return self.ratings / self.expected if self.expected else 0.0
+
+    def as_dict(self):
+        data = asdict(self)
+        data["complete"], data["fraction"] = self.complete, self.fraction
+        for row, system in zip(data["systems"], self.systems):
+            row["complete"], row["fraction"] = system.complete, system.fraction
+        return data
+
+
+def campaign_progress(campaign, now=None):
+    """Totals of the campaign: items, ratings done/expected, live leases, raters, and per system.
+
+    Ratings of an item shared by several systems (identical reasons) count for each of them.
+    """
+    now = now or timezone.now()
+    progress = CampaignProgress()
+    for row in Item.objects.filter(campaign=campaign).values("kind").annotate(
+        items=Count("pk"), ratings=Sum("done_count"), expected=Sum("needed"), active=Sum("active_count")
+    ):
+        if row["kind"] == Item.Kind.SYSTEM:
+            progress.items, progress.ratings, progress.expected = row["items"], row["ratings"], row["expected"]
+        else:
+            progress.control_items, progress.control_ratings = row["items"], row["ratings"]
+            progress.control_expected = row["expected"]
+    live = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
+    progress.leased = live.count()
+    progress.active_raters = live.values("rater").distinct().count()
+    progress.raters = (Rating.objects.filter(campaign=campaign, excluded=False)
+                       .values("rater").distinct().count())
+    per_system = {
+        row["output__system"]: row
+        for row in ItemOutput.objects.filter(campaign=campaign).values("output__system").annotate(
+            items=Count("pk"), ratings=Sum("item__done_count"), expected=Sum("item__needed"))
+    }
+    for system in campaign.systems.order_by("-is_human", "name"):
+        row = per_system.get(system.pk, {})
+        progress.systems.append(SystemProgress(
+            system.pk, system.name, system.marker, system.is_human,
+            row.get("items", 0), row.get("ratings") or 0, row.get("expected") or 0))
+    return progress

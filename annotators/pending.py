@@ -1,0 +1,100 @@
+"""A rater's unsaved choice, kept when a session or CSRF token expires before it is saved (S6).
+
+The choice travels in a signed cookie, so it survives a lost session and a new login. It is
+only ever used to pre-select the choice (or pre-fill the flag note) on the rater's own item:
+nothing is saved until the rater submits again, so a forged cross-site request can at most
+pre-select a radio button the rater then sees.
+"""
+from dataclasses import asdict, dataclass, replace
+
+from django.conf import settings
+from django.core import signing
+
+from annotators.flags import MAX_NOTE_CHARS
+from evalapp.models import SCORE_MAX, SCORE_MIN
+
+COOKIE_NAME = "comve_pending_choice"
+COOKIE_SALT = "annotators.pending-choice"
+# Long enough to log in again after a lost session; short enough not to resurface days later.
+COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60
+# Browsers drop a cookie over 4096 bytes (name and attributes included); a longer note is cut.
+COOKIE_VALUE_MAX_BYTES = 3800
+
+CSRF_EXPIRED = "csrf"
+SESSION_EXPIRED = "session"
+EXPLANATIONS = {
+    CSRF_EXPIRED: "The page's security token had expired (the page was open a long time, or you "
+                  "logged in again in another tab), so nothing was saved yet.",
+    SESSION_EXPIRED: "Your session had expired, so nothing was saved yet.",
+}
+
+
+@dataclass(frozen=True)
+class PendingChoice:
+    """What the rater posted: a score for an assignment, or a flag note (``flag`` true)."""
+
+    campaign_id: int
+    assignment_id: int
+    score: int | None
+    why: str
+    flag: bool = False
+    note: str = ""
+
+    @property
+    def explanation(self):
+        return EXPLANATIONS.get(self.why, EXPLANATIONS[CSRF_EXPIRED])
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def parse_score(value):
+    """The posted score as an int in 0-3, or None."""
+    score = _int(value)
+    return score if score is not None and SCORE_MIN <= score <= SCORE_MAX else None
+
+
+def from_post(post, campaign_id, why, flag=False):
+    """The choice in a POST to the item or flag form, or None when there is nothing to keep."""
+    assignment_id = _int(post.get("assignment"))
+    if assignment_id is None:
+        return None
+    score = None if flag else parse_score(post.get("score"))
+    note = post.get("note", "")[:MAX_NOTE_CHARS] if flag else ""
+    if score is None and not flag:
+        return None
+    return PendingChoice(campaign_id, assignment_id, score, why, flag, note)
+
+
+def _signed(choice):
+    """Signed, compressed, URL-safe ASCII: a cookie value that needs no quoting."""
+    return signing.dumps(asdict(choice), salt=COOKIE_SALT, compress=True)
+
+
+def remember(response, choice):
+    value = _signed(choice)
+    while len(value) > COOKIE_VALUE_MAX_BYTES and choice.note:
+        choice = replace(choice, note=choice.note[: len(choice.note) // 2])
+        value = _signed(choice)
+    response.set_cookie(COOKIE_NAME, value, max_age=COOKIE_MAX_AGE_SECONDS, httponly=True, samesite="Lax",
+                        secure=settings.SESSION_COOKIE_SECURE)
+    return response
+
+
+def recall(request, campaign_id):
+    """The pending choice for this campaign, or None (also when the cookie is forged or too old)."""
+    try:
+        choice = PendingChoice(**signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT,
+                                               max_age=COOKIE_MAX_AGE_SECONDS))
+    except (KeyError, signing.BadSignature, ValueError, TypeError):
+        return None
+    return choice if choice.campaign_id == campaign_id else None
+
+
+def forget(response):
+    response.delete_cookie(COOKIE_NAME, samesite="Lax")
+    return response

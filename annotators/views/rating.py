@@ -1,0 +1,210 @@
+"""The rater screens (S6): campaign list, instructions, one item at a time, flag, completion.
+
+Blind by construction: templates get the statement, the reason text and the rater's own
+progress, never an Item, System or output object and never another rater's rating; the only
+id in a page is the rater's own assignment id, which says nothing about the system.
+Every state change is a POST answered by a redirect (POST-redirect-GET), so the screens work
+without JavaScript. A crowd worker (a Rater with ``platform``/``external_id`` and an
+auto-created account) uses the same screens once logged in by the platform hook.
+"""
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from annotators import engine, flags, pending
+from annotators.instructions import WORKED_STATEMENT, worked_examples
+from annotators.models import Assignment
+from annotators.seconds import measured_seconds
+from evalapp import roles
+from evalapp.models import Campaign
+
+
+def _open_campaign(campaign_id):
+    return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
+
+
+def _own_assignment(campaign, rater, assignment_id):
+    """The rater's assignment in this campaign, or 404: another rater's id reveals nothing."""
+    try:
+        assignment_id = int(assignment_id)
+    except (TypeError, ValueError):
+        assignment_id = None
+    return get_object_or_404(Assignment.objects.select_related("item__instance"),
+                             pk=assignment_id, rater=rater, campaign=campaign)
+
+
+def _advance(campaign, rater):
+    """Redirect to the rater's next item (leasing one), or to the completion page."""
+    if engine.next_assignment(campaign, rater) is None:
+        return redirect("annotators:done", campaign_id=campaign.pk)
+    return redirect("annotators:item", campaign_id=campaign.pk)
+
+
+def _keep_for_login(request, campaign_id, flag):
+    """An anonymous POST (the session expired): keep the choice, then log in and come back."""
+    item_url = reverse("annotators:item", kwargs={"campaign_id": campaign_id})
+    response = redirect_to_login(item_url)
+    choice = pending.from_post(request.POST, campaign_id, pending.SESSION_EXPIRED, flag=flag)
+    if choice is None:
+        return response
+    messages.info(request, "Your session had expired. Log in again: your choice was kept.")
+    return pending.remember(response, choice)
+
+
+def _rater_or_403(request):
+    rater = roles.rater_of(request.user)
+    if rater is None:
+        raise PermissionDenied("Only raters can rate.")
+    return rater
+
+
+@roles.rater_required
+@require_GET
+def campaign_list(request):
+    """The open campaigns with the rater's own progress in each.
+
+    Security: raters only (login, then 403 for other roles); shows the rater's own counts only;
+    campaigns the rater was excluded from are left out. Read-only.
+    """
+    rater = roles.rater_of(request.user)
+    rows = []
+    for campaign in Campaign.objects.filter(status=Campaign.Status.OPEN).order_by("name"):
+        if engine.is_excluded(campaign, rater):
+            continue
+        progress = engine.rater_progress(campaign, rater)
+        rows.append({"campaign": campaign, "done": progress.done, "total": progress.total})
+    return render(request, "rate/campaigns.html", {"rows": rows})
+
+
+@roles.rater_required
+@require_GET
+def instructions(request, campaign_id):
+    """The campaign's instructions, its rubric and worked examples, and the start button.
+
+    Security: raters only; open campaigns only (404 otherwise). Read-only: starting is a POST.
+    """
+    campaign = _open_campaign(campaign_id)
+    progress = engine.rater_progress(campaign, roles.rater_of(request.user))
+    return render(request, "rate/instructions.html", {
+        "campaign": campaign, "progress": progress, "statement": WORKED_STATEMENT,
+        "examples": worked_examples(campaign),
+    })
+
+
+@roles.rater_required
+@require_POST
+def next_item(request, campaign_id):
+    """Start or continue: lease the rater's next item and show it (or the completion page).
+
+    Security: raters only, POST with CSRF; the engine leases only items this rater never had.
+    """
+    campaign = _open_campaign(campaign_id)
+    return _advance(campaign, roles.rater_of(request.user))
+
+
+@require_http_methods(["GET", "POST"])
+def item(request, campaign_id):
+    """GET: the rater's current item. POST: save its score, then on to the next item.
+
+    Security: raters only (login, then 403 for other roles). The item shown is the rater's own
+    live lease, or the rater's own unsaved item whose choice was kept; a posted assignment id
+    that is not the rater's gives 404 and writes nothing. GET never leases or saves. An
+    anonymous POST (session expired) writes nothing: it keeps the choice in a signed cookie
+    and sends the rater to log in.
+    """
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return _keep_for_login(request, campaign_id, flag=False)
+        return redirect_to_login(request.get_full_path())
+    rater = _rater_or_403(request)
+    campaign = _open_campaign(campaign_id)
+    if request.method == "POST":
+        return _submit(request, campaign, rater)
+    return _show(request, campaign, rater)
+
+
+def _show(request, campaign, rater):
+    kept = pending.recall(request, campaign.pk)
+    assignment = None
+    if kept is not None:
+        assignment = (Assignment.objects.select_related("item__instance")
+                      .filter(pk=kept.assignment_id, rater=rater, campaign=campaign)
+                      .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED]).first())
+    if assignment is None:
+        kept = None
+        assignment = engine.live_lease(campaign, rater)
+    if assignment is None:
+        progress = engine.rater_progress(campaign, rater)
+        target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
+        return pending.forget(redirect(target, campaign_id=campaign.pk))
+    progress = engine.rater_progress(campaign, rater)
+    return render(request, "rate/item.html", {
+        "campaign": campaign,
+        "assignment_id": assignment.pk,
+        "statement": assignment.item.instance.false_sent,
+        "reason": assignment.item.text,
+        "position": min(progress.done + 1, progress.total),
+        "total": progress.total,
+        "rubric": campaign.rubric,
+        "kept": kept,
+        "selected": kept.score if kept and not kept.flag else None,
+        "flag_note": kept.note if kept and kept.flag else "",
+        "note_max_chars": flags.MAX_NOTE_CHARS,
+    })
+
+
+def _submit(request, campaign, rater):
+    assignment = _own_assignment(campaign, rater, request.POST.get("assignment"))
+    score = pending.parse_score(request.POST.get("score"))
+    if score is None:
+        messages.error(request, "Choose a score from 0 to 3, then submit.")
+        return redirect("annotators:item", campaign_id=campaign.pk)
+    now = timezone.now()
+    try:
+        engine.submit_rating(assignment.pk, rater, score,
+                             seconds=measured_seconds(assignment, now, request.POST.get("seconds")), now=now)
+    except engine.SubmissionRefused as refusal:
+        messages.warning(request, refusal.message)
+    else:
+        messages.success(request, f"Saved: {score}.")
+    return pending.forget(_advance(campaign, rater))
+
+
+@require_POST
+def flag(request, campaign_id):
+    """Report the current item as broken, then skip it (see :mod:`annotators.flags`).
+
+    Security: raters only, POST with CSRF; the assignment must be the rater's own (404
+    otherwise, nothing written). An anonymous POST keeps the note and sends the rater to log in.
+    """
+    if not request.user.is_authenticated:
+        return _keep_for_login(request, campaign_id, flag=True)
+    rater = _rater_or_403(request)
+    campaign = _open_campaign(campaign_id)
+    assignment = _own_assignment(campaign, rater, request.POST.get("assignment"))
+    flags.flag_item(assignment.pk, rater, request.POST.get("note", ""))
+    messages.success(request, "Thank you: the item was reported and skipped. You will not see it again.")
+    return pending.forget(_advance(campaign, rater))
+
+
+@roles.rater_required
+@require_GET
+def done(request, campaign_id):
+    """The completion page: all done (with the crowd platform's code), or nothing available now.
+
+    Security: raters only; shows the rater's own counts only. Read-only. The completion code
+    is shown only when the rater has nothing left to rate.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    rater = roles.rater_of(request.user)
+    progress = engine.rater_progress(campaign, rater)
+    finished = 0 < progress.total <= progress.done
+    return render(request, "rate/done.html", {
+        "campaign": campaign, "progress": progress, "finished": finished,
+        "is_open": campaign.status == Campaign.Status.OPEN,
+        "excluded": engine.is_excluded(campaign, rater),
+    })

@@ -1,0 +1,136 @@
+"""Campaigns: list, create, settings, progress, rater quality, item flags and rater exclusion."""
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from annotators import engine
+from annotators.models import Rater
+from annotators.quality import rater_quality
+from evalapp.api.base import ApiPolicy, ApiView, ListApiView
+from evalapp.api.errors import Unprocessable
+from evalapp.api.permissions import ORGANIZER, RESULTS_VIEWER
+from evalapp.api.serializers import (
+    CampaignCreateSerializer, CampaignProgressSerializer, CampaignSerializer, CampaignSummarySerializer,
+    ExclusionRequestSerializer, ExclusionResultSerializer, FlaggedItemSerializer, RaterQualitySerializer,
+)
+from evalapp.models import Campaign
+from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
+from evalapp.services.results import flagged_items
+
+NOT_CREATED = "The campaign was not created (nothing was written); see problems."
+
+
+def campaign_or_404(campaign_id):
+    return get_object_or_404(Campaign.objects.select_related("dataset"), pk=campaign_id)
+
+
+class CampaignListView(ListApiView):
+    """GET: the campaigns, newest first. POST: create a campaign (``manage.py create_campaign``).
+
+    Security: GET for organizers and researchers; POST (JSON, CSRF with a session) for
+    organizers only. Nothing is written when any setting is refused (400, problem per field).
+    """
+
+    permission_classes = RESULTS_VIEWER
+    serializer_class = CampaignSerializer
+    queryset = Campaign.objects.select_related("dataset").prefetch_related("systems")
+    parser_classes = [JSONParser]
+
+    @extend_schema(tags=["campaigns"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignSummarySerializer}, tags=["campaigns"])
+    def post(self, request):
+        form = CampaignCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        settings = dict(form.validated_data)
+        try:
+            campaign = create_campaign(settings.pop("dataset"), settings.pop("name"), created_by=request.user,
+                                       **settings)
+        except CampaignError as error:
+            raise Unprocessable(NOT_CREATED, [{**problem.as_dict(), "field": field}
+                                              for field, problem in zip(error.fields, error.problems)]) from None
+        return Response(campaign_summary(campaign), status=status.HTTP_201_CREATED)
+
+
+class CampaignDetailView(ApiPolicy, generics.RetrieveAPIView):
+    """GET: one campaign's settings (sample seed, M, rubric, thresholds, systems).
+
+    Security: organizers, and researchers (read-only).
+    """
+
+    permission_classes = RESULTS_VIEWER
+    serializer_class = CampaignSerializer
+    queryset = CampaignListView.queryset
+    lookup_url_kwarg = "campaign_id"
+
+    @extend_schema(tags=["campaigns"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class CampaignProgressView(ApiView):
+    """GET: ratings collected against ratings needed, overall and per system; live leases.
+
+    Security: organizers, and researchers (read-only). Counts only: no rater is named.
+    """
+
+    permission_classes = RESULTS_VIEWER
+
+    @extend_schema(responses=CampaignProgressSerializer, tags=["campaigns"])
+    def get(self, request, campaign_id):
+        return Response(engine.campaign_progress(campaign_or_404(campaign_id)).as_dict())
+
+
+class RaterQualityView(ApiView):
+    """GET: every rater of the campaign with control pass rate, co-rater agreement, speed and flags.
+
+    Security: organizers only (it names raters and judges them); flagged raters come first.
+    """
+
+    permission_classes = ORGANIZER
+
+    @extend_schema(responses=RaterQualitySerializer(many=True), tags=["quality"])
+    def get(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        return Response(RaterQualitySerializer([q.as_dict() for q in rater_quality(campaign)], many=True).data)
+
+
+class RaterExclusionView(ApiView):
+    """POST: exclude a rater from the campaign: their ratings stop counting, their items reopen.
+
+    Security: organizers only; POST with CSRF when a session is used. Excluding twice changes
+    nothing the second time (200 instead of 201).
+    """
+
+    permission_classes = ORGANIZER
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=ExclusionRequestSerializer,
+                   responses={201: ExclusionResultSerializer, 200: ExclusionResultSerializer}, tags=["quality"])
+    def post(self, request, campaign_id, rater_id):
+        campaign = campaign_or_404(campaign_id)
+        rater = get_object_or_404(Rater, pk=rater_id)
+        form = ExclusionRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        result = engine.exclude_rater(campaign, rater, by=request.user, reason=form.validated_data["reason"])
+        body = {"rater_id": rater.pk, "excluded": True, "created": result.created,
+                "ratings_excluded": result.ratings_excluded, "items_reopened": result.items_reopened,
+                "reason": result.exclusion.reason}
+        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class FlaggedItemsView(ApiView):
+    """GET: items raters reported as broken, with the number of reports and their notes.
+
+    Security: organizers only; the notes are the raters' words, without their names.
+    """
+
+    permission_classes = ORGANIZER
+
+    @extend_schema(responses=FlaggedItemSerializer(many=True), tags=["quality"])
+    def get(self, request, campaign_id):
+        return Response(flagged_items(campaign_or_404(campaign_id)))

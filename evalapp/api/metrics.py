@@ -1,0 +1,134 @@
+"""The metric study: start a background run, follow its progress, download its report, import a metric.
+
+As on the metric pages (``evalapp/views/metrics.py``), organizers and researchers may start
+a run and import their own metric's scores: that is the researcher's job (S10), and it
+changes neither ratings nor human scores. Runs go through :mod:`evalapp.services.metric_runs`
+(queued as a django-tasks job, run by ``manage.py db_worker``), with the pages' caps on
+resamples so one request cannot queue unbounded work.
+"""
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.response import Response
+
+from evalapp.api.base import MAX_ID, ApiView, ListApiView, download_headers
+from evalapp.api.campaigns import campaign_or_404
+from evalapp.api.errors import Unprocessable
+from evalapp.api.permissions import METRIC_STUDY, RESULTS_VIEWER
+from evalapp.api.renderers import CSVRenderer, HTMLReportRenderer, JSONTextRenderer, LaTeXRenderer
+from evalapp.api.results import TEXT, format_parameter
+from evalapp.api.serializers import (
+    MetricImportReportSerializer, MetricRunRequestSerializer, MetricRunSerializer, MetricScoresImportSerializer,
+)
+from evalapp.formats import metric_report
+from evalapp.models import MetricRun
+from evalapp.services import metric_runs, metric_study
+
+NOT_STARTED = "The metric study was not started; see problems."
+NO_REPORT = "This campaign has no finished metric study yet; start one first."
+
+
+class MetricRunListView(ListApiView):
+    """GET: the campaign's metric runs, newest first. POST: start a new run (202, then poll it).
+
+    Security: organizers and researchers, for reading and for starting a run (JSON; CSRF
+    with a session). Raters and anonymous users are refused.
+    """
+
+    permission_classes = METRIC_STUDY
+    serializer_class = MetricRunSerializer
+    parser_classes = [JSONParser]
+
+    def get_queryset(self):
+        campaign = campaign_or_404(self.kwargs["campaign_id"])
+        return MetricRun.objects.filter(campaign=campaign).select_related("campaign").order_by("-created_at", "-id")
+
+    @extend_schema(tags=["metrics"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(request=MetricRunRequestSerializer, responses={202: MetricRunSerializer}, tags=["metrics"])
+    def post(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        form = MetricRunRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        options = dict(form.validated_data)
+        metrics = options.pop("metrics", None) or None
+        try:
+            run = metric_runs.start_run(campaign, metrics, options, request.user)
+        except metric_study.StudyError as error:
+            raise Unprocessable(NOT_STARTED, [{"field": "metrics", "message": str(error)}]) from None
+        return Response(MetricRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+
+class MetricRunDetailView(ApiView):
+    """GET: one run's status and progress (0-1) with its last message.
+
+    Security: organizers and researchers (read-only).
+    """
+
+    permission_classes = RESULTS_VIEWER
+
+    @extend_schema(responses=MetricRunSerializer, tags=["metrics"])
+    def get(self, request, run_id):
+        run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
+        return Response(MetricRunSerializer(run).data)
+
+
+class MetricReportView(ApiView):
+    """GET: the latest finished report of the campaign (or ``?run=ID``) as JSON, CSV, LaTeX or HTML.
+
+    Security: organizers and researchers (read-only). The same files as the metric pages'
+    downloads: CSV cells neutralised, every name escaped in the HTML.
+    """
+
+    permission_classes = RESULTS_VIEWER
+    renderer_classes = [JSONTextRenderer, CSVRenderer, LaTeXRenderer, HTMLReportRenderer]
+
+    @extend_schema(
+        parameters=[format_parameter(metric_report.FORMATS),
+                    OpenApiParameter("run", int, description="A finished run of this campaign; default the latest.")],
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): TEXT,
+                   (200, "application/x-latex"): TEXT, (200, "text/html"): TEXT},
+        tags=["metrics"],
+    )
+    def get(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        query = RunQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE)
+        run_id = query.validated_data.get("run")
+        run = runs.filter(pk=run_id).first() if run_id is not None else metric_runs.latest_report(campaign)
+        if run is None:
+            raise NotFound(NO_REPORT)
+        fmt = request.accepted_renderer.format
+        return Response(metric_report.render(run.report, fmt),
+                        headers=download_headers(f"metrics-{campaign.name}-run{run.pk}", metric_report.EXTENSIONS[fmt]))
+
+
+class RunQuery(serializers.Serializer):
+    run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+
+
+class MetricScoresImportView(ApiView):
+    """POST: a researcher's own metric scores (system or segment level) for the campaign.
+
+    Security: organizers and researchers; multipart, CSRF with a session. Atomic: a refused
+    file (400, problems with file, line and column) writes nothing; re-importing replaces.
+    """
+
+    permission_classes = METRIC_STUDY
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(request={"multipart/form-data": MetricScoresImportSerializer},
+                   responses={201: MetricImportReportSerializer}, tags=["metrics"])
+    def post(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        form = MetricScoresImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        result = metric_study.import_metric_scores(campaign, data["metric"], data["level"], data["file"])
+        return Response(result.as_json(), status=status.HTTP_201_CREATED)

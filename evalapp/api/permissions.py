@@ -1,0 +1,56 @@
+"""API permissions: the roles of ``evalapp/roles.py`` as DRF permission classes.
+
+Every check delegates to ``evalapp.roles`` so that the web views and the API can never
+disagree about who may do what. An anonymous request fails ``IsAuthenticated`` first and
+gets 401; an authenticated user without the role gets 403.
+"""
+from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
+
+from evalapp import roles
+
+ROLE_MESSAGE = "Your account does not have the role this endpoint needs ({role})."
+
+
+class IsOrganizer(BasePermission):
+    """Organizers and admins (superusers)."""
+
+    message = ROLE_MESSAGE.format(role="organizer")
+
+    def has_permission(self, request, view):
+        return roles.is_organizer(request.user)
+
+
+class IsResultsViewer(BasePermission):
+    """Organizers read and write; researchers only read (GET, HEAD, OPTIONS)."""
+
+    message = ROLE_MESSAGE.format(role="organizer, or researcher for reading")
+
+    def has_permission(self, request, view):
+        if roles.is_organizer(request.user):
+            return True
+        return request.method in SAFE_METHODS and roles.is_researcher(request.user)
+
+
+class IsMetricResearcher(BasePermission):
+    """Organizers and researchers, reading and writing: running a metric study and importing a
+    metric's scores is the researcher's job (S10) and changes no rating or human score."""
+
+    message = ROLE_MESSAGE.format(role="organizer or researcher")
+
+    def has_permission(self, request, view):
+        return roles.can_view_results(request.user)
+
+
+class IsRater(BasePermission):
+    """Users with a Rater profile; the views restrict them further to their own assignments."""
+
+    message = ROLE_MESSAGE.format(role="rater")
+
+    def has_permission(self, request, view):
+        return roles.is_rater(request.user)
+
+
+ORGANIZER = [IsAuthenticated, IsOrganizer]
+RESULTS_VIEWER = [IsAuthenticated, IsResultsViewer]
+METRIC_STUDY = [IsAuthenticated, IsMetricResearcher]
+RATER = [IsAuthenticated, IsRater]

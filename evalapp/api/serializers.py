@@ -1,0 +1,438 @@
+"""Serializers of the API: what goes in and out of each endpoint, and nothing more.
+
+Write serializers only validate the shape of a request; the work is done by the services
+(``evalapp/services``, ``annotators/engine.py``), exactly as for the commands and the web.
+"""
+from django.conf import settings
+from rest_framework import serializers
+
+from evalapp.formats.comve import SourceFile, too_large_message
+from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
+from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
+from evalapp.models import (
+    DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, REFERENCE_POSITIONS, SCORE_MAX, SCORE_MIN, Campaign, Dataset,
+    MetricRun, MetricScore, System,
+)
+from evalapp.services.metric_study import CORPUS_SCOPES
+from evalapp.views.metrics import MAX_WEB_BOOTSTRAP, MAX_WEB_PERMUTATIONS
+
+NAME_MAX_CHARS = 100
+NOTE_MAX_CHARS = 2000
+MAX_SEED = 2**32 - 1
+MAX_TOP_K = 10_000
+MAX_MODEL_LAYER = 100
+
+
+class ProblemSerializer(serializers.Serializer):
+    """One problem: a request field (``field``) or a place in an uploaded file (``file``, ``line``, ``column``)."""
+
+    message = serializers.CharField()
+    field = serializers.CharField(required=False, allow_null=True)
+    file = serializers.CharField(required=False)
+    line = serializers.IntegerField(required=False, allow_null=True)
+    column = serializers.CharField(required=False, allow_null=True,
+                                   help_text="1-based column number, or the column's name.")
+    value = serializers.CharField(required=False, allow_null=True)
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The body of every error response."""
+
+    detail = serializers.CharField()
+    problems = ProblemSerializer(many=True)
+
+
+class UploadField(serializers.FileField):
+    """A multipart file, refused above ``COMVE_MAX_UPLOAD_BYTES``; yields a :class:`SourceFile`."""
+
+    def to_internal_value(self, data):
+        upload = super().to_internal_value(data)
+        limit = settings.COMVE_MAX_UPLOAD_BYTES
+        if upload.size > limit:
+            raise serializers.ValidationError(f"{upload.name}: {too_large_message(upload.size, limit)}")
+        return SourceFile(upload.name, upload.read())
+
+
+# Data ------------------------------------------------------------------------------------------
+
+class DatasetSerializer(serializers.ModelSerializer):
+    instances = serializers.IntegerField(source="instance_count", read_only=True)
+    systems = serializers.IntegerField(source="system_count", read_only=True)
+
+    class Meta:
+        model = Dataset
+        fields = ["id", "name", "split", "instances", "systems", "created_at"]
+
+
+class DatasetImportSerializer(serializers.Serializer):
+    """``manage.py import_comve`` as a multipart upload."""
+
+    name = serializers.CharField(max_length=NAME_MAX_CHARS)
+    split = serializers.ChoiceField(choices=Dataset.Split.choices, default=Dataset.Split.TEST)
+    statements = UploadField(help_text="CSV with header id,FalseSent.")
+    references = UploadField(help_text="CSV id,ref1,ref2,ref3 without header.")
+    pairs = UploadField(required=False, help_text="Optional: CSV with header id,sent0,sent1.")
+    pair_answers = UploadField(required=False, help_text="With pairs: CSV id,k without header.")
+
+    def validate(self, data):
+        if ("pairs" in data) != ("pair_answers" in data):
+            raise serializers.ValidationError("The pairs file and the pair answers file go together.")
+        return data
+
+
+class ImportReportSerializer(serializers.Serializer):
+    """What a dataset import wrote (``import_comve``)."""
+
+    id = serializers.IntegerField()
+    dataset = serializers.CharField()
+    split = serializers.CharField()
+    instances = serializers.IntegerField()
+    references = serializers.IntegerField()
+    true_sentences = serializers.IntegerField()
+    warnings = ProblemSerializer(many=True)
+
+
+class SubmissionReportSerializer(serializers.Serializer):
+    """The validation report of an accepted submission (``import_submission --json``)."""
+
+    system = serializers.CharField()
+    system_id = serializers.IntegerField()
+    rows = serializers.IntegerField()
+    official_bleu = serializers.FloatField(allow_null=True, help_text="0-100; null when partial.")
+    warnings = ProblemSerializer(many=True)
+    dataset = serializers.CharField()
+    marker = serializers.CharField(allow_blank=True)
+    partial = serializers.BooleanField()
+    missing = serializers.IntegerField()
+    submission_id = serializers.IntegerField()
+    sha256 = serializers.CharField()
+    bleu_signature = serializers.CharField()
+
+
+class SubmissionUploadSerializer(serializers.Serializer):
+    """``manage.py import_submission`` as a multipart upload."""
+
+    system = serializers.CharField(max_length=NAME_MAX_CHARS, help_text="Team/system name as in Table 6.")
+    file = UploadField(help_text="The official format: id,reason per line, no header, UTF-8.")
+    marker = serializers.ChoiceField(choices=System.Marker.choices, required=False, allow_blank=True,
+                                     help_text="Table 6 marker: '*', '+' or '' (none). Omitted: keep the current one.")
+    allow_partial = serializers.BooleanField(default=False,
+                                             help_text="Accept a subset of the ids (then no official BLEU).")
+
+
+class SystemSerializer(serializers.ModelSerializer):
+    """A system with the figures of its latest accepted submission."""
+
+    outputs = serializers.IntegerField(source="output_count", read_only=True)
+    official_bleu = serializers.FloatField(source="latest_bleu", read_only=True, allow_null=True,
+                                           help_text="Official Subtask C BLEU (0-100); null when partial.")
+    partial = serializers.BooleanField(source="latest_partial", read_only=True, allow_null=True)
+
+    class Meta:
+        model = System
+        fields = ["id", "name", "marker", "is_human", "human_reference", "outputs", "official_bleu", "partial",
+                  "created_at"]
+
+
+# Campaigns -------------------------------------------------------------------------------------
+
+class CampaignSerializer(serializers.ModelSerializer):
+    """A campaign's settings. The crowd-platform codes are not shown: raters get them on completion."""
+
+    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+
+    class Meta:
+        model = Campaign
+        fields = ["id", "name", "dataset", "status", "seed", "sample_size", "raters_per_item", "systems",
+                  "human_reference", "rubric", "instructions", "lease_seconds", "share_identical_outputs",
+                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds",
+                  "completion_url", "created_at"]
+        read_only_fields = fields
+
+
+class CampaignCreateSerializer(serializers.Serializer):
+    """``manage.py create_campaign`` as JSON; the service checks the values against the data."""
+
+    dataset = serializers.PrimaryKeyRelatedField(queryset=Dataset.objects.all())
+    name = serializers.CharField(max_length=NAME_MAX_CHARS)
+    sample = serializers.IntegerField(required=False, allow_null=True, min_value=1,
+                                      help_text="Sample this many instances at random (paper: 100).")
+    seed = serializers.IntegerField(required=False, allow_null=True, min_value=0,
+                                    help_text="Seed of the sample, controls and order; drawn and stored when omitted.")
+    instance_ids = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_null=True,
+                                         allow_empty=False, help_text="Exactly these instances (instead of a sample).")
+    raters_per_item = serializers.IntegerField(default=DEFAULT_RATERS_PER_ITEM, min_value=1)
+    systems = serializers.ListField(child=serializers.CharField(max_length=NAME_MAX_CHARS), required=False,
+                                    allow_null=True, help_text="System names; default: every system covering the sample.")
+    human_reference = serializers.ChoiceField(choices=REFERENCE_POSITIONS, required=False, allow_null=True,
+                                              help_text="Also rate reference k as the pseudo-system Human.")
+    rubric = serializers.JSONField(required=False, allow_null=True,
+                                   help_text="[{score, label, description}] for scores 0-3; default Table 1.")
+    lease_seconds = serializers.IntegerField(default=DEFAULT_LEASE_SECONDS, min_value=1)
+    share_identical_outputs = serializers.BooleanField(default=False)
+    control_rate = serializers.FloatField(default=0.0, min_value=0, max_value=1)
+    instructions = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class CampaignSummarySerializer(serializers.Serializer):
+    """A new campaign's settings and size (``create_campaign --json``)."""
+
+    id = serializers.IntegerField()
+    campaign = serializers.CharField()
+    dataset = serializers.CharField()
+    status = serializers.CharField()
+    seed = serializers.IntegerField()
+    sample_size = serializers.IntegerField()
+    instances = serializers.ListField(child=serializers.CharField())
+    systems = serializers.ListField(child=serializers.CharField())
+    systems_not_included = serializers.ListField(child=serializers.CharField())
+    human_reference = serializers.IntegerField(allow_null=True)
+    raters_per_item = serializers.IntegerField()
+    items = serializers.IntegerField()
+    control_items = serializers.IntegerField()
+    shared_identical_outputs = serializers.BooleanField()
+    outputs_sharing_an_item = serializers.IntegerField()
+    ratings_expected = serializers.IntegerField()
+    control_rate = serializers.FloatField()
+    lease_seconds = serializers.IntegerField()
+    rubric = serializers.JSONField()
+
+
+class SystemProgressSerializer(serializers.Serializer):
+    system_id = serializers.IntegerField()
+    name = serializers.CharField()
+    marker = serializers.CharField(allow_blank=True)
+    is_human = serializers.BooleanField()
+    items = serializers.IntegerField()
+    ratings = serializers.IntegerField()
+    expected = serializers.IntegerField()
+    complete = serializers.BooleanField()
+    fraction = serializers.FloatField()
+
+
+class CampaignProgressSerializer(serializers.Serializer):
+    """``annotators.engine.CampaignProgress``: system items and control items apart."""
+
+    items = serializers.IntegerField()
+    ratings = serializers.IntegerField()
+    expected = serializers.IntegerField()
+    control_items = serializers.IntegerField()
+    control_ratings = serializers.IntegerField()
+    control_expected = serializers.IntegerField()
+    leased = serializers.IntegerField(help_text="Live leases right now.")
+    active_raters = serializers.IntegerField()
+    raters = serializers.IntegerField()
+    complete = serializers.BooleanField()
+    fraction = serializers.FloatField()
+    systems = SystemProgressSerializer(many=True)
+
+
+class FlaggedItemSerializer(serializers.Serializer):
+    item = serializers.IntegerField()
+    instance_id = serializers.CharField()
+    kind = serializers.CharField()
+    flags = serializers.IntegerField()
+    notes = serializers.ListField(child=serializers.CharField())
+
+
+class ExclusionResultSerializer(serializers.Serializer):
+    rater_id = serializers.IntegerField()
+    excluded = serializers.BooleanField()
+    created = serializers.BooleanField(help_text="False when the rater was already excluded.")
+    ratings_excluded = serializers.IntegerField()
+    items_reopened = serializers.IntegerField()
+    reason = serializers.CharField(allow_blank=True)
+
+
+class RaterQualitySerializer(serializers.Serializer):
+    """One rater's quality figures in a campaign (``annotators.quality.RaterQuality``)."""
+
+    rater_id = serializers.IntegerField()
+    rater = serializers.CharField()
+    platform = serializers.CharField()
+    ratings = serializers.IntegerField()
+    control_ratings = serializers.IntegerField()
+    control_passed = serializers.IntegerField()
+    control_pass_rate = serializers.FloatField(allow_null=True)
+    compared_pairs = serializers.IntegerField()
+    exact_agreement = serializers.FloatField(allow_null=True)
+    mean_abs_difference = serializers.FloatField(allow_null=True)
+    timed_ratings = serializers.IntegerField()
+    median_seconds = serializers.FloatField(allow_null=True)
+    flags_raised = serializers.IntegerField()
+    excluded = serializers.BooleanField()
+    flagged = serializers.BooleanField()
+    problems = serializers.ListField(child=serializers.CharField(), help_text="Why the rater is flagged.")
+
+
+class ExclusionRequestSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS)
+
+
+# Results ---------------------------------------------------------------------------------------
+
+class RatingsImportSerializer(serializers.Serializer):
+    """``manage.py import_ratings`` as a multipart upload; ``<option>_column`` names a column."""
+
+    file = UploadField()
+    format = serializers.ChoiceField(choices=RATINGS_FORMATS,
+                                     help_text="mturk: Mechanical Turk batch results; long: instance_id,system,rater,score[,seconds].")
+    system = serializers.CharField(required=False, max_length=NAME_MAX_CHARS,
+                                   help_text="mturk only: the system every row rates.")
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for option in RATINGS_COLUMN_OPTIONS:
+            fields[f"{option}_column"] = serializers.CharField(required=False, max_length=NAME_MAX_CHARS,
+                                                               help_text=f"Column holding the {option}.")
+        return fields
+
+    def columns(self):
+        return {option: self.validated_data.get(f"{option}_column") for option in RATINGS_COLUMN_OPTIONS}
+
+
+class RatingsImportReportSerializer(serializers.Serializer):
+    """What a ratings import did (``import_ratings --json``)."""
+
+    file = serializers.CharField()
+    format = serializers.CharField()
+    accepted = serializers.IntegerField()
+    rejected = serializers.ListField(child=serializers.DictField(),
+                                    help_text="Rows not counted: {line, value, reason, column}.")
+    skipped = serializers.IntegerField(help_text="Rows of rejected Mechanical Turk assignments.")
+    skipped_rows = serializers.ListField(child=serializers.DictField())
+    unknown = serializers.ListField(child=serializers.CharField(), help_text="What the file could not tell.")
+    raters_created = serializers.IntegerField()
+
+
+class RaterAgreementSerializer(serializers.Serializer):
+    rater = serializers.CharField(help_text="Pseudonym rater-<id>.")
+    ratings = serializers.IntegerField()
+    mean_score = serializers.FloatField(allow_null=True)
+    pairs = serializers.IntegerField()
+    exact_agreement = serializers.FloatField(allow_null=True)
+    mean_qwk = serializers.FloatField(allow_null=True)
+    qwk_pairs = serializers.IntegerField()
+
+
+class AgreementSerializer(serializers.Serializer):
+    """``manage.py agreement --json``; a coefficient undefined on the data is null."""
+
+    campaign = serializers.CharField()
+    krippendorff_alpha_ordinal = serializers.FloatField(allow_null=True)
+    krippendorff_alpha_interval = serializers.FloatField(allow_null=True)
+    fleiss_kappa = serializers.FloatField(allow_null=True)
+    exact_agreement = serializers.FloatField(allow_null=True)
+    mean_pairwise_qwk = serializers.FloatField(allow_null=True)
+    units = serializers.IntegerField()
+    units_are = serializers.CharField()
+    ratings = serializers.IntegerField()
+    pairable_units = serializers.IntegerField()
+    fleiss_units = serializers.IntegerField()
+    raters_per_item = serializers.IntegerField()
+    qwk_rater_pairs = serializers.IntegerField()
+    qwk_min_shared_units = serializers.IntegerField()
+    scale = serializers.ListField(child=serializers.IntegerField())
+    raters = RaterAgreementSerializer(many=True)
+
+
+# Rating ----------------------------------------------------------------------------------------
+
+class RubricEntrySerializer(serializers.Serializer):
+    score = serializers.IntegerField()
+    label = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+
+
+class RaterProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(help_text="Items this rater has rated.")
+    total = serializers.IntegerField(help_text="done + held + items still open to this rater.")
+    finished = serializers.BooleanField()
+
+
+class RaterCampaignSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    instructions = serializers.CharField(allow_blank=True)
+    rubric = RubricEntrySerializer(many=True)
+    progress = RaterProgressSerializer()
+
+
+class RaterItemSerializer(serializers.Serializer):
+    """What a rater sees of an item: never the system, never other scores."""
+
+    campaign_id = serializers.IntegerField()
+    assignment_id = serializers.IntegerField(allow_null=True, help_text="Null when nothing is left for this rater.")
+    statement = serializers.CharField(allow_null=True, help_text="The statement against common sense.")
+    reason = serializers.CharField(allow_null=True, allow_blank=True, help_text="The explanation to score.")
+    rubric = RubricEntrySerializer(many=True)
+    progress = RaterProgressSerializer()
+    lease_expires_at = serializers.DateTimeField(allow_null=True)
+
+
+class RatingRequestSerializer(serializers.Serializer):
+    score = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
+    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0,
+                                     help_text="Time the rater spent on the item.")
+
+
+class RatingResultSerializer(serializers.Serializer):
+    assignment_id = serializers.IntegerField()
+    score = serializers.IntegerField(help_text="The stored score (the first one, when submitted twice).")
+    seconds = serializers.FloatField(allow_null=True)
+    created = serializers.BooleanField(help_text="False when this repeats an earlier submit.")
+    progress = RaterProgressSerializer()
+
+
+class FlagRequestSerializer(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS)
+
+
+class FlagResultSerializer(serializers.Serializer):
+    assignment_id = serializers.IntegerField()
+    flagged = serializers.BooleanField()
+    released = serializers.BooleanField(help_text="Whether the item went back to the pool now.")
+
+
+# Metrics ---------------------------------------------------------------------------------------
+
+class MetricScoresImportSerializer(serializers.Serializer):
+    """``manage.py import_metric_scores`` as a multipart upload."""
+
+    metric = serializers.CharField(max_length=NAME_MAX_CHARS)
+    level = serializers.ChoiceField(choices=MetricScore.Level.choices)
+    file = UploadField(help_text="system,score (system level) or instance_id,system,score (segment level).")
+
+
+class MetricImportReportSerializer(serializers.Serializer):
+    metric = serializers.CharField()
+    level = serializers.CharField()
+    scores = serializers.IntegerField()
+    systems = serializers.IntegerField()
+
+
+class MetricRunRequestSerializer(serializers.Serializer):
+    """What to compute; the caps on resamples are those of the metric pages."""
+
+    metrics = serializers.ListField(child=serializers.CharField(max_length=NAME_MAX_CHARS), required=False,
+                                    help_text="Built-in metric keys or output names, or imported metric names; "
+                                              "default: every built-in and imported metric.")
+    bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_WEB_BOOTSTRAP)
+    permutations = serializers.IntegerField(required=False, min_value=1, max_value=MAX_WEB_PERMUTATIONS)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED)
+    top_k = serializers.IntegerField(required=False, min_value=2, max_value=MAX_TOP_K,
+                                     help_text="Also correlate on the k best systems by human score.")
+    corpus_scope = serializers.ChoiceField(choices=CORPUS_SCOPES, required=False)
+    bertscore_model = serializers.CharField(required=False, max_length=NAME_MAX_CHARS * 2)
+    bertscore_layer = serializers.IntegerField(required=False, min_value=0, max_value=MAX_MODEL_LAYER)
+
+
+class MetricRunSerializer(serializers.ModelSerializer):
+    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = MetricRun
+        fields = ["id", "campaign", "metrics", "options", "status", "progress", "message", "created_at",
+                  "finished_at"]
+        read_only_fields = fields

@@ -1,0 +1,233 @@
+"""Correlation coefficients and significance tests of the metric study (S10). No Django imports.
+
+Every function takes plain sequences and returns plain floats or dicts. A coefficient that
+is undefined (a constant vector, too few points) is NaN, computed without calling SciPy on
+the degenerate input, so no ``ConstantInputWarning`` is raised.
+"""
+import math
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+MIN_POINTS = 2           # below this no coefficient is defined
+MIN_POINTS_FISHER = 4    # the Fisher-z standard error is 1 / sqrt(n - 3)
+PERMUTATION_RESAMPLES = 1000
+NAN = float("nan")
+COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
+SEGMENT_COEFFICIENTS = ("pearson", "spearman", "kendall_b")
+
+
+def _as_pair(x, y):
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"expected two vectors of the same length, got shapes {x.shape} and {y.shape}")
+    return x, y
+
+
+def is_degenerate(x, y):
+    """True when no correlation is defined: too few points, a NaN, or a constant vector."""
+    x, y = _as_pair(x, y)
+    if len(x) < MIN_POINTS or not (np.isfinite(x).all() and np.isfinite(y).all()):
+        return True
+    return bool(np.ptp(x) == 0 or np.ptp(y) == 0)
+
+
+def fisher_interval(r, n, confidence=CONFIDENCE):
+    """Confidence interval of Pearson's r through Fisher's z = atanh(r), standard error 1/sqrt(n-3)."""
+    if not math.isfinite(r) or n < MIN_POINTS_FISHER:
+        return [NAN, NAN]
+    if abs(r) >= 1:
+        return [r, r]
+    half = stats.norm.ppf(0.5 + confidence / 2) / math.sqrt(n - 3)
+    z = math.atanh(r)
+    return [math.tanh(z - half), math.tanh(z + half)]
+
+
+def pearson(x, y, confidence=CONFIDENCE):
+    """Pearson's r, its two-sided p-value (scipy.stats.pearsonr) and the Fisher-z interval."""
+    x, y = _as_pair(x, y)
+    if is_degenerate(x, y):
+        return {"r": NAN, "p": NAN, "ci": [NAN, NAN], "n": len(x)}
+    result = stats.pearsonr(x, y)
+    r, p = float(result.statistic), float(result.pvalue)
+    return {"r": r, "p": p, "ci": fisher_interval(r, len(x), confidence), "n": len(x)}
+
+
+def spearman(x, y):
+    """Spearman's rho and its two-sided p-value (scipy.stats.spearmanr)."""
+    x, y = _as_pair(x, y)
+    if is_degenerate(x, y):
+        return {"r": NAN, "p": NAN, "n": len(x)}
+    result = stats.spearmanr(x, y)
+    return {"r": float(result.statistic), "p": float(result.pvalue), "n": len(x)}
+
+
+def kendall(x, y, variant="b"):
+    """Kendall's tau-b (ties corrected) or tau-c (Stuart's, for rectangular tables), scipy.stats.kendalltau."""
+    x, y = _as_pair(x, y)
+    if is_degenerate(x, y):
+        return {"r": NAN, "p": NAN, "n": len(x)}
+    result = stats.kendalltau(x, y, variant=variant)
+    return {"r": float(result.statistic), "p": float(result.pvalue), "n": len(x)}
+
+
+def coefficient(name, x, y):
+    """One coefficient by its report name: pearson, spearman, kendall_b or kendall_c."""
+    if name == "pearson":
+        return pearson(x, y)
+    if name == "spearman":
+        return spearman(x, y)
+    if name in ("kendall_b", "kendall_c"):
+        return kendall(x, y, variant=name[-1])
+    raise ValueError(f"unknown correlation {name!r}; expected one of {', '.join(COEFFICIENTS)}")
+
+
+def coefficient_value(name, x, y):
+    """Only the coefficient (no p-value); what bootstrap and permutation loops need."""
+    x, y = _as_pair(x, y)
+    if is_degenerate(x, y):
+        return NAN
+    if name == "pearson":
+        return float(np.corrcoef(x, y)[0, 1])
+    if name == "spearman":
+        return float(np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1])
+    return coefficient(name, x, y)["r"]
+
+
+def grouped(name, metric, human, groups):
+    """Segment-level correlation grouped by instance.
+
+    The coefficient is computed across the systems' outputs of each instance separately and
+    the plain arithmetic mean of the defined per-instance values is returned (instances
+    where it is undefined, e.g. all systems got the same human score, are left out and
+    counted in ``groups_undefined``). No p-value: the per-instance values are not independent
+    tests of one hypothesis.
+    """
+    values = per_group_values(name, metric, human, groups)
+    defined = values[np.isfinite(values)]
+    return {
+        "r": float(defined.mean()) if len(defined) else NAN,
+        "p": None,
+        "n": int(len(metric)),
+        "groups_used": int(len(defined)),
+        "groups_undefined": int(len(values) - len(defined)),
+    }
+
+
+def per_group_values(name, metric, human, groups):
+    """The coefficient within each group (in order of first appearance); NaN where undefined."""
+    metric, human = _as_pair(metric, human)
+    groups = np.asarray(groups)
+    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    values = np.full(len(first), NAN)
+    for slot, group in enumerate(order):
+        mask = inverse == group
+        values[slot] = coefficient_value(name, metric[mask], human[mask])
+    return values
+
+
+def wmt_pair_counts(metric, human, groups):
+    """Per group: (concordant, discordant) pairs for the WMT Kendall-like tau.
+
+    Only pairs of outputs for the same instance whose human scores differ are counted.
+    A pair is concordant when the metric orders it as the humans do; a metric tie counts as
+    discordant (WMT 2018-2019 DARR convention: a metric gets no credit for a tie).
+    """
+    metric, human = _as_pair(metric, human)
+    groups = np.asarray(groups)
+    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
+    counts = np.zeros((len(first), 2), dtype=np.int64)
+    for slot, group in enumerate(np.argsort(first)):
+        mask = inverse == group
+        m, h = metric[mask], human[mask]
+        human_diff = np.sign(h[:, None] - h[None, :])
+        metric_diff = np.sign(m[:, None] - m[None, :])
+        upper = np.triu(np.ones_like(human_diff, dtype=bool), k=1) & (human_diff != 0)
+        agree = (human_diff == metric_diff) & upper
+        counts[slot] = (agree.sum(), upper.sum() - agree.sum())
+    return counts
+
+
+def wmt_kendall_like(metric, human, groups):
+    """WMT Kendall-like tau = (concordant - discordant) / (concordant + discordant); see :func:`wmt_pair_counts`."""
+    concordant, discordant = wmt_pair_counts(metric, human, groups).sum(axis=0)
+    return {"r": tau_from_counts(concordant, discordant), "p": None, "n": int(len(metric)),
+            "concordant": int(concordant), "discordant": int(discordant)}
+
+
+def tau_from_counts(concordant, discordant):
+    pairs = concordant + discordant
+    return float((concordant - discordant) / pairs) if pairs else NAN
+
+
+def williams_test(r12, r13, r23, n):
+    """Williams' test (Williams 1959) for r12 > r13 when both share variable 1 (the human scores).
+
+    In the formulation of Graham & Baldwin (2014), with |R| = 1 - r12² - r13² - r23² + 2 r12 r13 r23:
+
+        t(n - 3) = (r12 - r13) sqrt((n - 1)(1 + r23))
+                   / sqrt(2 (n - 1)/(n - 3) |R| + ((r12 + r13)/2)² (1 - r23)³)
+
+    Returns t, the degrees of freedom and the one-sided p-value of H1: r12 > r13.
+    """
+    if n < MIN_POINTS_FISHER or not all(math.isfinite(v) for v in (r12, r13, r23)):
+        return {"t": NAN, "df": max(n - 3, 0), "p": NAN}
+    determinant = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    denominator = 2 * (n - 1) / (n - 3) * determinant + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3
+    if denominator <= 0:
+        return {"t": NAN, "df": n - 3, "p": NAN}
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / math.sqrt(denominator)
+    return {"t": t, "df": n - 3, "p": float(stats.t.sf(t, n - 3))}
+
+
+def standardize(values):
+    """z-scores, so that two metrics on different scales can be swapped in a permutation test."""
+    values = np.asarray(values, dtype=float)
+    spread = values.std()
+    return (values - values.mean()) / spread if spread > 0 else values - values.mean()
+
+
+def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=PERMUTATION_RESAMPLES,
+                            rng=None):
+    """Paired permutation test of corr(A, human) - corr(B, human) (Deutsch et al. 2021, PERM-BOTH style).
+
+    Both metrics are standardised; in each permutation every unit (a system, or a segment)
+    has its A and B scores swapped with probability 1/2. The two-sided p-value is
+    (1 + #{|delta*| >= |delta|}) / (1 + resamples).
+    """
+    a, b = _as_pair(metric_a, metric_b)
+    _, human = _as_pair(a, human)
+    observed = coefficient_value(name, a, human) - coefficient_value(name, b, human)
+    if not math.isfinite(observed):
+        return {"delta": NAN, "p": NAN, "resamples": resamples}
+    rng = rng if rng is not None else np.random.default_rng()
+    za, zb = standardize(a), standardize(b)
+    swaps = rng.random((resamples, len(a))) < 0.5
+    left = np.where(swaps, zb, za)
+    right = np.where(swaps, za, zb)
+    if name == "pearson":
+        deltas = _rowwise_pearson(left, human) - _rowwise_pearson(right, human)
+    else:
+        deltas = np.array([coefficient_value(name, left[i], human) - coefficient_value(name, right[i], human)
+                           for i in range(resamples)])
+    tolerance = 1e-12 * max(1.0, abs(observed))
+    extreme = np.count_nonzero(np.abs(deltas) >= abs(observed) - tolerance)
+    return {"delta": float(observed), "p": float((1 + extreme) / (1 + resamples)), "resamples": resamples}
+
+
+def _rowwise_pearson(rows, y):
+    """Pearson's r of every row of a matrix with one vector (NaN for a constant row)."""
+    rows = rows - rows.mean(axis=1, keepdims=True)
+    y = y - y.mean()
+    norms = np.linalg.norm(rows, axis=1) * np.linalg.norm(y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(norms > 0, rows @ y / np.where(norms > 0, norms, 1), NAN)
+
+
+def top_k(names, human, k):
+    """The k best systems by human score (ties broken by name, so the choice is reproducible)."""
+    ranked = sorted(zip(names, human), key=lambda pair: (-pair[1], pair[0]))
+    return [name for name, _ in ranked[:k]]

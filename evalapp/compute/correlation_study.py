@@ -1,0 +1,327 @@
+"""Every correlation figure of the metric study (S10) on plain arrays. No Django imports.
+
+Inputs are per-system and per-(system, instance) arrays; the service builds them from the
+database. Bootstrap intervals resample instances: each resample draws instances with
+replacement from every instance set ("domain") once, so that the human scores and the
+segment scores of the campaign's instances are resampled together (paired), and a corpus
+metric computed on the whole test set is recomputed on a resample of the test set from its
+per-segment sufficient statistics.
+"""
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Callable
+
+import numpy as np
+
+from evalapp.compute import bootstrap as bootstrap_compute
+from evalapp.compute import correlation as corr
+
+CAMPAIGN_DOMAIN = "campaign"
+DEFAULT_BOOTSTRAP = 1000
+DEFAULT_SEED = 2020
+MIN_TOP_K = 3
+PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
+PROGRESS_EVERY = 25  # resamples between two progress reports
+PERMUTATION_STREAM = 0  # the bootstrap's non-campaign domains use streams 1, 2, ...
+NAN = float("nan")
+
+
+@dataclass
+class Resampler:
+    """Per-segment sufficient statistics of a score over one instance set.
+
+    ``stats`` has shape (systems, instances, k); ``score`` maps statistics summed over a
+    (resampled) set of instances, shape (systems, k), to one score per system.
+    """
+
+    domain: str
+    stats: np.ndarray
+    score: Callable[[np.ndarray], np.ndarray]
+
+    @property
+    def size(self):
+        return self.stats.shape[1]
+
+    def scores(self, counts=None):
+        """System scores on the instances weighted by ``counts`` (how often each was drawn)."""
+        if counts is None:
+            summed = self.stats.sum(axis=1)
+        else:
+            summed = np.tensordot(self.stats, counts, axes=([1], [0]))
+        return np.asarray(self.score(summed), dtype=float)
+
+    def rows(self, index):
+        """The same statistics for a subset of the systems."""
+        return Resampler(self.domain, self.stats[index], self.score)
+
+    @classmethod
+    def mean(cls, values, domain):
+        """Average of per-segment values (NaN = missing) as a ratio of sum to count."""
+        values = np.asarray(values, dtype=float)
+        present = np.isfinite(values)
+        stats = np.stack([np.where(present, values, 0.0), present.astype(float)], axis=-1)
+        return cls(domain, stats, _ratio)
+
+    @classmethod
+    def ratio(cls, sums, counts, domain):
+        """Sum over count, e.g. formula (1): the sum of the ratings over their number."""
+        return cls(domain, np.stack([np.asarray(sums, float), np.asarray(counts, float)], axis=-1), _ratio)
+
+
+def _ratio(summed):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(summed[:, 1] > 0, summed[:, 0] / np.where(summed[:, 1] > 0, summed[:, 1], 1), NAN)
+
+
+@dataclass
+class MetricData:
+    """One metric: its system scores, how to recompute them, its segment scores (may be absent)."""
+
+    name: str
+    system: np.ndarray
+    resampler: Resampler | None = None
+    segment: np.ndarray | None = None  # (systems, campaign instances), NaN where missing
+
+
+@dataclass
+class StudyData:
+    systems: list
+    human: Resampler                     # domain "campaign": rating sums and counts per item
+    metrics: list = field(default_factory=list)
+
+    @property
+    def human_system(self):
+        return self.human.scores()
+
+    @property
+    def human_segment(self):
+        """Mean rating of each (system, instance); NaN where unrated."""
+        sums, counts = self.human.stats[..., 0], self.human.stats[..., 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), NAN)
+
+
+def default_top_k(n_systems):
+    """Half of the systems, rounded up, but at least MIN_TOP_K (fewer points make no correlation)."""
+    return min(n_systems, max(MIN_TOP_K, -(-n_systems // 2)))
+
+
+def correlation_report(data, bootstrap=DEFAULT_BOOTSTRAP, seed=DEFAULT_SEED, top_k=None,
+                       permutations=corr.PERMUTATION_RESAMPLES, confidence=corr.CONFIDENCE, progress=None):
+    """System level, segment level, comparisons and top-k figures with bootstrap intervals.
+
+    ``progress(fraction)``, when given, is called as the bootstrap advances.
+    """
+    human = data.human_system
+    k = top_k if top_k is not None else default_top_k(len(data.systems))
+    best = corr.top_k(data.systems, [h if np.isfinite(h) else -np.inf for h in human], k)
+    subsets = {"all": np.ones(len(data.systems), bool),
+               "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
+    figures = {name: _point_figures(data, mask) for name, mask in subsets.items()}
+    if bootstrap:
+        samples = _bootstrap(data, subsets, bootstrap, seed, progress)
+        for name in subsets:
+            _attach_intervals(figures[name], samples[name], confidence)
+    permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
+    return {
+        "system_level": figures["all"]["system_level"],
+        "segment_level": figures["all"]["segment_level"],
+        "comparisons": _comparisons(data, subsets["all"], permutations, permutation_rng),
+        "top_k": {"k": k, "systems": best, "system_level": figures["top_k"]["system_level"],
+                  "segment_level": figures["top_k"]["segment_level"]},
+        "bootstrap": {"resamples": bootstrap, "seed": seed, "confidence": confidence,
+                      "method": "percentile interval over resamples of instances (with replacement); "
+                                "corpus metrics recomputed from per-segment sufficient statistics"},
+        "ci_methods": {"system_level.pearson.ci": "Fisher z", "bootstrap_ci": "bootstrap percentile",
+                       "every other ci": "bootstrap percentile"},
+        "permutation": {"resamples": permutations, "seed": seed},
+    }
+
+
+# --- point estimates ---------------------------------------------------------------------
+
+def _system_vectors(data, metric, mask, metric_scores=None, human=None):
+    metric_scores = metric.system if metric_scores is None else metric_scores
+    human = data.human_system if human is None else human
+    keep = mask & np.isfinite(metric_scores) & np.isfinite(human)
+    return np.asarray(metric_scores, float)[keep], np.asarray(human, float)[keep]
+
+
+def _segment_rows(data, metric, mask, columns=None):
+    """Flattened (metric, human, instance) rows of the systems in ``mask`` with both scores."""
+    seg_metric, seg_human = metric.segment[mask], data.human_segment[mask]
+    instances = np.broadcast_to(np.arange(seg_metric.shape[1]), seg_metric.shape)
+    if columns is not None:
+        seg_metric, seg_human, instances = seg_metric[:, columns], seg_human[:, columns], instances[:, columns]
+    keep = np.isfinite(seg_metric) & np.isfinite(seg_human)
+    return seg_metric[keep], seg_human[keep], instances[keep]
+
+
+def _point_figures(data, mask):
+    system_level, segment_level = {}, {}
+    for metric in data.metrics:
+        x, y = _system_vectors(data, metric, mask)
+        system_level[metric.name] = {name: corr.coefficient(name, x, y) for name in corr.COEFFICIENTS}
+        for entry in system_level[metric.name].values():
+            entry.setdefault("ci", [NAN, NAN])  # Pearson's is Fisher-z; the others come from the bootstrap
+        if metric.segment is not None:
+            m, h, groups = _segment_rows(data, metric, mask)
+            flattened = {name: corr.coefficient(name, m, h) for name in corr.SEGMENT_COEFFICIENTS}
+            segment_level[metric.name] = {
+                "flattened": flattened,
+                "grouped_by_instance": {name: corr.grouped(name, m, h, groups) for name in corr.SEGMENT_COEFFICIENTS},
+                "wmt_kendall": corr.wmt_kendall_like(m, h, groups),
+            }
+            # Fisher-z assumes independent points; outputs for one instance are not, so every
+            # segment-level interval is the bootstrap's.
+            for entry in [*flattened.values(), *segment_level[metric.name]["grouped_by_instance"].values(),
+                          segment_level[metric.name]["wmt_kendall"]]:
+                entry["ci"] = [NAN, NAN]
+    return {"system_level": system_level, "segment_level": segment_level}
+
+
+# --- bootstrap ---------------------------------------------------------------------------
+
+def _domain_sizes(data):
+    sizes = {CAMPAIGN_DOMAIN: data.human.size}
+    for metric in data.metrics:
+        if metric.resampler is not None:
+            size = sizes.setdefault(metric.resampler.domain, metric.resampler.size)
+            if size != metric.resampler.size:
+                raise ValueError(f"metric {metric.name}: domain {metric.resampler.domain!r} has "
+                                 f"{metric.resampler.size} instances, another metric has {size}")
+    return sizes
+
+
+def _segment_caches(data, mask):
+    """Per-instance grouped coefficients and WMT pair counts, so a resample only re-aggregates them."""
+    caches = {}
+    for metric in data.metrics:
+        if metric.segment is None:
+            continue
+        n_instances = metric.segment.shape[1]
+        m, h, groups = _segment_rows(data, metric, mask)
+        # the per-group functions return groups in order of first appearance
+        keys = groups[np.sort(np.unique(groups, return_index=True)[1])]
+        grouped = {}
+        for name in corr.SEGMENT_COEFFICIENTS:
+            grouped[name] = np.full(n_instances, NAN)
+            grouped[name][keys] = corr.per_group_values(name, m, h, groups)
+        pairs = np.zeros((n_instances, 2), dtype=np.int64)
+        pairs[keys] = corr.wmt_pair_counts(m, h, groups)
+        caches[metric.name] = {"grouped": grouped, "pairs": pairs}
+    return caches
+
+
+def _domain_draws(sizes, resamples, seed):
+    """Resampled instance indices and counts per domain, with the results module's resampler.
+
+    The campaign's instances are drawn from ``seed`` itself, so the human scores see exactly
+    the resamples of the human-score intervals with the same seed (results.bootstrap_intervals);
+    every other domain gets its own stream derived from the seed.
+    """
+    draws = {}
+    for position, (domain, size) in enumerate(sorted(sizes.items())):
+        domain_seed = seed if domain == CAMPAIGN_DOMAIN else np.random.SeedSequence([seed, position + 1])
+        indices = bootstrap_compute.resample_indices(size, resamples, domain_seed)
+        draws[domain] = (indices, bootstrap_compute.resample_counts(indices, size))
+    return draws
+
+
+def _bootstrap(data, subsets, resamples, seed, progress=None):
+    sizes = _domain_sizes(data)
+    draws = _domain_draws(sizes, resamples, seed)
+    caches = {subset: _segment_caches(data, mask) for subset, mask in subsets.items()}
+    samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
+    for b in range(resamples):
+        counts = {domain: domain_counts[b] for domain, (_, domain_counts) in draws.items()}
+        columns = draws[CAMPAIGN_DOMAIN][0][b]
+        human = data.human.scores(counts[CAMPAIGN_DOMAIN])
+        for metric in data.metrics:
+            scores = metric.resampler.scores(counts[metric.resampler.domain]) if metric.resampler else metric.system
+            for subset, mask in subsets.items():
+                x, y = _system_vectors(data, metric, mask, scores, human)
+                bucket = samples[subset]["system_level"].setdefault(metric.name, {})
+                for name in corr.COEFFICIENTS:
+                    bucket.setdefault(name, []).append(corr.coefficient_value(name, x, y))
+                if metric.segment is not None:
+                    _segment_sample(data, metric, mask, columns, caches[subset][metric.name],
+                                    samples[subset]["segment_level"].setdefault(metric.name, {}))
+        if progress is not None and (b + 1) % PROGRESS_EVERY == 0:
+            progress((b + 1) / resamples)
+    return samples
+
+
+def _segment_sample(data, metric, mask, columns, cache, bucket):
+    m, h, _ = _segment_rows(data, metric, mask, columns)
+    for name in corr.SEGMENT_COEFFICIENTS:
+        bucket.setdefault(("flattened", name), []).append(corr.coefficient_value(name, m, h))
+        values = cache["grouped"][name][columns]
+        values = values[np.isfinite(values)]
+        bucket.setdefault(("grouped_by_instance", name), []).append(values.mean() if len(values) else NAN)
+    concordant, discordant = cache["pairs"][columns].sum(axis=0)
+    bucket.setdefault(("wmt_kendall", None), []).append(corr.tau_from_counts(concordant, discordant))
+
+
+def interval(values, confidence):
+    """Percentile bootstrap interval over the defined resample values; NaN when none is defined."""
+    values = np.asarray(values, dtype=float)
+    if not np.isfinite(values).any():
+        return [NAN, NAN]
+    low, high = bootstrap_compute.percentile_interval(values, confidence)
+    return [float(low), float(high)]
+
+
+def _attach_intervals(figures, samples, confidence):
+    for metric, by_name in samples["system_level"].items():
+        for name, values in by_name.items():
+            entry = figures["system_level"][metric][name]
+            entry["bootstrap_ci"] = interval(values, confidence)
+            if name != "pearson":
+                entry["ci"] = entry["bootstrap_ci"]
+    for metric, by_key in samples["segment_level"].items():
+        for (section, name), values in by_key.items():
+            section_figures = figures["segment_level"][metric][section]
+            entry = section_figures if name is None else section_figures[name]
+            entry["bootstrap_ci"] = interval(values, confidence)
+            entry["ci"] = entry["bootstrap_ci"]
+
+
+# --- comparisons -------------------------------------------------------------------------
+
+def _comparisons(data, mask, permutations, rng):
+    """Williams' test and paired permutation tests for every pair of metrics, system and segment level."""
+    results = []
+    for first, second in combinations(data.metrics, 2):
+        results.append(_compare(first.name, second.name, *_paired_system(data, first, second, mask),
+                                "system", permutations, rng))
+        if first.segment is not None and second.segment is not None:
+            results.append(_compare(first.name, second.name, *_paired_segment(data, first, second, mask),
+                                    "segment", permutations, rng))
+    return results
+
+
+def _paired_system(data, first, second, mask):
+    human = data.human_system
+    keep = mask & np.isfinite(first.system) & np.isfinite(second.system) & np.isfinite(human)
+    return np.asarray(first.system)[keep], np.asarray(second.system)[keep], human[keep]
+
+
+def _paired_segment(data, first, second, mask):
+    a, b, h = first.segment[mask], second.segment[mask], data.human_segment[mask]
+    keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
+    return a[keep], b[keep], h[keep]
+
+
+def _compare(name_a, name_b, a, b, human, level, permutations, rng):
+    """Orders the pair so that metric_a has the higher Pearson r; Williams' p is then one-sided for r_a > r_b."""
+    r_a, r_b = corr.coefficient_value("pearson", a, human), corr.coefficient_value("pearson", b, human)
+    if np.isfinite(r_b) and (not np.isfinite(r_a) or r_b > r_a):
+        name_a, name_b, a, b, r_a, r_b = name_b, name_a, b, a, r_b, r_a
+    r_ab = corr.coefficient_value("pearson", a, b)
+    williams = corr.williams_test(r_a, r_b, r_ab, len(a))
+    williams.update({"r_a": r_a, "r_b": r_b, "r_ab": r_ab, "n": int(len(a))})
+    permutation = {name: corr.paired_permutation_test(a, b, human, name, permutations, rng)
+                   for name in PERMUTED_COEFFICIENTS}
+    return {"level": level, "metric_a": name_a, "metric_b": name_b, "williams": williams,
+            "permutation": permutation}

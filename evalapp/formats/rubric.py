@@ -1,0 +1,68 @@
+"""A campaign's rubric: one labelled description per score 0-3 (S2). No Django imports.
+
+JSON form, as ``--rubric FILE`` takes it and the campaign stores it::
+
+    [{"score": 0, "label": "Not a reason", "description": "..."}, ... one entry per score 0-3]
+"""
+import json
+
+from evalapp.formats.csvfile import FormatError, Problem, decode
+
+SCORES = (0, 1, 2, 3)
+MAX_LABEL_CHARS = 80
+MAX_DESCRIPTION_CHARS = 1000
+KEYS = {"score", "label", "description"}
+
+
+def rubric_problems(entries):
+    """Everything wrong with a rubric (a list of dicts), as messages; empty when it is valid."""
+    if not isinstance(entries, list):
+        return ["the rubric must be a list with one entry per score 0-3"]
+    problems, seen = [], set()
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            problems.append(f"entry {number} must be an object with score, label and description")
+            continue
+        unknown = sorted(set(entry) - KEYS)
+        if unknown:
+            problems.append(f"entry {number}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(KEYS))})")
+        score = entry.get("score")
+        if isinstance(score, bool) or score not in SCORES:
+            problems.append(f"entry {number}: score must be one of 0, 1, 2, 3 (found {score!r})")
+        elif score in seen:
+            problems.append(f"entry {number}: score {score} is described twice")
+        else:
+            seen.add(score)
+        label, description = entry.get("label"), entry.get("description", "")
+        if not isinstance(label, str) or not label.strip():
+            problems.append(f"entry {number}: a label is required")
+        elif len(label) > MAX_LABEL_CHARS:
+            problems.append(f"entry {number}: the label is longer than {MAX_LABEL_CHARS} characters")
+        if not isinstance(description, str):
+            problems.append(f"entry {number}: the description must be text")
+        elif len(description) > MAX_DESCRIPTION_CHARS:
+            problems.append(f"entry {number}: the description is longer than {MAX_DESCRIPTION_CHARS} characters")
+    missing = [str(score) for score in SCORES if score not in seen]
+    if missing and not problems:
+        problems.append(f"the rubric must describe every score 0-3; missing: {', '.join(missing)}")
+    return problems
+
+
+def normalise_rubric(entries):
+    """A valid rubric in score order, text trimmed (call after :func:`rubric_problems` found nothing)."""
+    return [{"score": entry["score"], "label": entry["label"].strip(),
+             "description": entry.get("description", "").strip()}
+            for entry in sorted(entries, key=lambda entry: entry["score"])]
+
+
+def read_rubric(data, filename):
+    """Parse a rubric JSON file; raises FormatError with the line and column of the problem."""
+    text = decode(data, filename) if isinstance(data, (bytes, bytearray)) else data
+    try:
+        entries = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(Problem(filename, exc.lineno, exc.colno, f"not valid JSON: {exc.msg}")) from None
+    problems = rubric_problems(entries)
+    if problems:
+        raise FormatError([Problem(filename, None, None, message) for message in problems])
+    return normalise_rubric(entries)

@@ -1,0 +1,95 @@
+"""The small base every automatic metric implements, and what a metric hands back.
+
+A metric scores all systems of a study in one call (so that a model-based metric can share
+work between systems, e.g. embed each reference once), against a list of references per
+instance. A missing output is ``None``: its segment score is NaN and it adds nothing to a
+corpus score. No Django imports.
+"""
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass
+class MetricOutput:
+    """One named score of a metric for every system.
+
+    ``segment`` is (systems, instances), NaN where a system has no output or the metric has no
+    segment-level score. A corpus metric also carries per-segment sufficient statistics
+    ``stats`` (systems, instances, k) and ``from_stats`` turning their sum (systems, k) into
+    system scores, so a bootstrap can recompute it on resampled instances; a segment-averaged
+    metric's system score is the mean of its segment scores.
+    """
+
+    name: str
+    signature: str
+    segment: np.ndarray | None = None
+    stats: np.ndarray | None = None
+    from_stats: Callable[[np.ndarray], np.ndarray] | None = None
+    has_segment_scores: bool = True
+
+    def system_scores(self):
+        if self.stats is not None:
+            return np.asarray(self.from_stats(self.stats.sum(axis=1)), dtype=float)
+        present = np.isfinite(self.segment)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(present.any(axis=1), np.nansum(self.segment, axis=1) / present.sum(axis=1), np.nan)
+
+
+def nan_matrix(n_systems, n_instances):
+    return np.full((n_systems, n_instances), np.nan)
+
+
+class Metric:
+    """A metric family: ``key`` selects it; ``compute`` returns one or more :class:`MetricOutput`."""
+
+    key = ""
+    description = ""
+    corpus_level = False  # True when its system score is not the mean of segment scores
+
+    def output_names(self):
+        """The names this metric's outputs carry in reports."""
+        return [self.key]
+
+    def compute(self, hypotheses, references, progress=None):
+        """Score every system.
+
+        ``hypotheses``: one list per system, aligned with ``references`` (one list of reference
+        strings per instance); ``None`` marks a missing output. ``progress(fraction)`` may be
+        called with values in [0, 1].
+        """
+        raise NotImplementedError
+
+    @staticmethod
+    def check_shapes(hypotheses, references):
+        for position, outputs in enumerate(hypotheses):
+            if len(outputs) != len(references):
+                raise ValueError(f"system {position}: {len(outputs)} outputs for {len(references)} instances")
+
+
+def report_progress(progress, fraction):
+    if progress is not None:
+        progress(min(max(fraction, 0.0), 1.0))
+
+
+def statistics_output(name, signature, hypotheses, references, segment_stats, width, from_stats,
+                      segment_score=None, progress=None):
+    """A corpus metric's :class:`MetricOutput` from a per-segment statistics function.
+
+    ``segment_stats(hypothesis, i)`` returns ``width`` numbers for the output of instance i;
+    ``segment_score(row)``, when given, turns one row into that segment's own score.
+    """
+    n_systems, n_instances = len(hypotheses), len(references)
+    stats = np.zeros((n_systems, n_instances, width))
+    segment = nan_matrix(n_systems, n_instances)
+    for k, outputs in enumerate(hypotheses):
+        for i, hypothesis in enumerate(outputs):
+            if hypothesis is None:
+                continue
+            stats[k, i] = segment_stats(hypothesis, i)
+            if segment_score is not None:
+                segment[k, i] = segment_score(stats[k, i])
+        report_progress(progress, (k + 1) / n_systems)
+    return MetricOutput(name, signature, segment=segment, stats=stats, from_stats=from_stats,
+                        has_segment_scores=segment_score is not None)

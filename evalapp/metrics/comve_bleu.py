@@ -1,0 +1,26 @@
+"""The official ComVE Subtask C BLEU as a metric of the study (wraps evalapp.compute.comve_bleu).
+
+A corpus metric: its per-segment sufficient statistics are kept so a bootstrap recomputes
+it on resampled instances exactly. It has no segment-level score (unsmoothed sentence BLEU is
+0 for most single reasons); segment correlations use ``sentbleu``.
+"""
+from evalapp.compute import comve_bleu
+from evalapp.metrics.base import Metric, statistics_output
+
+
+class ComveBleu(Metric):
+    key = "comve_bleu"
+    description = "Official ComVE Subtask C BLEU (0-100): whitespace tokens, case kept, no smoothing, " \
+                  "brevity penalty from the shortest reference"
+    corpus_level = True
+
+    def compute(self, hypotheses, references, progress=None):
+        self.check_shapes(hypotheses, references)
+        nrefs = sorted({len([r for r in refs if r]) for refs in references})
+        signature = comve_bleu.signature(nrefs[0] if len(nrefs) == 1 else "var")
+
+        def segment_row(hypothesis, instance):
+            return comve_bleu.segment_stats(hypothesis, references[instance]).as_row()
+
+        return [statistics_output(self.key, signature, hypotheses, references, segment_row,
+                                  comve_bleu.STATS_WIDTH, comve_bleu.bleu_from_totals_array, progress=progress)]

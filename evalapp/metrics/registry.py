@@ -1,0 +1,32 @@
+"""The built-in metrics by key, and the names their outputs carry in reports."""
+from evalapp.metrics.bertscore import BertScore
+from evalapp.metrics.comve_bleu import ComveBleu
+from evalapp.metrics.sacrebleu_metrics import Chrf, SacreBleu, SentenceBleu
+
+METRICS = {cls.key: cls for cls in (ComveBleu, SacreBleu, Chrf, SentenceBleu, BertScore)}
+DEFAULT_METRICS = tuple(METRICS)
+
+
+class UnknownMetric(ValueError):
+    pass
+
+
+def metric_class(key):
+    try:
+        return METRICS[key]
+    except KeyError:
+        raise UnknownMetric(f"unknown metric '{key}'; built-in metrics: {', '.join(METRICS)}") from None
+
+
+def build(key, bertscore_options=None):
+    """An instance of the built-in metric ``key``; ``bertscore_options`` go to BertScore."""
+    cls = metric_class(key)
+    return cls(**(bertscore_options or {})) if cls is BertScore else cls()
+
+
+def builtin_output_names():
+    """Every report name a built-in metric can produce (imported metrics may not reuse them)."""
+    names = set()
+    for cls in METRICS.values():
+        names.update(cls().output_names())
+    return names

@@ -1,0 +1,96 @@
+"""The demo: a small dataset written for this repository, four systems of clearly different
+quality, demo accounts for every role and a ready-to-rate campaign.
+
+The systems: ``demo-good`` gives solid explanations (rubric 3), ``demo-fair`` relevant ones
+with grammatical errors (2), ``demo-negation`` negates the statement (1) and ``demo-poor``
+says something unrelated (0). BLEU ranks ``demo-fair`` below ``demo-negation``: the paper's
+point that BLEU and people disagree, in miniature.
+
+Everything goes through the same services as real data (imports, campaigns), and running
+it again changes nothing that exists: accounts get their demo password back, nothing else.
+"""
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+
+from annotators.engine import rater_for_user
+from evalapp import roles
+from evalapp.models import Campaign, Dataset, System
+from evalapp.services.campaigns import create_campaign
+from evalapp.services.imports import import_comve, import_submission
+
+DEMO_DATA = Path(__file__).resolve().parent.parent / "demo_data"
+DATASET_NAME = "demo"
+CAMPAIGN_NAME = "demo"
+# (system name, file under demo_data/systems, Table 6 marker)
+SYSTEMS = [
+    ("demo-good", "demo-good.csv", System.Marker.NONE),
+    ("demo-fair", "demo-fair.csv", System.Marker.NONE),
+    ("demo-negation", "demo-negation.csv", System.Marker.NOT_SUBTASK_C),
+    ("demo-poor", "demo-poor.csv", System.Marker.NO_PAPER),
+]
+RATERS_PER_ITEM = 3
+CONTROL_RATE = 0.1
+HUMAN_REFERENCE = 1
+SEED = 2020
+RATER_COUNT = 3
+
+
+@dataclass(frozen=True)
+class DemoAccount:
+    username: str
+    password: str
+    role: str
+
+
+ACCOUNTS = [
+    DemoAccount("organizer", "demo-organizer", roles.ORGANIZER),
+    DemoAccount("researcher", "demo-researcher", roles.RESEARCHER),
+    *[DemoAccount(f"rater{n}", f"demo-rater{n}", roles.RATER) for n in range(1, RATER_COUNT + 1)],
+]
+
+
+@dataclass
+class DemoResult:
+    dataset: Dataset
+    campaign: Campaign
+    accounts: list
+    created: list = field(default_factory=list)
+
+
+def _account(spec):
+    user, _ = get_user_model().objects.get_or_create(username=spec.username)
+    user.set_password(spec.password)
+    user.save()
+    if spec.role == roles.RATER:
+        rater_for_user(user)
+    else:
+        user.groups.add(Group.objects.get_or_create(name=spec.role)[0])
+    return user
+
+
+@transaction.atomic
+def load_demo():
+    """Create what is missing of the demo (dataset, systems, accounts, campaign)."""
+    created = []
+    users = {spec.username: _account(spec) for spec in ACCOUNTS}
+    dataset = Dataset.objects.filter(name=DATASET_NAME).first()
+    if dataset is None:
+        dataset = import_comve(DATASET_NAME, DEMO_DATA / "statements.csv", DEMO_DATA / "references.csv").dataset
+        created.append(f"dataset '{DATASET_NAME}'")
+    for name, filename, marker in SYSTEMS:
+        if not System.objects.filter(dataset=dataset, name=name, is_human=False).exists():
+            import_submission(dataset, name, DEMO_DATA / "systems" / filename, marker=marker)
+            created.append(f"system '{name}'")
+    campaign = Campaign.objects.filter(name=CAMPAIGN_NAME).first()
+    if campaign is None:
+        campaign = create_campaign(
+            dataset, CAMPAIGN_NAME, seed=SEED, raters_per_item=RATERS_PER_ITEM,
+            systems=[name for name, _, _ in SYSTEMS], human_reference=HUMAN_REFERENCE, control_rate=CONTROL_RATE,
+            created_by=users["organizer"],
+        )
+        created.append(f"campaign '{CAMPAIGN_NAME}'")
+    return DemoResult(dataset, campaign, ACCOUNTS, created)

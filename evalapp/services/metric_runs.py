@@ -1,0 +1,91 @@
+"""Metric studies as background jobs: a MetricRun is queued, a worker runs it, its progress is visible.
+
+``start_run`` is what the web page, the API and scripts call; ``execute_run`` is what the task
+(evalapp.tasks) runs in a worker process (``manage.py db_worker``), or in-process with the
+immediate backend. Progress is written with conditional UPDATEs outside any transaction, so a
+page polling the run sees it advance.
+"""
+import logging
+import time
+
+from django.db import transaction
+from django.utils import timezone
+
+from evalapp.formats.csvfile import FormatError
+from evalapp.metrics.bertscore import BertScoreUnavailable
+from evalapp.models import MetricRun
+from evalapp.services import metric_study
+
+logger = logging.getLogger(__name__)
+PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
+OPTION_DEFAULTS = {"seed": 2020, "bootstrap": 1000, "top_k": None, "permutations": 1000,
+                   "corpus_scope": metric_study.DEFAULT_CORPUS_SCOPE, "bertscore_model": None,
+                   "bertscore_layer": None}
+USER_ERRORS = (metric_study.StudyError, BertScoreUnavailable, FormatError)
+
+
+def clean_options(options):
+    """Known options with their defaults; an unknown option is refused."""
+    unknown = set(options) - set(OPTION_DEFAULTS)
+    if unknown:
+        raise metric_study.StudyError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    return {**OPTION_DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
+
+
+def start_run(campaign, metrics=None, options=None, user=None):
+    """Queue a metric study of ``campaign``; returns the MetricRun (its task id is stored)."""
+    from evalapp.tasks import run_metric_study
+
+    options = clean_options(options or {})
+    builtin, imported = metric_study.choose_metrics(campaign, metrics)  # refuses unknown names now
+    with transaction.atomic():
+        run = MetricRun.objects.create(campaign=campaign, metrics=builtin + imported, options=options,
+                                       created_by=user if user is not None and user.is_authenticated else None,
+                                       message="queued")
+        result = run_metric_study.enqueue(run.pk)
+        MetricRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
+    run.refresh_from_db()
+    return run
+
+
+def _set(run_id, **fields):
+    MetricRun.objects.filter(pk=run_id).update(**fields)
+
+
+def execute_run(run_id):
+    """Run a queued MetricRun to the end, recording progress, the report or the failure."""
+    run = MetricRun.objects.select_related("campaign", "campaign__dataset").get(pk=run_id)
+    if run.status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
+        return run.status
+    _set(run_id, status=MetricRun.Status.RUNNING, progress=0.0, message="starting")
+    options = clean_options(run.options)
+    last_write = [0.0]
+
+    def progress(fraction, message):
+        now = time.monotonic()
+        if now - last_write[0] >= PROGRESS_WRITE_SECONDS or fraction >= 1.0:
+            last_write[0] = now
+            _set(run_id, progress=min(max(float(fraction), 0.0), 1.0), message=message[:200])
+
+    bertscore = {"model": options["bertscore_model"], "layer": options["bertscore_layer"]}
+    try:
+        report = metric_study.build_report(
+            run.campaign, run.metrics or None, seed=options["seed"], bootstrap=options["bootstrap"],
+            top_k=options["top_k"], permutations=options["permutations"], corpus_scope=options["corpus_scope"],
+            bertscore_options=bertscore, progress=progress)
+    except USER_ERRORS as exc:
+        _set(run_id, status=MetricRun.Status.FAILED, message=str(exc), finished_at=timezone.now())
+        return MetricRun.Status.FAILED
+    except Exception as exc:
+        logger.exception("metric run %s failed", run_id)
+        _set(run_id, status=MetricRun.Status.FAILED, message=f"internal error: {exc.__class__.__name__}: {exc}",
+             finished_at=timezone.now())
+        raise
+    _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="done", report=report,
+         finished_at=timezone.now())
+    return MetricRun.Status.DONE
+
+
+def latest_report(campaign):
+    """The newest finished run of the campaign (with its report), or None."""
+    return MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).order_by("-created_at").first()

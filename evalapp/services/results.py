@@ -1,0 +1,258 @@
+"""Results of a campaign for organizers and researchers: the one import path for every result.
+
+Commands, web views, the API and the metric study call these functions. What counts, here and
+only here: ratings of system items (never control items), from raters not excluded from the
+campaign; an item that stands for several systems' identical outputs counts for each of them.
+The aggregation runs in the database (``values_list``) and NumPy, never a Python loop per rating.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from annotators.models import Assignment, ItemFlag, Rating, RaterExclusion
+from evalapp.compute import agreement as agreement_compute
+from evalapp.compute import bootstrap as bootstrap_compute
+from evalapp.compute import significance as significance_compute
+from evalapp.compute.human_score import RatingRecords, human_scores as compute_human_scores, score_matrix
+from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
+from evalapp.models import Item, ItemOutput, Submission, System
+
+DEFAULT_BOOTSTRAP_SEED = 2020
+DEFAULT_CONFIDENCE = 0.95
+DEFAULT_ALPHA = 0.05
+
+
+def rater_label(rater_id):
+    """The pseudonym under which a rater appears in every export (never a username or WorkerId)."""
+    return f"rater-{rater_id}"
+
+
+def _counted_ratings(campaign):
+    """Ratings that enter results: system items, rating not excluded, rater not excluded."""
+    excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
+    return (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
+            .exclude(rater_id__in=excluded_raters))
+
+
+def ratings_records(campaign):
+    """Every counted rating as (instance external id, system name, rater id, score) records.
+
+    A :class:`RatingRecords` (parallel NumPy arrays; iterating yields the tuples). An item
+    shared by several systems' identical outputs yields one record per system.
+    """
+    rows = (_counted_ratings(campaign)
+            .filter(item__item_outputs__campaign=campaign)
+            .values_list("item__instance__external_id", "item__item_outputs__output__system__name",
+                         "rater_id", "score")
+            .order_by("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id"))
+    return RatingRecords.from_tuples(rows)
+
+
+def campaign_systems(campaign):
+    """Systems of the campaign (its list plus any system with an item in it), Human first, then by name."""
+    rated = ItemOutput.objects.filter(campaign=campaign).values("output__system_id")
+    systems = System.objects.filter(Q(campaigns=campaign) | Q(pk__in=rated)).distinct()
+    return sorted(systems, key=lambda s: (not s.is_human, s.name.lower(), s.pk))
+
+
+def campaign_instance_ids(campaign):
+    """External ids of the sampled instances, in sample order."""
+    return list(campaign.sampled.order_by("position").values_list("instance__external_id", flat=True))
+
+
+def human_scores(campaign, records=None):
+    """Formula (1) per system name: ``{name: {"human", "ratings", "expected_ratings", "complete"}}``.
+
+    ``human`` is the mean over the ratings present (None without ratings); ``complete`` says
+    whether all N*M expected ratings are there (see :mod:`evalapp.compute.human_score`).
+    """
+    records = ratings_records(campaign) if records is None else records
+    names = [system.name for system in campaign_systems(campaign)]
+    scores = compute_human_scores(records, campaign.sampled.count(), campaign.raters_per_item, names)
+    return {name: score.as_dict() for name, score in scores.items()}
+
+
+def full_submission_bleu(systems):
+    """``{system id: official BLEU}`` of each system's latest submission; None when it is partial or absent.
+
+    The latest submission defines the outputs that were rated, so an older full submission's
+    BLEU would describe other outputs and is not used.
+    """
+    latest = {}
+    for submission in Submission.objects.filter(system__in=systems).order_by("system_id", "-created_at", "-id"):
+        latest.setdefault(submission.system_id, submission)
+    return {system.pk: (None if system.pk not in latest or latest[system.pk].partial
+                        else latest[system.pk].official_bleu) for system in systems}
+
+
+def instance_score_matrix(campaign, records=None, systems=None):
+    """:class:`~evalapp.compute.human_score.ScoreMatrix` of the campaign: systems x sampled instances."""
+    records = ratings_records(campaign) if records is None else records
+    names = [s.name for s in (campaign_systems(campaign) if systems is None else systems)]
+    return score_matrix(records, names, campaign_instance_ids(campaign))
+
+
+def bootstrap_intervals(campaign, resamples=bootstrap_compute.DEFAULT_RESAMPLES, seed=DEFAULT_BOOTSTRAP_SEED,
+                        level=DEFAULT_CONFIDENCE, matrix=None):
+    """``{system name: Interval}``: percentile bootstrap of each human score, resampling instances."""
+    matrix = instance_score_matrix(campaign) if matrix is None else matrix
+    if not matrix.instances:
+        return {}
+    intervals = bootstrap_compute.ratio_intervals(matrix.sums, matrix.counts, resamples, seed, level)
+    return dict(zip(matrix.systems, intervals))
+
+
+@dataclass
+class Clusters:
+    """Significance clusters of the (non-Human) systems and the pairwise comparisons behind them."""
+
+    test: str
+    alpha: float
+    permutations: int
+    seed: int
+    cluster_of: dict = field(default_factory=dict)
+    comparisons: list = field(default_factory=list)
+
+    def as_dict(self):
+        return {"test": self.test, "alpha": self.alpha, "permutations": self.permutations, "seed": self.seed,
+                "clusters": self.cluster_of, "comparisons": [c.as_dict() for c in self.comparisons]}
+
+
+def significance_clusters(campaign, permutations=significance_compute.DEFAULT_PERMUTATIONS,
+                          seed=DEFAULT_BOOTSTRAP_SEED, alpha=DEFAULT_ALPHA, matrix=None, scores=None):
+    """WMT-style clusters of the team systems (the Human pseudo-system is not ranked, as in Table 6)."""
+    systems = campaign_systems(campaign)
+    matrix = instance_score_matrix(campaign, systems=systems) if matrix is None else matrix
+    scores = human_scores(campaign) if scores is None else scores
+    teams = [s.name for s in systems if not s.is_human and scores[s.name]["human"] is not None]
+    teams.sort(key=lambda name: (-scores[name]["human"], name))
+    means = matrix.means()[[matrix.row(name) for name in teams]] if teams else np.empty((0, 0))
+    comparisons = significance_compute.compare_systems(teams, means, permutations, seed, alpha)
+    numbers = significance_compute.clusters(teams, comparisons)
+    return Clusters(significance_compute.TEST_NAME, alpha, permutations, seed, dict(zip(teams, numbers)),
+                    comparisons)
+
+
+@dataclass
+class Table6:
+    """Table 6 of the task paper for one campaign: rows as S3/S5 describe them."""
+
+    campaign: str
+    rows: list
+    raters_per_item: int
+    instances: int
+    intervals: dict | None = None  # bootstrap settings when intervals were computed
+    significance: dict | None = None  # test, alpha, permutations, seed, comparisons
+
+
+def table6(campaign, bootstrap=0, seed=DEFAULT_BOOTSTRAP_SEED, permutations=significance_compute.DEFAULT_PERMUTATIONS):
+    """Table 6 rows: Human pseudo-system first (human score only), then the teams by BLEU rank.
+
+    BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
+    competition ranks on the displayed values (S3). With ``bootstrap`` > 0 resamples every row
+    also gets a 95% interval (``ci``) and every team its significance ``cluster``.
+    """
+    systems = campaign_systems(campaign)
+    records = ratings_records(campaign)
+    scores = human_scores(campaign, records)
+    teams = [s for s in systems if not s.is_human]
+    humans = [s for s in systems if s.is_human]
+    bleu = full_submission_bleu(teams)
+    bleu_ranks = competition_ranks([bleu[s.pk] for s in teams], BLEU_DIGITS)
+    human_ranks = competition_ranks([scores[s.name]["human"] for s in teams], HUMAN_DIGITS)
+    team_rows = [(s, dict(team=s.name, marker=s.marker, bleu=bleu[s.pk], bleu_rank=bleu_rank,
+                          human_rank=human_rank, is_human=False, **scores[s.name]))
+                 for s, bleu_rank, human_rank in zip(teams, bleu_ranks, human_ranks)]
+    team_rows.sort(key=lambda pair: _team_order(pair[1]))
+    human_rows = [(s, dict(team=System.HUMAN_NAME, marker="", bleu=None, bleu_rank=None, human_rank=None,
+                           is_human=True, **scores[s.name])) for s in humans]
+    pairs = human_rows + team_rows
+    result = Table6(campaign.name, [row for _, row in pairs], campaign.raters_per_item, campaign.sampled.count())
+    if bootstrap:
+        matrix = instance_score_matrix(campaign, records, systems)
+        intervals = bootstrap_intervals(campaign, bootstrap, seed, matrix=matrix)
+        clusters = significance_clusters(campaign, permutations, seed, matrix=matrix, scores=scores)
+        for system, row in pairs:
+            interval = intervals.get(system.name)
+            row["ci"] = interval.as_dict() if interval else None
+            row["cluster"] = None if row["is_human"] else clusters.cluster_of.get(system.name)
+        result.intervals = {"method": "percentile bootstrap over instances", "resamples": bootstrap, "seed": seed,
+                            "level": DEFAULT_CONFIDENCE}
+        result.significance = clusters.as_dict()
+    return result
+
+
+def _team_order(row):
+    """Table 6 order: BLEU rank (teams without BLEU last), then human score, then name."""
+    human = row["human"] if row["human"] is not None else float("-inf")
+    return (row["bleu_rank"] is None, row["bleu_rank"] or 0, -human, row["team"].lower())
+
+
+def agreement_report(campaign):
+    """S8 agreement of the campaign over its system items (one unit per item, counted ratings only)."""
+    rows = np.array(list(_counted_ratings(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
+    rows = rows.reshape(-1, 3)
+    report = agreement_compute.agreement(rows[:, 0], rows[:, 1], rows[:, 2], campaign.raters_per_item)
+    for entry in report["raters"]:
+        entry["rater"] = rater_label(entry["rater"])
+    report["campaign"] = campaign.name
+    report["units_are"] = "campaign items (an item shared by identical outputs counts once)"
+    return report
+
+
+def ratings_long_rows(campaign):
+    """The counted ratings in long form, one row per (rating, system), raters pseudonymous.
+
+    Columns: instance_id, system, rater, score, seconds, source, shared_item (the item stood for
+    several systems' identical outputs). The file re-imports with ``import_ratings --format long``.
+    """
+    shared = set(ItemOutput.objects.filter(campaign=campaign).values("item_id").annotate(n=Count("id"))
+                 .filter(n__gt=1).values_list("item_id", flat=True))
+    rows = (_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
+            .values_list("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id",
+                         "score", "seconds", "source", "item_id")
+            .order_by("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id"))
+    return [(instance, system, rater_label(rater), score, "" if seconds is None else seconds, source,
+             "true" if item in shared else "false")
+            for instance, system, rater, score, seconds, source, item in rows]
+
+
+RATINGS_LONG_HEADER = ("instance_id", "system", "rater", "score", "seconds", "source", "shared_item")
+
+
+def progress(campaign, scores=None):
+    """Completion per system and overall: ``{"systems": [{system, ratings, expected_ratings, share}], "overall"}``."""
+    scores = human_scores(campaign) if scores is None else scores
+    systems = [{"system": name, "ratings": s["ratings"], "expected_ratings": s["expected_ratings"],
+                "share": s["ratings"] / s["expected_ratings"] if s["expected_ratings"] else 0.0}
+               for name, s in scores.items()]
+    done = sum(s["ratings"] for s in systems)
+    expected = sum(s["expected_ratings"] for s in systems)
+    items = Item.objects.filter(campaign=campaign, kind=Item.Kind.SYSTEM).aggregate(
+        needed=Sum("needed"), done=Sum("done_count"))
+    return {"systems": systems,
+            "overall": {"ratings": done, "expected_ratings": expected, "share": done / expected if expected else 0.0},
+            "items": {"ratings_needed": items["needed"] or 0, "ratings_done": items["done"] or 0}}
+
+
+def active_raters(campaign):
+    """How many raters hold a live lease on an item of the campaign right now."""
+    return (Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED,
+                                      lease_expires_at__gt=timezone.now())
+            .values("rater_id").distinct().count())
+
+
+def flagged_items(campaign):
+    """Items raters reported as broken: item, instance, how many flags and their notes."""
+    rows = (ItemFlag.objects.filter(item__campaign=campaign)
+            .values_list("item_id", "item__instance__external_id", "item__kind", "note").order_by("item_id", "id"))
+    items = {}
+    for item_id, instance, kind, note in rows:
+        entry = items.setdefault(item_id, {"item": item_id, "instance_id": instance, "kind": kind, "flags": 0,
+                                           "notes": []})
+        entry["flags"] += 1
+        if note:
+            entry["notes"].append(note)
+    return list(items.values())

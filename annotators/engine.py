@@ -25,7 +25,7 @@ from datetime import timedelta
 from functools import partial
 from typing import NamedTuple
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
 from django.utils import timezone
 
@@ -123,7 +123,9 @@ def _lease(campaign, rater, now):
         excluded, live, held = state
         if live is not None:
             return Assignment.objects.select_related("item__instance").get(pk=live)
-        item = _pick_item(campaign, rater, skip_locked=True) or _pick_item(campaign, rater, skip_locked=False)
+        item = _pick_item(campaign, rater, skip_locked=True)
+        if item is None and connection.features.has_select_for_update_skip_locked:
+            item = _pick_item(campaign, rater, skip_locked=False)
         if item is None:
             return None
         # Under the row lock this cannot fail; the condition is the database's guarantee anyway.

@@ -134,3 +134,34 @@ class RaterExclusion(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "rater"], name="exclusion_unique")]
+
+
+class CrowdSession(models.Model):
+    """One Mechanical Turk assignment or one Prolific study session of a crowd rater in a campaign.
+
+    Kept so that a returning worker resumes the same session, the per-session cap counts only
+    this session's ratings, and the organizer can review the work by assignment or session id.
+    The session's ratings are the rater's assignments numbered after ``assignments_before``.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="crowd_sessions")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="crowd_sessions")
+    platform = models.CharField(max_length=10, choices=Rater.Platform.choices)
+    session_id = models.CharField(max_length=255, help_text="MTurk assignmentId, or Prolific SESSION_ID.")
+    task_id = models.CharField(max_length=255, help_text="MTurk hitId, or Prolific STUDY_ID.")
+    submit_to = models.CharField(max_length=255, blank=True, default="",
+                                 help_text="MTurk: the checked turkSubmitTo origin the HIT is submitted to.")
+    assignments_before = models.PositiveIntegerField(
+        default=0, help_text="How many assignments the rater had in the campaign when the session started.")
+    started_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "started_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["platform", "session_id"], name="crowd_session_unique_id"),
+            models.CheckConstraint(condition=Q(platform__in=["mturk", "prolific"]), name="crowd_session_platform"),
+            models.CheckConstraint(condition=~Q(session_id="") & ~Q(task_id=""), name="crowd_session_ids_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.platform}:{self.session_id}"

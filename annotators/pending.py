@@ -80,8 +80,9 @@ def remember(response, choice):
     while len(value) > COOKIE_VALUE_MAX_BYTES and choice.note:
         choice = replace(choice, note=choice.note[: len(choice.note) // 2])
         value = _signed(choice)
-    response.set_cookie(COOKIE_NAME, value, max_age=COOKIE_MAX_AGE_SECONDS, httponly=True, samesite="Lax",
-                        secure=settings.SESSION_COOKIE_SECURE)
+    # Same SameSite as the session: inside Mechanical Turk's frame both must be "None" (settings).
+    response.set_cookie(COOKIE_NAME, value, max_age=COOKIE_MAX_AGE_SECONDS, httponly=True,
+                        samesite=settings.SESSION_COOKIE_SAMESITE, secure=settings.SESSION_COOKIE_SECURE)
     return response
 
 
@@ -96,5 +97,5 @@ def recall(request, campaign_id):
 
 
 def forget(response):
-    response.delete_cookie(COOKIE_NAME, samesite="Lax")
+    response.delete_cookie(COOKIE_NAME, samesite=settings.SESSION_COOKIE_SAMESITE)
     return response

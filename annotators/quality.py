@@ -151,11 +151,26 @@ def summarize(record_list, thresholds):
     return figures
 
 
+def fails_controls(control_ratings, control_pass_rate, min_control_pass_rate):
+    """Below the control threshold, on at least ``MIN_CONTROL_RATINGS`` control ratings.
+
+    The one rule behind the quality flag and the crowd platforms' screening code.
+    """
+    return control_ratings >= MIN_CONTROL_RATINGS and control_pass_rate < min_control_pass_rate
+
+
+def control_figures(campaign, rater):
+    """``(control ratings, passed)`` of one rater in the campaign, excluded ratings included."""
+    rows = Rating.objects.filter(campaign=campaign, rater=rater, item__kind=Item.Kind.CONTROL).values_list(
+        "score", "item__expected_min", "item__expected_max")
+    passed = [control_passes(score, low, high) for score, low, high in rows]
+    return len(passed), sum(passed)
+
+
 def shortfalls(quality, thresholds):
     """Why a rater falls below the thresholds, in words; empty when they do not (or data is too thin)."""
     found = []
-    if (quality["control_ratings"] >= MIN_CONTROL_RATINGS
-            and quality["control_pass_rate"] < thresholds.min_control_pass_rate):
+    if fails_controls(quality["control_ratings"], quality["control_pass_rate"], thresholds.min_control_pass_rate):
         found.append(f"control pass rate {quality['control_pass_rate']:.0%} is below "
                      f"{thresholds.min_control_pass_rate:.0%}")
     if (quality["compared_pairs"] >= MIN_COMPARED_PAIRS

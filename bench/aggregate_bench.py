@@ -75,7 +75,7 @@ def main(argv=None):
     from django.core.management import call_command
 
     from bench.synthetic import make_campaign
-    from evalapp.services.results import agreement_report, table6
+    from evalapp.services.results import agreement_report, bootstrap_intervals, table6
 
     try:
         call_command("migrate", verbosity=0)
@@ -89,6 +89,8 @@ def main(argv=None):
         rows = []
         for run in range(1, args.repeat + 1):
             rows.append(measure(f"Table 6, no intervals (run {run})", lambda: table6(campaign), TABLE6_TARGET_SECONDS))
+            rows.append(measure(f"bootstrap intervals alone, {args.bootstrap} resamples (run {run})",
+                                lambda: bootstrap_intervals(campaign, args.bootstrap)))
             rows.append(measure(f"Table 6 + {args.bootstrap} bootstrap resamples + clusters (run {run})",
                                 lambda: table6(campaign, bootstrap=args.bootstrap), TABLE6_TARGET_SECONDS))
             rows.append(measure(f"agreement (run {run})", lambda: agreement_report(campaign), AGREEMENT_TARGET_SECONDS))
@@ -98,7 +100,9 @@ def main(argv=None):
                                         ("krippendorff_alpha_ordinal", "fleiss_kappa", "mean_pairwise_qwk")
                                         if report.get(key) is not None))
     finally:
-        if not args.keep:
+        if args.keep:
+            print(f"kept: DATABASE_URL={database.url}")
+        else:
             database.drop()
     if args.database == "sqlite" and not args.keep:
         for path in workdir.glob("*.sqlite3*"):

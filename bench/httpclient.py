@@ -53,6 +53,7 @@ class Browser:
     port: int
     timeout: float = REQUEST_TIMEOUT_SECONDS
     cookies: dict = field(default_factory=dict)
+    reconnects: int = 0  # requests resent on a new connection after the kept-alive one failed
     _reader: asyncio.StreamReader | None = None
     _writer: asyncio.StreamWriter | None = None
 
@@ -84,6 +85,7 @@ class Browser:
                 await self.close()
                 if fresh or attempt == 2 or isinstance(exc, asyncio.TimeoutError):
                     raise HTTPError(f"{method} {path}: {type(exc).__name__}: {exc}") from None
+                self.reconnects += 1
                 continue
             response.seconds = time.perf_counter() - started
             self._store_cookies(response)

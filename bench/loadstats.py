@@ -17,6 +17,7 @@ class LoadStats:
     errors: Counter = field(default_factory=Counter)  # "kind: status or exception" -> count
     completed: int = 0  # ratings (rater loop) or read+insert pairs (baseline)
     seconds: float = 0.0
+    client_cpu_seconds: float = 0.0  # CPU the load generator itself used in this phase
 
     def record(self, kind, seconds):
         self.latencies.setdefault(kind, []).append(seconds)
@@ -41,6 +42,7 @@ class LoadStats:
 
     def as_dict(self):
         return {"label": self.label, "completed": self.completed, "seconds": round(self.seconds, 3),
+                "client_cpu_seconds": round(self.client_cpu_seconds, 3),
                 "rate": round(self.rate, 2), "requests": self.requests, "errors": dict(self.errors),
                 "latency_ms": {kind: dict(zip((f"p{p}" for p in PERCENTILES),
                                               (round(v, 2) for v in self.percentiles_ms(kind))))

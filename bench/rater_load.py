@@ -62,9 +62,9 @@ async def baseline_pairs(browsers, pairs, stats, budget_seconds):
                 continue
             stats.completed += 1
 
-    started = loop.time()
+    started, cpu = loop.time(), time.process_time()
     await asyncio.gather(*(one_user(browser) for browser in browsers))
-    stats.seconds = loop.time() - started
+    stats.seconds, stats.client_cpu_seconds = loop.time() - started, time.process_time() - cpu
 
 
 def run_one(server, k, args):
@@ -73,7 +73,8 @@ def run_one(server, k, args):
     from bench.raterflow import acknowledged, run_raters
     from bench.synthetic import RATER_PASSWORD, make_campaign
 
-    made = make_campaign(f"load-k{k}-{os.getpid()}", args.systems, args.instances, args.raters_per_item, k)
+    made = make_campaign(f"load-k{k}-{os.getpid()}", args.systems, args.instances, args.raters_per_item, k,
+                         analyze=not args.no_analyze)
     campaign = made.campaign
     usernames = [rater.user.username for rater in made.raters]
     rating = LoadStats(f"rater loop K={k}")
@@ -95,6 +96,10 @@ def run_one(server, k, args):
             "finished_raters": sum(run.finished for run in runs), "refused": sum(run.refused for run in runs)}
 
 
+def _share(stats):
+    return f"{stats.client_cpu_seconds / stats.seconds:.0%}" if stats.seconds else "n/a"
+
+
 def report(database, results, server_log):
     log_text = Path(server_log).read_text(errors="replace")
     rows = []
@@ -111,6 +116,8 @@ def report(database, results, server_log):
     for r in results:
         errors = {**r["rating"].errors, **{f"baseline {k}": v for k, v in r["baseline"].errors.items()}}
         verdict = "all hold" if not r["violations"] else f"VIOLATED: {r['violations']}"
+        print(f"K={r['k']}: load generator CPU {_share(r['rating'])} of one core in the rater loop, "
+              f"{_share(r['baseline'])} in the baseline")
         print(f"K={r['k']}: S7 invariants {verdict}; {r['stored_ratings']} ratings stored, "
               f"{r['checks'].get('stored_not_acknowledged', 0)} stored without acknowledgement, "
               f"{r['refused']} submits refused, {r['finished_raters']}/{r['k']} raters reached the end"
@@ -134,6 +141,9 @@ def main(argv=None):
     parser.add_argument("--max-requests", type=int, default=DEFAULT_MAX_REQUESTS, help="request bound of each run")
     parser.add_argument("--workers", type=int, help="gunicorn worker processes (default: gunicorn.conf.py)")
     parser.add_argument("--threads", type=int, help="threads per worker (default: gunicorn.conf.py)")
+    parser.add_argument("--no-analyze", action="store_true",
+                        help="PostgreSQL: skip ANALYZE after creating the campaign (a campaign rated the minute it "
+                             "is created, before autovacuum has run)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     args.max_seconds = min(args.max_seconds, MAX_SECONDS)

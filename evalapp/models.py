@@ -207,6 +207,10 @@ class Campaign(models.Model):
     completion_url = models.URLField(blank=True, default="")
     completion_code = models.CharField(max_length=100, blank=True, default="")
     screening_code = models.CharField(max_length=100, blank=True, default="")
+    items_per_session = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).",
+    )
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -223,6 +227,10 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=Q(human_reference__isnull=True) | (Q(human_reference__gte=1) & Q(human_reference__lte=3)),
                 name="campaign_human_reference_1_3",
+            ),
+            models.CheckConstraint(
+                condition=Q(items_per_session__isnull=True) | Q(items_per_session__gte=1),
+                name="campaign_items_per_session_positive",
             ),
         ]
 

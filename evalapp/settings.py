@@ -117,10 +117,21 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request when it is missing
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# Crowd platforms (S11). Extra origins (besides www.mturk.com and workersandbox.mturk.com) that
+# turkSubmitTo may name and that may frame the rater screens: only for tests with a fake MTurk.
+COMVE_MTURK_SUBMIT_HOSTS = env_list("COMVE_MTURK_SUBMIT_HOSTS")
+# The rater screens inside MTurk's frame are a third-party context: the session and CSRF cookies
+# must be SameSite=None, which browsers accept only with Secure (HTTPS). Off by default so that
+# plain http on 127.0.0.1 keeps working.
+if env_bool("COMVE_CROWD_IFRAME_COOKIES"):
+    SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "None"
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -143,7 +154,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "ComVE-Eval API",
     "DESCRIPTION": "Human evaluation of generated explanations (SemEval-2020 Task 4, Subtask C).",
     "VERSION": "1.0.0",
-    "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "REDOC_DIST": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True,
 }
 
 TASKS = {

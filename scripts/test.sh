@@ -7,6 +7,7 @@ bash scripts/system-deps.sh
 bash scripts/bootstrap.sh
 eval "$(bash scripts/pg-test-server.sh)"
 export COMVE_TEST_POSTGRES_URL
+export COMVE_SQLITE_TEST_FILE=1   # the concurrency tests run threads, which need a file database
 status=0
 .venv/bin/python -m pytest "$@" || status=$?
 if [ $status -eq 0 ] || [ $status -eq 5 ]; then

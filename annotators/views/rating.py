@@ -5,7 +5,9 @@ progress, never an Item, System or output object and never another rater's ratin
 id in a page is the rater's own assignment id, which says nothing about the system.
 Every state change is a POST answered by a redirect (POST-redirect-GET), so the screens work
 without JavaScript. A crowd worker (a Rater with ``platform``/``external_id`` and an
-auto-created account) uses the same screens once logged in by the platform hook.
+auto-created account) uses the same screens once logged in by the platform's entry page
+(:mod:`annotators.views.crowd`); within a crowd session progress, the cap on items and the
+completion page are the session's. Every rater screen may be framed by Mechanical Turk only.
 """
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -15,10 +17,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotators import engine, flags, pending
+from annotators import crowd, engine, flags, pending
 from annotators.instructions import WORKED_STATEMENT, worked_examples
 from annotators.models import Assignment
 from annotators.seconds import measured_seconds
+from annotators.views.framing import frameable_by_mturk
 from evalapp import roles
 from evalapp.models import Campaign
 
@@ -37,11 +40,20 @@ def _own_assignment(campaign, rater, assignment_id):
                              pk=assignment_id, rater=rater, campaign=campaign)
 
 
-def _advance(campaign, rater):
-    """Redirect to the rater's next item (leasing one), or to the completion page."""
-    if engine.next_assignment(campaign, rater) is None:
+def advance(request, campaign, rater):
+    """Redirect to the rater's next item (leasing one), or to the completion page.
+
+    A crowd session that has its ``items_per_session`` ratings leases nothing more.
+    """
+    crowd_session = crowd.current_session(request, campaign, rater)
+    if crowd.session_full(campaign, crowd_session) or engine.next_assignment(campaign, rater) is None:
         return redirect("annotators:done", campaign_id=campaign.pk)
     return redirect("annotators:item", campaign_id=campaign.pk)
+
+
+def rater_progress(request, campaign, rater):
+    """The progress the rater sees: their crowd session's, or theirs in the whole campaign."""
+    return crowd.progress(campaign, rater, crowd.current_session(request, campaign, rater))
 
 
 def _keep_for_login(request, campaign_id, flag):
@@ -62,6 +74,7 @@ def _rater_or_403(request):
     return rater
 
 
+@frameable_by_mturk
 @roles.rater_required
 @require_GET
 def campaign_list(request):
@@ -80,6 +93,7 @@ def campaign_list(request):
     return render(request, "rate/campaigns.html", {"rows": rows})
 
 
+@frameable_by_mturk
 @roles.rater_required
 @require_GET
 def instructions(request, campaign_id):
@@ -88,13 +102,20 @@ def instructions(request, campaign_id):
     Security: raters only; open campaigns only (404 otherwise). Read-only: starting is a POST.
     """
     campaign = _open_campaign(campaign_id)
-    progress = engine.rater_progress(campaign, roles.rater_of(request.user))
-    return render(request, "rate/instructions.html", {
-        "campaign": campaign, "progress": progress, "statement": WORKED_STATEMENT,
-        "examples": worked_examples(campaign),
-    })
+    rater = roles.rater_of(request.user)
+    crowd_session = crowd.current_session(request, campaign, rater)
+    return render(request, "rate/instructions.html", instructions_context(
+        campaign, crowd.progress(campaign, rater, crowd_session), crowd_session))
 
 
+def instructions_context(campaign, progress, crowd_session=None):
+    """What the instructions page shows (also the crowd entry pages, which add their start form)."""
+    return {"campaign": campaign, "progress": progress, "statement": WORKED_STATEMENT,
+            "examples": worked_examples(campaign),
+            "crowd_platform": crowd_session.get_platform_display() if crowd_session else ""}
+
+
+@frameable_by_mturk
 @roles.rater_required
 @require_POST
 def next_item(request, campaign_id):
@@ -103,9 +124,10 @@ def next_item(request, campaign_id):
     Security: raters only, POST with CSRF; the engine leases only items this rater never had.
     """
     campaign = _open_campaign(campaign_id)
-    return _advance(campaign, roles.rater_of(request.user))
+    return advance(request, campaign, roles.rater_of(request.user))
 
 
+@frameable_by_mturk
 @require_http_methods(["GET", "POST"])
 def item(request, campaign_id):
     """GET: the rater's current item. POST: save its score, then on to the next item.
@@ -137,11 +159,10 @@ def _show(request, campaign, rater):
     if assignment is None:
         kept = None
         assignment = engine.live_lease(campaign, rater)
+    progress = rater_progress(request, campaign, rater)
     if assignment is None:
-        progress = engine.rater_progress(campaign, rater)
         target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
         return pending.forget(redirect(target, campaign_id=campaign.pk))
-    progress = engine.rater_progress(campaign, rater)
     return render(request, "rate/item.html", {
         "campaign": campaign,
         "assignment_id": assignment.pk,
@@ -171,9 +192,10 @@ def _submit(request, campaign, rater):
         messages.warning(request, refusal.message)
     else:
         messages.success(request, f"Saved: {score}.")
-    return pending.forget(_advance(campaign, rater))
+    return pending.forget(advance(request, campaign, rater))
 
 
+@frameable_by_mturk
 @require_POST
 def flag(request, campaign_id):
     """Report the current item as broken, then skip it (see :mod:`annotators.flags`).
@@ -188,23 +210,32 @@ def flag(request, campaign_id):
     assignment = _own_assignment(campaign, rater, request.POST.get("assignment"))
     flags.flag_item(assignment.pk, rater, request.POST.get("note", ""))
     messages.success(request, "Thank you: the item was reported and skipped. You will not see it again.")
-    return pending.forget(_advance(campaign, rater))
+    return pending.forget(advance(request, campaign, rater))
 
 
+@frameable_by_mturk
 @roles.rater_required
 @require_GET
 def done(request, campaign_id):
     """The completion page: all done (with the crowd platform's code), or nothing available now.
 
-    Security: raters only; shows the rater's own counts only. Read-only. The completion code
-    is shown only when the rater has nothing left to rate.
+    In a Mechanical Turk session the finished page carries the form that submits the HIT to
+    the session's checked ``turkSubmitTo`` (assignmentId and the number of ratings; no CSRF
+    token, which must not leave the site); in a Prolific session, the code and the link back.
+    Security: raters only; shows the rater's own counts only. Read-only. The completion (or
+    screening) code is shown only when the rater has nothing left to rate.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     rater = roles.rater_of(request.user)
-    progress = engine.rater_progress(campaign, rater)
-    finished = 0 < progress.total <= progress.done
+    crowd_session = crowd.current_session(request, campaign, rater)
+    progress = crowd.progress(campaign, rater, crowd_session)
+    finished = crowd.is_finished(progress)
+    excluded = engine.is_excluded(campaign, rater)
     return render(request, "rate/done.html", {
         "campaign": campaign, "progress": progress, "finished": finished,
-        "is_open": campaign.status == Campaign.Status.OPEN,
-        "excluded": engine.is_excluded(campaign, rater),
+        "is_open": campaign.status == Campaign.Status.OPEN, "excluded": excluded,
+        "crowd_session": crowd_session,
+        "completion": crowd.completion(campaign, rater) if finished or excluded else None,
+        "submit_url": crowd.external_submit_url(crowd_session)
+        if crowd_session is not None and crowd_session.platform == crowd.MTURK else "",
     })

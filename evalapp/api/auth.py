@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
@@ -12,6 +13,14 @@ from evalapp.api.base import ApiView
 from evalapp.api.serializers import ErrorSerializer
 
 LOGIN_RATE = "30/minute"
+UNKNOWN_ENDPOINT = "There is no such API endpoint; the list is at /api/docs/."
+ADMIN = "admin"
+ROLE_CHECKS = (
+    (ADMIN, lambda user: user.is_superuser),
+    (roles.ORGANIZER, roles.is_organizer),
+    (roles.RESEARCHER, roles.is_researcher),
+    (roles.RATER, roles.is_rater),
+)
 
 
 class LoginRateThrottle(AnonRateThrottle):
@@ -45,6 +54,21 @@ class TokenView(ApiView):
         return Response({"token": token.key})
 
 
+class UnknownEndpointView(ApiView):
+    """Any method on a path under /api/ that is no endpoint: 404 with the API's error body.
+
+    Security: open to anyone; it reveals nothing but that the path does not exist.
+    """
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    schema = None  # not an endpoint: left out of the OpenAPI schema
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        raise NotFound(UNKNOWN_ENDPOINT)
+
+
 class MeView(ApiView):
     """The signed-in account and its roles, so that a client knows which endpoints it may call.
 
@@ -63,8 +87,7 @@ class MeView(ApiView):
     )
     def get(self, request):
         user = request.user
-        held = [name for name, check in (("admin", lambda u: u.is_superuser), (roles.ORGANIZER, roles.is_organizer),
-                                         (roles.RESEARCHER, roles.is_researcher), (roles.RATER, roles.is_rater))
-                if check(user)]
         rater = roles.rater_of(user)
-        return Response({"username": user.get_username(), "roles": held, "rater_id": rater.pk if rater else None})
+        return Response({"username": user.get_username(),
+                         "roles": [name for name, check in ROLE_CHECKS if check(user)],
+                         "rater_id": rater.pk if rater else None})

@@ -21,7 +21,6 @@ MAX_ID_DIGITS = 18
 MAX_ID = 10**MAX_ID_DIGITS - 1
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
-ERROR_STATUS = 400
 
 
 class Pagination(PageNumberPagination):
@@ -43,8 +42,9 @@ class ApiPolicy:
         return exception_handler
 
     def finalize_response(self, request, response, *args, **kwargs):
+        """Data that is not finished text (an error body, OPTIONS metadata) goes out as JSON."""
         response = super().finalize_response(request, response, *args, **kwargs)
-        if response.status_code >= ERROR_STATUS and isinstance(response.accepted_renderer, TextRenderer):
+        if isinstance(response.accepted_renderer, TextRenderer) and not isinstance(response.data, str):
             response.accepted_renderer = JSONRenderer()
             response.accepted_media_type = JSONRenderer.media_type
         return response

@@ -46,10 +46,10 @@ class CampaignListView(ListApiView):
     def post(self, request):
         form = CampaignCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        settings = dict(form.validated_data)
+        options = dict(form.validated_data)
         try:
-            campaign = create_campaign(settings.pop("dataset"), settings.pop("name"), created_by=request.user,
-                                       **settings)
+            campaign = create_campaign(options.pop("dataset"), options.pop("name"), created_by=request.user,
+                                       **options)
         except CampaignError as error:
             raise Unprocessable(NOT_CREATED, [{**problem.as_dict(), "field": field}
                                               for field, problem in zip(error.fields, error.problems)]) from None
@@ -85,18 +85,21 @@ class CampaignProgressView(ApiView):
         return Response(engine.campaign_progress(campaign_or_404(campaign_id)).as_dict())
 
 
-class RaterQualityView(ApiView):
+class RaterQualityView(ListApiView):
     """GET: every rater of the campaign with control pass rate, co-rater agreement, speed and flags.
 
     Security: organizers only (it names raters and judges them); flagged raters come first.
     """
 
     permission_classes = ORGANIZER
+    serializer_class = RaterQualitySerializer
 
-    @extend_schema(responses=RaterQualitySerializer(many=True), tags=["quality"])
-    def get(self, request, campaign_id):
-        campaign = campaign_or_404(campaign_id)
-        return Response(RaterQualitySerializer([q.as_dict() for q in rater_quality(campaign)], many=True).data)
+    def get_queryset(self):
+        return [quality.as_dict() for quality in rater_quality(campaign_or_404(self.kwargs["campaign_id"]))]
+
+    @extend_schema(tags=["quality"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
 
 class RaterExclusionView(ApiView):
@@ -123,14 +126,18 @@ class RaterExclusionView(ApiView):
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
-class FlaggedItemsView(ApiView):
+class FlaggedItemsView(ListApiView):
     """GET: items raters reported as broken, with the number of reports and their notes.
 
     Security: organizers only; the notes are the raters' words, without their names.
     """
 
     permission_classes = ORGANIZER
+    serializer_class = FlaggedItemSerializer
 
-    @extend_schema(responses=FlaggedItemSerializer(many=True), tags=["quality"])
-    def get(self, request, campaign_id):
-        return Response(flagged_items(campaign_or_404(campaign_id)))
+    def get_queryset(self):
+        return flagged_items(campaign_or_404(self.kwargs["campaign_id"]))
+
+    @extend_schema(tags=["quality"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)

@@ -78,6 +78,10 @@ class MetricRunDetailView(ApiView):
         return Response(MetricRunSerializer(run).data)
 
 
+class RunQuery(serializers.Serializer):
+    run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+
+
 class MetricReportView(ApiView):
     """GET: the latest finished report of the campaign (or ``?run=ID``) as JSON, CSV, LaTeX or HTML.
 
@@ -107,10 +111,6 @@ class MetricReportView(ApiView):
         fmt = request.accepted_renderer.format
         return Response(metric_report.render(run.report, fmt),
                         headers=download_headers(f"metrics-{campaign.name}-run{run.pk}", metric_report.EXTENSIONS[fmt]))
-
-
-class RunQuery(serializers.Serializer):
-    run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
 
 
 class MetricScoresImportView(ApiView):

@@ -18,11 +18,11 @@ from annotators import engine, flags
 from annotators.models import Assignment
 from annotators.views.rating import measured_seconds
 from evalapp import roles
-from evalapp.api.base import ApiView
+from evalapp.api.base import ApiView, ListApiView
 from evalapp.api.errors import Conflict
 from evalapp.api.permissions import RATER
 from evalapp.api.serializers import (
-    FlagRequestSerializer, FlagResultSerializer, RaterCampaignSerializer, RaterItemSerializer,
+    ErrorSerializer, FlagRequestSerializer, FlagResultSerializer, RaterCampaignSerializer, RaterItemSerializer,
     RatingRequestSerializer, RatingResultSerializer,
 )
 from evalapp.models import Campaign
@@ -59,22 +59,25 @@ def item_body(campaign, rater, assignment):
     return body
 
 
-class RaterCampaignListView(ApiView):
+class RaterCampaignListView(ListApiView):
     """GET: the open campaigns the rater can take part in, with their own progress.
 
     Security: raters only; own counts only; campaigns the rater was excluded from are left out.
     """
 
     permission_classes = RATER
+    serializer_class = RaterCampaignSerializer
 
-    @extend_schema(responses=RaterCampaignSerializer(many=True), tags=["rate"])
-    def get(self, request):
-        rater = roles.rater_of(request.user)
-        rows = [{"id": campaign.pk, "name": campaign.name, "instructions": campaign.instructions,
+    def get_queryset(self):
+        rater = roles.rater_of(self.request.user)
+        return [{"id": campaign.pk, "name": campaign.name, "instructions": campaign.instructions,
                  "rubric": campaign.rubric, "progress": progress_of(campaign, rater)}
                 for campaign in Campaign.objects.filter(status=Campaign.Status.OPEN).order_by("name")
                 if not engine.is_excluded(campaign, rater)]
-        return Response(rows)
+
+    @extend_schema(tags=["rate"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
 
 class CurrentItemView(ApiView):
@@ -124,7 +127,8 @@ class SubmitRatingView(ApiView):
     parser_classes = [JSONParser]
 
     @extend_schema(request=RatingRequestSerializer,
-                   responses={201: RatingResultSerializer, 200: RatingResultSerializer}, tags=["rate"])
+                   responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
+                   tags=["rate"])
     def post(self, request, assignment_id):
         assignment = own_assignment_or_404(request, assignment_id)
         form = RatingRequestSerializer(data=request.data)

@@ -1,8 +1,9 @@
 """Renderers of the download formats, chosen with ``?format=`` or the Accept header.
 
 The views produce the finished text with the services' own renderers (Table 6, metric
-report, ratings CSV); these classes only label it with its media type. An error body is
-never rendered as one of these: :class:`evalapp.api.base.ApiPolicy` switches it to JSON.
+report, ratings CSV); these classes only label it with its media type. Anything else (an
+error body, OPTIONS metadata) is never rendered by them: :class:`evalapp.api.base.ApiPolicy`
+switches it to JSON.
 """
 from rest_framework.renderers import BaseRenderer
 

@@ -15,7 +15,9 @@ from evalapp.api.base import ApiView, download_headers
 from evalapp.api.campaigns import campaign_or_404
 from evalapp.api.permissions import ORGANIZER, RESULTS_VIEWER
 from evalapp.api.renderers import CSVRenderer, JSONTextRenderer, LaTeXRenderer, MarkdownRenderer
-from evalapp.api.serializers import AgreementSerializer, RatingsImportReportSerializer, RatingsImportSerializer
+from evalapp.api.serializers import (
+    AgreementSerializer, RatingRecordSerializer, RatingsImportReportSerializer, RatingsImportSerializer,
+)
 from evalapp.compute.bootstrap import DEFAULT_RESAMPLES
 from evalapp.compute.significance import DEFAULT_PERMUTATIONS
 from evalapp.formats import table6 as table6_format
@@ -63,11 +65,11 @@ class Table6View(ApiView):
         campaign = campaign_or_404(campaign_id)
         options = Table6Options(data=request.query_params)
         options.is_valid(raise_exception=True)
-        settings = options.validated_data
+        chosen = options.validated_data
         fmt = request.accepted_renderer.format
-        table = table6(campaign, bootstrap=settings["bootstrap"], seed=settings["seed"],
-                       permutations=settings["permutations"])
-        text = table6_format.render(table, fmt, halves=settings["halves"])
+        table = table6(campaign, bootstrap=chosen["bootstrap"], seed=chosen["seed"],
+                       permutations=chosen["permutations"])
+        text = table6_format.render(table, fmt, halves=chosen["halves"])
         extension = {"markdown": "md", "latex": "tex"}.get(fmt, fmt)
         return Response(text, headers=download_headers(f"{campaign.name}-table6", extension))
 
@@ -81,9 +83,11 @@ class RatingsExportView(ApiView):
 
     permission_classes = RESULTS_VIEWER
     renderer_classes = [CSVRenderer, JSONRenderer]
+    pagination_class = None  # a download: every counted rating at once
 
     @extend_schema(parameters=[format_parameter(["csv", "json"])],
-                   responses={(200, "text/csv"): TEXT, (200, "application/json"): OpenApiTypes.OBJECT},
+                   responses={(200, "text/csv"): TEXT,
+                              (200, "application/json"): RatingRecordSerializer(many=True)},
                    tags=["results"])
     def get(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)

@@ -4,6 +4,7 @@ drf-spectacular documents only the success body; a client (and schemathesis) sho
 know that errors have the ``{"detail", "problems"}`` body and when they occur.
 """
 from drf_spectacular.openapi import AutoSchema
+from rest_framework import generics
 from rest_framework.permissions import AllowAny
 
 from evalapp.api.serializers import ErrorSerializer
@@ -14,12 +15,14 @@ JSON = "application/json"
 
 class ApiSchema(AutoSchema):
     def error_codes(self):
+        """400 for a body or query options, 401/403 unless open to all, 404 for an id or a page number."""
+        paginated = isinstance(self.view, generics.ListAPIView) and self.method == "GET"
         codes = []
-        if self.method in UNSAFE_METHODS:
+        if self.method in UNSAFE_METHODS or self.get_override_parameters():
             codes.append("400")
         if not any(isinstance(permission, AllowAny) for permission in self.view.get_permissions()):
             codes += ["401", "403"]
-        if "{" in self.path:
+        if "{" in self.path or paginated:
             codes.append("404")
         return codes
 

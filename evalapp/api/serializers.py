@@ -4,6 +4,7 @@ Write serializers only validate the shape of a request; the work is done by the 
 (``evalapp/services``, ``annotators/engine.py``), exactly as for the commands and the web.
 """
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from evalapp.formats.comve import SourceFile, too_large_message
@@ -23,6 +24,14 @@ MAX_TOP_K = 10_000
 MAX_MODEL_LAYER = 100
 
 
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}], "nullable": True})
+class ColumnField(serializers.Field):
+    """A file column: its 1-based number, or its name (a CSV header such as ``Answer.score``)."""
+
+    def to_representation(self, value):
+        return value
+
+
 class ProblemSerializer(serializers.Serializer):
     """One problem: a request field (``field``) or a place in an uploaded file (``file``, ``line``, ``column``)."""
 
@@ -30,8 +39,7 @@ class ProblemSerializer(serializers.Serializer):
     field = serializers.CharField(required=False, allow_null=True)
     file = serializers.CharField(required=False)
     line = serializers.IntegerField(required=False, allow_null=True)
-    column = serializers.CharField(required=False, allow_null=True,
-                                   help_text="1-based column number, or the column's name.")
+    column = ColumnField(required=False)
     value = serializers.CharField(required=False, allow_null=True)
 
 
@@ -137,7 +145,8 @@ class SystemSerializer(serializers.ModelSerializer):
 # Campaigns -------------------------------------------------------------------------------------
 
 class CampaignSerializer(serializers.ModelSerializer):
-    """A campaign's settings. The crowd-platform codes are not shown: raters get them on completion."""
+    """A campaign's settings. The crowd-platform completion URL and codes are not shown: only a
+    rater who finished gets them (and organizers on the crowd settings page)."""
 
     dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
     systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
@@ -146,8 +155,7 @@ class CampaignSerializer(serializers.ModelSerializer):
         model = Campaign
         fields = ["id", "name", "dataset", "status", "seed", "sample_size", "raters_per_item", "systems",
                   "human_reference", "rubric", "instructions", "lease_seconds", "share_identical_outputs",
-                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds",
-                  "completion_url", "created_at"]
+                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds", "created_at"]
         read_only_fields = fields
 
 
@@ -290,6 +298,18 @@ class RatingsImportSerializer(serializers.Serializer):
 
     def columns(self):
         return {option: self.validated_data.get(f"{option}_column") for option in RATINGS_COLUMN_OPTIONS}
+
+
+class RatingRecordSerializer(serializers.Serializer):
+    """One row of the long-form ratings export, as in its CSV (``seconds`` "" when unknown)."""
+
+    instance_id = serializers.CharField()
+    system = serializers.CharField()
+    rater = serializers.CharField(help_text="Pseudonym rater-<id>.")
+    score = serializers.IntegerField()
+    seconds = serializers.JSONField(help_text="Seconds spent, or \"\" when unknown.")
+    source = serializers.CharField()
+    shared_item = serializers.CharField(help_text="\"true\" when the item stood for several identical outputs.")
 
 
 class RatingsImportReportSerializer(serializers.Serializer):

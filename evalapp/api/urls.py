@@ -1,5 +1,5 @@
 """URLs of the REST API, mounted at ``/api/``. Resources are addressed by their numeric id."""
-from django.urls import path, register_converter
+from django.urls import path, re_path, register_converter
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from evalapp.api import auth, campaigns, datasets, metrics, rating, results
@@ -61,4 +61,6 @@ urlpatterns = [
     path("rate/campaigns/<id:campaign_id>/next/", rating.NextItemView.as_view(), name="rate-next"),
     path("rate/assignments/<id:assignment_id>/rating/", rating.SubmitRatingView.as_view(), name="rate-submit"),
     path("rate/assignments/<id:assignment_id>/flag/", rating.FlagItemView.as_view(), name="rate-flag"),
+    # Last: every other path under /api/ answers 404 with the API's error body, not an HTML page.
+    re_path(r"", auth.UnknownEndpointView.as_view(), name="unknown"),
 ]

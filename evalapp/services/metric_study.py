@@ -14,6 +14,7 @@ scores but left out of every correlation: it is not one of the systems a metric 
 import importlib.metadata
 import platform
 import re
+from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -25,6 +26,7 @@ from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, MetricData, Resam
 from evalapp.formats.csvfile import FormatError, Problem
 from evalapp.formats.metric_report import jsonable
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL, parse_metric_scores
+from evalapp.formats.problems import ProblemLog
 from evalapp.metrics import registry
 from evalapp.models import SCORE_MAX, SCORE_MIN, Instance, MetricScore, Reference, SystemOutput
 from evalapp.services import results
@@ -142,7 +144,7 @@ def compute_builtin(campaign, keys, corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore
     for position, key in enumerate(keys):
         metric = registry.build(key, bertscore_options)
 
-        def step(fraction, position=position):
+        def step(fraction, position=position, key=key):
             if progress is not None:
                 progress((position + fraction) / len(keys), f"computing {key}")
 
@@ -217,20 +219,20 @@ def import_metric_scores(campaign, metric, level, source):
     systems = {system.name: system for system in results.campaign_systems(campaign)}
     instances = dict(Instance.objects.filter(dataset=campaign.dataset).values_list("external_id", "pk"))
     system_column = 2 if level == SEGMENT_LEVEL else 1
-    problems = []
+    problems = ProblemLog()
     for record in records:
         if record.system not in systems:
-            problems.append(Problem(source.name, record.line, system_column,
-                                    f"'{record.system}' is not a system of campaign '{campaign.name}' "
-                                    f"(systems: {', '.join(systems)})"))
+            problems.add(source.name, record.line, system_column,
+                         f"'{record.system}' is not a system of campaign '{campaign.name}' "
+                         f"(systems: {', '.join(systems)})")
         if record.instance_id is not None and record.instance_id not in instances:
-            problems.append(Problem(source.name, record.line, 1,
-                                    f"'{record.instance_id}' is not an instance id of dataset '{campaign.dataset.name}'"))
-    if problems:
-        raise FormatError(problems[:50])
+            problems.add(source.name, record.line, 1,
+                         f"'{record.instance_id}' is not an instance id of dataset '{campaign.dataset.name}'")
+    problems.raise_if_any()
+    signature = f"imported:{Path(source.name).name}"
     rows = [MetricScore(campaign=campaign, metric=metric, level=level, system=systems[r.system],
                         instance_id=instances[r.instance_id] if r.instance_id is not None else None,
-                        value=r.score, imported=True, signature=f"imported:{source.name}")
+                        value=r.score, imported=True, signature=signature)
             for r in records]
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, metric=metric, level=level).delete()

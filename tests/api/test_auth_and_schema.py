@@ -93,3 +93,22 @@ def test_docs_page_loads_nothing_from_outside(world):
     sources = re.findall(r'(?:src|href)="([^"]+)"', page)
     assert any("swagger-ui-bundle.js" in source for source in sources), sources
     assert not [s for s in sources if s.startswith(("http:", "https:", "//"))], sources
+
+
+def test_browsable_api_renders_every_readable_endpoint(world):
+    """A signed-in browser gets DRF's HTML pages (or the download) for every GET, never a 5xx."""
+    from tests.api.test_auth_matrix import ENDPOINTS
+
+    client = world.client("organizer")
+    for endpoint in ENDPOINTS:
+        if endpoint.method == "get":
+            response = client.get(endpoint.url(world), HTTP_ACCEPT="text/html")
+            assert response.status_code < 500, endpoint.path
+
+
+@pytest.mark.parametrize("path", ["/api/nowhere/", "/api/campaigns/1234567890123456789012/", "/api/campaigns/x/"])
+def test_unknown_paths_get_the_json_error_body(path):
+    for method in ("get", "post", "delete"):
+        response = getattr(APIClient(), method)(path)
+        assert response.status_code == 404
+        assert response.json()["detail"].startswith("There is no such API endpoint")

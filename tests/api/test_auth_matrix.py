@@ -152,6 +152,6 @@ def test_every_api_url_is_in_the_matrix():
         route = "/api/" + str(pattern.pattern)
         for converter, placeholder in placeholders.items():
             route = route.replace(converter, placeholder)
-        if route not in covered and pattern.name != "token":
+        if route not in covered and pattern.name not in {"token", "unknown"}:
             missing.append(route)
     assert not missing, f"endpoints without a row in the auth matrix: {missing}"

@@ -11,7 +11,8 @@ from evalapp.models import Campaign, Dataset, Instance, Reference, Submission, S
 from evalapp.services.campaigns import campaign_summary
 from tests.api.world import REFERENCES, STATEMENTS, SYSTEMS
 
-pytestmark = pytest.mark.django_db
+# Also run against PostgreSQL (second pass of scripts/test.sh): the API over the real engine.
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def upload(name, data):

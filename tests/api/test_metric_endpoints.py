@@ -8,7 +8,8 @@ from django.test import override_settings
 from evalapp.formats import metric_report
 from evalapp.models import MetricRun, MetricScore
 
-pytestmark = pytest.mark.django_db
+# Also run against PostgreSQL (second pass of scripts/test.sh): the API over the real engine.
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 IMMEDIATE = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 REPORT_TYPES = {"json": "application/json", "csv": "text/csv", "latex": "application/x-latex",

@@ -13,7 +13,8 @@ from annotators.models import Rating, RaterExclusion
 from evalapp.formats.csvfile import write_csv
 from evalapp.services.results import RATINGS_LONG_HEADER, agreement_report, ratings_long_rows
 
-pytestmark = pytest.mark.django_db
+# Also run against PostgreSQL (second pass of scripts/test.sh): the API over the real engine.
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 FORMATS = {"json": "application/json", "csv": "text/csv", "markdown": "text/markdown",
            "latex": "application/x-latex"}
@@ -104,7 +105,7 @@ def test_ratings_file_naming_an_unknown_system_is_refused_whole(world):
 
 def test_quality_lists_every_rater_and_exclusion_removes_their_ratings(world):
     client = world.client("organizer")
-    quality = client.get(f"/api/campaigns/{world.campaign.pk}/raters/").json()
+    quality = client.get(f"/api/campaigns/{world.campaign.pk}/raters/").json()["results"]
     by_name = {row["rater"]: row for row in quality}
     assert set(by_name) == {"import:ext-1", "import:ext-2", "api-rater1"}
     outside = by_name["import:ext-1"]

@@ -126,3 +126,11 @@ def build_world(campaign_name="pilot"):
     import_ratings(campaign, outside_ratings(), "outside.csv", "long")
     assignment = engine.next_assignment(campaign, users["rater"].rater)
     return World(dataset, campaign, users, assignment, finished_study(campaign, users["organizer"]))
+
+
+def fuzzing_seed():
+    """Build the world in the configured database; the ids and tokens a fuzzer needs, as plain data."""
+    world = build_world()
+    tokens = {role: Token.objects.get_or_create(user=user)[0].key for role, user in world.users.items()}
+    return {"tokens": tokens, "dataset_id": world.dataset.pk, "campaign_id": world.campaign.pk,
+            "rater_id": world.rater().pk, "assignment_id": world.assignment.pk, "run_id": world.metric_run.pk}

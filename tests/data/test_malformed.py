@@ -23,6 +23,7 @@ SUBMISSION_CASES = [
     ("empty-file", b"", (SUB, None, None), "the file has no rows"),
     ("blank-lines-only", b"\n\r\n  \n", (SUB, None, None), "the file has no rows"),
     ("wrong-dataset", b"501,a\n502,b\n503,c\n", (SUB, None, 1), "none of the 3 ids is in dataset 'mini'"),
+    ("id-too-long", SUBMISSION + b"x" * 65 + b",a\n", (SUB, 4, 1), "id is 65 characters long; the limit is 64"),
     ("quote-left-open", b'1,a\n2,"' + b"x" * 100_001 + b'"\n3,c\n', (SUB, 2, 2), "is a quote left open?"),
 ]
 

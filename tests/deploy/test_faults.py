@@ -63,13 +63,13 @@ def served(request, tmp_path):
 
 
 async def kill_workers_during_load(server, stats, killed):
-    """SIGKILL one worker each time the acknowledged ratings pass a threshold."""
+    """SIGKILL every worker each time the acknowledged ratings pass a threshold."""
     for threshold in KILL_AFTER_RATINGS:
         while stats.completed < threshold:
             await asyncio.sleep(0.01)
-        victim = server.worker_pids()[0]
-        os.kill(victim, signal.SIGKILL)
-        killed.append(victim)
+        for victim in server.worker_pids():
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
 
 
 async def scenario(server, campaign):
@@ -102,15 +102,16 @@ async def scenario(server, campaign):
     runs = await asyncio.gather(*(f.rate_until_done() for f in flows))
     for f in flows:
         await f.browser.close()
-    return runs, stats, killed
+    return runs, stats, killed, sum(f.browser.reconnects for f in flows)
 
 
 def test_sigkill_of_a_worker_mid_load_loses_and_duplicates_nothing(served, tmp_path):
     server, env, campaign = served
     workers_before = set(server.worker_pids())
-    runs, stats, killed = asyncio.run(scenario(server, campaign))
+    runs, stats, killed, reconnects = asyncio.run(scenario(server, campaign))
 
-    assert len(killed) == len(KILL_AFTER_RATINGS)
+    assert len(killed) == len(KILL_AFTER_RATINGS) * WORKERS
+    assert reconnects + sum(stats.errors.values()) > 0, "the kills cut live connections"
     assert not set(server.worker_pids()) & set(killed), "the master replaced the killed workers"
     assert set(server.worker_pids()) != workers_before
     assert all(run.finished for run in runs)

@@ -37,8 +37,13 @@ def test_fast_coefficient_values_equal_scipy(tied_pair):
     x, y = tied_pair
     assert corr.coefficient_value("pearson", x, y) == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
     assert corr.coefficient_value("spearman", x, y) == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
-    assert corr.coefficient_value("kendall_c", x, y) == pytest.approx(
-        stats.kendalltau(x, y, variant="c").statistic, abs=1e-12)
+    for n in (7, 17, len(x)):  # the all-pairs path for small n
+        for variant in "bc":
+            assert corr.coefficient_value(f"kendall_{variant}", x[:n], y[:n]) == pytest.approx(
+                stats.kendalltau(x[:n], y[:n], variant=variant).statistic, abs=1e-12)
+    big_x, big_y = np.tile(x, 3) + np.arange(3 * len(x)) * 1e-3, np.tile(y, 3)
+    assert corr.coefficient_value("kendall_b", big_x, big_y) == pytest.approx(
+        stats.kendalltau(big_x, big_y).statistic, abs=1e-12)
 
 
 def test_tau_c_differs_from_tau_b_on_a_rectangular_table():

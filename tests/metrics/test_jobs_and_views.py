@@ -17,6 +17,7 @@ SMALL = {"bootstrap": 20, "permutations": 20}
 
 
 @override_settings(TASKS=IMMEDIATE)
+@pytest.mark.postgres
 def test_a_run_executes_in_process_and_stores_its_report():
     campaign = build_study_campaign()
     run = metric_runs.start_run(campaign, FAST, SMALL)
@@ -26,6 +27,7 @@ def test_a_run_executes_in_process_and_stores_its_report():
     assert metric_runs.latest_report(campaign) == run
 
 
+@pytest.mark.postgres
 def test_progress_is_recorded_as_the_run_advances(monkeypatch):
     campaign = build_study_campaign()
     run = MetricRun.objects.create(campaign=campaign, metrics=FAST, options=SMALL)
@@ -54,6 +56,7 @@ def test_a_run_without_ratings_fails_with_its_reason():
     assert "no counted ratings" in run.message and run.report is None
 
 
+@pytest.mark.postgres
 def test_the_task_is_queued_for_a_worker():
     """With the database backend (the default) the run waits for ``manage.py db_worker``."""
     from django_tasks_db.models import DBTaskResult

@@ -42,6 +42,7 @@ def test_report_follows_the_s5_contract():
     assert sum(report["rating_histograms"]["sys0"]) == 8 * 3
 
 
+@pytest.mark.postgres
 def test_builtin_scores_are_stored_with_signatures():
     campaign = build_study_campaign()
     report_of(campaign, ["comve_bleu", "chrf"])
@@ -132,6 +133,7 @@ def test_imported_segment_metric_gets_segment_figures_and_a_mean_system_score():
     assert report["system_level"]["seg-metric"]["pearson"]["bootstrap_ci"][0] is not None
 
 
+@pytest.mark.postgres
 def test_import_errors_name_file_line_and_column_and_write_nothing():
     campaign = build_study_campaign()
     bad = "system,score\nsys0,0.5\nsys1,abc\nnobody,0.2\nsys0,0.7\n"
@@ -154,6 +156,7 @@ def test_import_errors_name_file_line_and_column_and_write_nothing():
     assert not MetricScore.objects.filter(campaign=campaign).exists()
 
 
+@pytest.mark.postgres
 def test_reimport_replaces_the_metric():
     campaign = build_study_campaign()
     metric_study.import_metric_scores(campaign, "m", "system", source("sys0,1\nsys1,2\n"))

@@ -8,7 +8,7 @@ from evalapp.formats.csvfile import FormatError, Problem, decode
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import read_rubric
 from evalapp.models import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
-from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
+from evalapp.services.campaigns import campaign_summary, create_campaign
 
 SECONDS_PER_MINUTE = 60
 # The option of each create_campaign parameter, to say where a problem is.

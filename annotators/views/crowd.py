@@ -1,0 +1,96 @@
+"""Entry pages for crowd workers (S11): a Mechanical Turk ExternalQuestion and a Prolific study link.
+
+GET never changes anything: it shows the MTurk preview, or the instructions with a Start
+button whose form carries the platform's parameters. The POST of that button identifies
+the worker (see :mod:`annotators.crowd`), logs them in and leases their first item; from
+then on they use the ordinary rater screens. Both pages may be framed by Mechanical Turk only.
+"""
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_http_methods
+
+from annotators import crowd
+from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
+from annotators.models import Rater
+from annotators.views.framing import frameable_by_mturk
+from annotators.views.rating import advance, instructions_context
+from evalapp import roles
+from evalapp.models import Campaign
+
+# The worked example shown as the preview's sample item: a reason that is neither best nor worst.
+PREVIEW_EXAMPLE_SCORE = 2
+
+
+def _open_campaign(campaign_id):
+    return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
+
+
+@frameable_by_mturk
+@require_http_methods(["GET", "POST"])
+def mturk_entry(request, campaign_id):
+    """The campaign as an MTurk ExternalQuestion: preview, instructions, then Start (POST).
+
+    Security: anyone (MTurk workers have no account yet); open campaigns only (404). A preview
+    (no assignmentId, or ASSIGNMENT_ID_NOT_AVAILABLE) writes nothing, not even a session. The
+    POST needs CSRF and valid parameters (400 naming the bad one); turkSubmitTo must be an
+    allowed MTurk origin. It logs in only a password-less crowd account (403 otherwise).
+    """
+    campaign = _open_campaign(campaign_id)
+    if request.method == "GET" and crowd.is_mturk_preview(request.GET):
+        return _preview(request, campaign)
+    return _entry(request, campaign, crowd.MTURK)
+
+
+@frameable_by_mturk
+@require_http_methods(["GET", "POST"])
+def prolific_entry(request, campaign_id):
+    """The campaign as a Prolific study: instructions, then Start (POST) with the study's parameters.
+
+    Security: anyone (participants have no account yet); open campaigns only (404). GET writes
+    nothing. The POST needs CSRF and valid PROLIFIC_PID, STUDY_ID and SESSION_ID (400 naming
+    the bad one); it logs in only a password-less crowd account (403 otherwise).
+    """
+    return _entry(request, _open_campaign(campaign_id), crowd.PROLIFIC)
+
+
+def _preview(request, campaign):
+    example = next(example for example in WORKED_EXAMPLES if example.score == PREVIEW_EXAMPLE_SCORE)
+    return render(request, "rate/crowd_preview.html", {
+        **instructions_context(campaign, progress=None), "crowd_platform": Rater.Platform.MTURK.label,
+        "example": example, "example_statement": WORKED_STATEMENT,
+    })
+
+
+def _entry(request, campaign, platform):
+    params = request.POST if request.method == "POST" else request.GET
+    try:
+        visit = crowd.visit_from(platform, params)
+    except crowd.CrowdParameterError as error:
+        return _refusal(request, campaign, platform, error.parameter, error.message, status=400)
+    if request.method == "GET":
+        return _landing(request, campaign, visit)
+    try:
+        crowd_session = crowd.enter(request, campaign, visit)
+    except crowd.CrowdEntryRefused as refusal:
+        return _refusal(request, campaign, platform, None, refusal.message, status=403)
+    return advance(request, campaign, crowd_session.rater)
+
+
+def _landing(request, campaign, visit):
+    """The instructions with the Start form; the progress of a worker already inside this session."""
+    rater = roles.rater_of(request.user)
+    crowd_session = crowd.current_session(request, campaign, rater)
+    if crowd_session is not None and (crowd_session.platform, crowd_session.session_id) != (visit.platform,
+                                                                                            visit.session_id):
+        crowd_session = None
+    progress = crowd.progress(campaign, rater, crowd_session) if crowd_session is not None else None
+    context = instructions_context(campaign, progress, crowd_session)
+    context.update(crowd_platform=Rater.Platform(visit.platform).label,
+                   start_url=request.path, start_fields=visit.parameters())
+    return render(request, "rate/instructions.html", context)
+
+
+def _refusal(request, campaign, platform, parameter, message, status):
+    return render(request, "rate/crowd_refused.html", {
+        "campaign": campaign, "platform": Rater.Platform(platform).label,
+        "parameter": parameter, "message": message,
+    }, status=status)

@@ -70,6 +70,11 @@ def is_excluded(campaign, rater):
     return RaterExclusion.objects.filter(campaign=campaign, rater=rater).exists()
 
 
+def campaigns_open_to(rater):
+    """The open campaigns ``rater`` was not excluded from, by name (one query for the list)."""
+    return Campaign.objects.filter(status=Campaign.Status.OPEN).exclude(exclusions__rater=rater).order_by("name")
+
+
 # --- leasing -------------------------------------------------------------------------------
 
 def next_assignment(campaign, rater, now=None):
@@ -349,15 +354,8 @@ def rater_progress(campaign, rater):
     return RaterProgress(mine["done"], mine["done"] + mine["held"] + still_open)
 
 
-@dataclass
-class SystemProgress:
-    system_id: int
-    name: str
-    marker: str
-    is_human: bool
-    items: int
-    ratings: int
-    expected: int
+class _RatingsAgainstExpected:
+    """``ratings`` collected of ``expected``: complete when all are in, and the fraction done."""
 
     @property
     def complete(self):
@@ -369,7 +367,18 @@ class SystemProgress:
 
 
 @dataclass
-class CampaignProgress:
+class SystemProgress(_RatingsAgainstExpected):
+    system_id: int
+    name: str
+    marker: str
+    is_human: bool
+    items: int
+    ratings: int
+    expected: int
+
+
+@dataclass
+class CampaignProgress(_RatingsAgainstExpected):
     """Ratings collected against ratings needed, overall and per system (controls apart)."""
 
     items: int = 0
@@ -382,14 +391,6 @@ class CampaignProgress:
     active_raters: int = 0
     raters: int = 0
     systems: list = field(default_factory=list)
-
-    @property
-    def complete(self):
-        return self.ratings >= self.expected > 0
-
-    @property
-    def fraction(self):
-        return self.ratings / self.expected if self.expected else 0.0
 
     def as_dict(self):
         data = asdict(self)

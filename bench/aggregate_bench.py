@@ -11,6 +11,7 @@ memory of each. Targets: Table 6 under 2 s, agreement under 10 s.
 import argparse
 import gc
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -104,9 +105,8 @@ def main(argv=None):
             print(f"kept: DATABASE_URL={database.url}")
         else:
             database.drop()
-    if args.database == "sqlite" and not args.keep:
-        for path in workdir.glob("*.sqlite3*"):
-            path.unlink()
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

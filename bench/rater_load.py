@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -164,6 +165,10 @@ def main(argv=None):
             results = [run_one(server, k, args) for k in ks]
     finally:
         database.drop()
+        # keep only the server log, which the report points to
+        shutil.rmtree(workdir / "static", ignore_errors=True)
+        for path in workdir.glob("*.sqlite3*"):
+            path.unlink()
     report(args.database, results, workdir / "gunicorn.log")
     print(f"total {time.perf_counter() - started:.0f} s")
     if args.json:

@@ -5,23 +5,18 @@ button whose form carries the platform's parameters. The POST of that button ide
 the worker (see :mod:`annotators.crowd`), logs them in and leases their first item; from
 then on they use the ordinary rater screens. Both pages may be framed by Mechanical Turk only.
 """
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
 from annotators import crowd
 from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
 from annotators.models import Rater
 from annotators.views.framing import frameable_by_mturk
-from annotators.views.rating import advance, instructions_context
+from annotators.views.rating import advance, instructions_context, open_campaign
 from evalapp import roles
-from evalapp.models import Campaign
 
 # The worked example shown as the preview's sample item: a reason that is neither best nor worst.
 PREVIEW_EXAMPLE_SCORE = 2
-
-
-def _open_campaign(campaign_id):
-    return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
 
 
 @frameable_by_mturk
@@ -34,7 +29,7 @@ def mturk_entry(request, campaign_id):
     POST needs CSRF and valid parameters (400 naming the bad one); turkSubmitTo must be an
     allowed MTurk origin. It logs in only a password-less crowd account (403 otherwise).
     """
-    campaign = _open_campaign(campaign_id)
+    campaign = open_campaign(campaign_id)
     if request.method == "GET" and crowd.is_mturk_preview(request.GET):
         return _preview(request, campaign)
     return _entry(request, campaign, crowd.MTURK)
@@ -49,7 +44,7 @@ def prolific_entry(request, campaign_id):
     nothing. The POST needs CSRF and valid PROLIFIC_PID, STUDY_ID and SESSION_ID (400 naming
     the bad one); it logs in only a password-less crowd account (403 otherwise).
     """
-    return _entry(request, _open_campaign(campaign_id), crowd.PROLIFIC)
+    return _entry(request, open_campaign(campaign_id), crowd.PROLIFIC)
 
 
 def _preview(request, campaign):

@@ -26,7 +26,8 @@ from evalapp import roles
 from evalapp.models import Campaign
 
 
-def _open_campaign(campaign_id):
+def open_campaign(campaign_id):
+    """The campaign if it is open; 404 otherwise (a closed campaign hands out nothing)."""
     return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
 
 
@@ -36,8 +37,7 @@ def _own_assignment(campaign, rater, assignment_id):
         assignment_id = int(assignment_id)
     except (TypeError, ValueError):
         assignment_id = None
-    return get_object_or_404(Assignment.objects.select_related("item__instance"),
-                             pk=assignment_id, rater=rater, campaign=campaign)
+    return get_object_or_404(Assignment, pk=assignment_id, rater=rater, campaign=campaign)
 
 
 def advance(request, campaign, rater):
@@ -85,9 +85,7 @@ def campaign_list(request):
     """
     rater = roles.rater_of(request.user)
     rows = []
-    for campaign in Campaign.objects.filter(status=Campaign.Status.OPEN).order_by("name"):
-        if engine.is_excluded(campaign, rater):
-            continue
+    for campaign in engine.campaigns_open_to(rater):
         progress = engine.rater_progress(campaign, rater)
         rows.append({"campaign": campaign, "done": progress.done, "total": progress.total})
     return render(request, "rate/campaigns.html", {"rows": rows})
@@ -101,7 +99,7 @@ def instructions(request, campaign_id):
 
     Security: raters only; open campaigns only (404 otherwise). Read-only: starting is a POST.
     """
-    campaign = _open_campaign(campaign_id)
+    campaign = open_campaign(campaign_id)
     rater = roles.rater_of(request.user)
     crowd_session = crowd.current_session(request, campaign, rater)
     return render(request, "rate/instructions.html", instructions_context(
@@ -123,7 +121,7 @@ def next_item(request, campaign_id):
 
     Security: raters only, POST with CSRF; the engine leases only items this rater never had.
     """
-    campaign = _open_campaign(campaign_id)
+    campaign = open_campaign(campaign_id)
     return advance(request, campaign, roles.rater_of(request.user))
 
 
@@ -143,7 +141,7 @@ def item(request, campaign_id):
             return _keep_for_login(request, campaign_id, flag=False)
         return redirect_to_login(request.get_full_path())
     rater = _rater_or_403(request)
-    campaign = _open_campaign(campaign_id)
+    campaign = open_campaign(campaign_id)
     if request.method == "POST":
         return _submit(request, campaign, rater)
     return _show(request, campaign, rater)
@@ -206,7 +204,7 @@ def flag(request, campaign_id):
     if not request.user.is_authenticated:
         return _keep_for_login(request, campaign_id, flag=True)
     rater = _rater_or_403(request)
-    campaign = _open_campaign(campaign_id)
+    campaign = open_campaign(campaign_id)
     assignment = _own_assignment(campaign, rater, request.POST.get("assignment"))
     flags.flag_item(assignment.pk, rater, request.POST.get("note", ""))
     messages.success(request, "Thank you: the item was reported and skipped. You will not see it again.")

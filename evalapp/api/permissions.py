@@ -11,13 +11,20 @@ from evalapp import roles
 ROLE_MESSAGE = "Your account does not have the role this endpoint needs ({role})."
 
 
-class IsOrganizer(BasePermission):
+class RolePermission(BasePermission):
+    """Grants a request when ``check(user)``, a predicate of ``evalapp.roles``, holds."""
+
+    check = None
+
+    def has_permission(self, request, view):
+        return self.check(request.user)
+
+
+class IsOrganizer(RolePermission):
     """Organizers and admins (superusers)."""
 
     message = ROLE_MESSAGE.format(role="organizer")
-
-    def has_permission(self, request, view):
-        return roles.is_organizer(request.user)
+    check = staticmethod(roles.is_organizer)
 
 
 class IsResultsViewer(BasePermission):
@@ -31,23 +38,19 @@ class IsResultsViewer(BasePermission):
         return request.method in SAFE_METHODS and roles.is_researcher(request.user)
 
 
-class IsMetricResearcher(BasePermission):
+class IsMetricResearcher(RolePermission):
     """Organizers and researchers, reading and writing: running a metric study and importing a
     metric's scores is the researcher's job (S10) and changes no rating or human score."""
 
     message = ROLE_MESSAGE.format(role="organizer or researcher")
-
-    def has_permission(self, request, view):
-        return roles.can_view_results(request.user)
+    check = staticmethod(roles.can_view_results)
 
 
-class IsRater(BasePermission):
+class IsRater(RolePermission):
     """Users with a Rater profile; the views restrict them further to their own assignments."""
 
     message = ROLE_MESSAGE.format(role="rater")
-
-    def has_permission(self, request, view):
-        return roles.is_rater(request.user)
+    check = staticmethod(roles.is_rater)
 
 
 ORGANIZER = [IsAuthenticated, IsOrganizer]

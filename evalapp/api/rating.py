@@ -16,7 +16,7 @@ from rest_framework.response import Response
 
 from annotators import engine, flags
 from annotators.models import Assignment
-from annotators.views.rating import measured_seconds
+from annotators.seconds import measured_seconds
 from evalapp import roles
 from evalapp.api.base import ApiView, ListApiView
 from evalapp.api.errors import Conflict
@@ -72,8 +72,7 @@ class RaterCampaignListView(ListApiView):
         rater = roles.rater_of(self.request.user)
         return [{"id": campaign.pk, "name": campaign.name, "instructions": campaign.instructions,
                  "rubric": campaign.rubric, "progress": progress_of(campaign, rater)}
-                for campaign in Campaign.objects.filter(status=Campaign.Status.OPEN).order_by("name")
-                if not engine.is_excluded(campaign, rater)]
+                for campaign in engine.campaigns_open_to(rater)]
 
     @extend_schema(tags=["rate"])
     def get(self, request, *args, **kwargs):

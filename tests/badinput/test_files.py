@@ -10,6 +10,9 @@ from django.test import override_settings
 from tests.badinput.cases import BAD_FILES
 from tests.badinput.world import CAMPAIGN, DATASET, REFERENCES, STATEMENTS, build_world, snapshot
 
+# Atomicity is the database's: the same cases run again on PostgreSQL.
+pytestmark = pytest.mark.postgres
+
 FILES = Path(__file__).resolve().parent / "files"
 # The real limit is 20 MB; the tests lower it so that the oversized file stays small.
 TEST_UPLOAD_LIMIT = 64 * 1024

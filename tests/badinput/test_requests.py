@@ -15,6 +15,9 @@ from evalapp.services.campaigns import create_campaign
 from tests.badinput.requests import BAD_REQUESTS
 from tests.badinput.world import DATASET, build_world, snapshot
 
+# Atomicity is the database's: the same cases run again on PostgreSQL.
+pytestmark = pytest.mark.postgres
+
 FILES = Path(__file__).resolve().parent / "files"
 CSRF_SECRET = "a" * 32
 OTHER_CSRF_SECRET = "b" * 32

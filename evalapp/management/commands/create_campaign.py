@@ -2,15 +2,17 @@
 import json
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from evalapp.formats.csvfile import FormatError, Problem, decode
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import read_rubric
+from evalapp.management.commands._import_output import refuse
 from evalapp.models import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
 from evalapp.services.campaigns import campaign_summary, create_campaign
 
 SECONDS_PER_MINUTE = 60
+CAMPAIGN_REFUSED = "campaign not created; nothing was written"
 # The option of each create_campaign parameter, to say where a problem is.
 OPTIONS = {
     "dataset": "--dataset", "name": "--name", "sample": "--sample", "seed": "--seed",
@@ -99,15 +101,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Systems not included: {', '.join(summary['systems_not_included'])}")
 
     def _refuse(self, error, as_json):
+        """Problems of an option's value name the option (``--sample: ...``), file problems the file."""
         fields = getattr(error, "fields", [problem.file for problem in error.problems])
-        lines = []
-        for field, problem in zip(fields, error.problems):
-            if problem.file == field and field in OPTIONS:
-                lines.append(f"{OPTIONS[field]}: {problem.message}")
-            else:
-                lines.append(str(problem))
-        if as_json:
-            self.stdout.write(json.dumps({"error": "campaign not created; nothing was written",
-                                          "problems": [problem.as_dict() for problem in error.problems]}, indent=2))
-        raise CommandError("campaign not created; nothing was written. "
-                           f"{len(lines)} problem(s):\n" + "\n".join(f"  {line}" for line in lines))
+        lines = [f"{OPTIONS[field]}: {problem.message}" if problem.file == field and field in OPTIONS else str(problem)
+                 for field, problem in zip(fields, error.problems)]
+        refuse(self, error, as_json, headline=CAMPAIGN_REFUSED, lines=lines)

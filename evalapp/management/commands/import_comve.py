@@ -1,10 +1,8 @@
 """manage.py import_comve: load a ComVE dataset (statements, references, optional pairs)."""
-import json
-
 from django.core.management.base import BaseCommand, CommandError
 
 from evalapp.formats.csvfile import FormatError
-from evalapp.management.commands._import_output import print_warnings, refuse
+from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.models import Dataset
 from evalapp.services.imports import import_comve
 
@@ -33,10 +31,6 @@ class Command(BaseCommand):
                                   split=options["split"])
         except FormatError as error:
             refuse(self, error, options["json"])
-        if options["json"]:
-            self.stdout.write(json.dumps(result.as_json(), indent=2))
-            return
-        print_warnings(self, result.warnings)
-        self.stdout.write(self.style.SUCCESS(
+        print_result(self, result, options["json"], lambda result: (
             f"Imported dataset '{result.dataset.name}' ({result.dataset.split}): {result.instances} instances, "
             f"{result.references} references, {result.true_sentences} sensical twins."))

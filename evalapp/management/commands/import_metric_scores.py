@@ -1,12 +1,10 @@
 """manage.py import_metric_scores: a researcher's own metric for a campaign (S5, S10)."""
-import json
-
 from django.core.management.base import BaseCommand
 
 from evalapp.formats.csvfile import FormatError
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.management.commands._import_output import refuse
+from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.services.metric_study import import_metric_scores
 
 
@@ -30,9 +28,6 @@ class Command(BaseCommand):
             result = import_metric_scores(campaign, options["metric"], options["level"], options["file"])
         except FormatError as error:
             refuse(self, error, options["json"])
-        if options["json"]:
-            self.stdout.write(json.dumps(result.as_json(), indent=2))
-        else:
-            self.stdout.write(self.style.SUCCESS(
-                f"Imported {result.scores} {result.level}-level scores of '{result.metric}' for {result.systems} "
-                f"system(s) into campaign '{campaign.name}'."))
+        print_result(self, result, options["json"], lambda result: (
+            f"Imported {result.scores} {result.level}-level scores of '{result.metric}' for {result.systems} "
+            f"system(s) into campaign '{campaign.name}'."))

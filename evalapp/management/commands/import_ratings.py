@@ -1,5 +1,4 @@
 """manage.py import_ratings: ratings from Mechanical Turk batch results or a long-form CSV (S4, S5)."""
-import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -7,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from evalapp.formats.csvfile import FormatError
 from evalapp.formats.ratings import DEFAULT_COLUMNS, FORMATS, LONG, MTURK
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.management.commands._import_output import refuse
+from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.services.ratings_import import import_ratings
 
 COLUMN_OPTIONS = ("instance", "reason", "score", "worker", "status", "system", "seconds", "assignment")
@@ -49,13 +48,11 @@ class Command(BaseCommand):
                                    columns=columns)
         except FormatError as error:
             refuse(self, error, options["json"])
-        if options["json"]:
-            self.stdout.write(json.dumps(result.as_json(), indent=2))
-            return
-        for line in result.unknown:
-            self.stderr.write(f"unknown: {line}")
-        for rejection in result.rejected:
-            self.stderr.write(f"{path}, line {rejection.line}: rejected {rejection.value!r}: {rejection.reason}")
-        self.stdout.write(self.style.SUCCESS(
+        if not options["json"]:
+            for line in result.unknown:
+                self.stderr.write(f"unknown: {line}")
+            for rejection in result.rejected:
+                self.stderr.write(f"{path}, line {rejection.line}: rejected {rejection.value!r}: {rejection.reason}")
+        print_result(self, result, options["json"], lambda result: (
             f"Imported {result.accepted} ratings into campaign '{campaign.name}'; {len(result.rejected)} rejected, "
             f"{len(result.skipped)} skipped (rejected assignments)."))

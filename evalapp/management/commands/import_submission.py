@@ -1,10 +1,8 @@
 """manage.py import_submission: load a system's official-format submission and score its BLEU."""
-import json
-
 from django.core.management.base import BaseCommand
 
 from evalapp.formats.csvfile import FormatError
-from evalapp.management.commands._import_output import print_warnings, refuse
+from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.models import System
 from evalapp.services.imports import import_submission
 
@@ -36,11 +34,10 @@ class Command(BaseCommand):
                                        allow_partial=options["allow_partial"])
         except FormatError as error:
             refuse(self, error, options["json"])
-        if options["json"]:
-            self.stdout.write(json.dumps(result.as_json(), indent=2))
-            return
-        print_warnings(self, result.warnings)
-        bleu = "not computed (partial submission)" if result.official_bleu is None else f"{result.official_bleu:.4f}"
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {result.rows} reasons of system '{result.system.display_name}' into dataset "
-            f"'{result.system.dataset.name}'; official BLEU {bleu}."))
+        print_result(self, result, options["json"], _summary)
+
+
+def _summary(result):
+    bleu = "not computed (partial submission)" if result.official_bleu is None else f"{result.official_bleu:.4f}"
+    return (f"Imported {result.rows} reasons of system '{result.system.display_name}' into dataset "
+            f"'{result.system.dataset.name}'; official BLEU {bleu}.")

@@ -36,6 +36,8 @@ from evalapp.services.retry import retry_on_contention
 
 ORDER_SEED_BOUND = 2**62
 SWEEP_INTERVAL = timedelta(seconds=1)
+# How many items, from the rater's place in the campaign's key order on, their own order chooses among.
+ORDER_WINDOW = 16
 _last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
 
 
@@ -147,25 +149,59 @@ def _live(campaign, now):
     return Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
 
 
+def items_with_room(campaign):
+    """Items of ``campaign`` that need more ratings than they have leased or done.
+
+    ``active_count < raters_per_item`` repeats the condition as a constant bound (every item
+    needs the campaign's M), so that the database reads only the open part of the item index
+    instead of passing over all the full items.
+    """
+    return Item.objects.filter(campaign=campaign, active_count__lt=F("needed")).filter(
+        active_count__lt=campaign.raters_per_item)
+
+
 def open_items(campaign, rater):
-    """Items of ``campaign`` with room that ``rater`` never had, best first for this rater."""
-    multiplier, offset = rater_order_parameters(rater.order_seed)
-    return (
-        Item.objects.filter(campaign=campaign, active_count__lt=F("needed"))
-        .filter(~Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater)))
-        .filter(~Exists(Rating.objects.filter(item=OuterRef("pk"), rater=rater)))
-        .alias(rater_order=(F("shuffle_key") * multiplier + offset) % SHUFFLE_MODULUS)
-        .order_by("-active_count", "rater_order", "pk")
-    )
+    """Items of ``campaign`` with room that ``rater`` never had (unordered; see :func:`_pick_item`)."""
+    return _never_had(items_with_room(campaign), rater)
+
+
+def _never_had(items, rater):
+    return (items.filter(~Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater)))
+            .filter(~Exists(Rating.objects.filter(item=OuterRef("pk"), rater=rater))))
 
 
 def _pick_item(campaign, rater, skip_locked):
     """Lock and return the rater's best open item, or None.
 
+    Best: among the open items closest to completion (the highest ``active_count``), the
+    rater's random order. That order is read through the item index instead of sorting every
+    open item: the rater starts at their own point of the campaign's random key order
+    (``shuffle_key``), wrapping round at the end, and of the next ``ORDER_WINDOW`` items takes
+    the first in their own permutation of the keys. So raters start at different places and
+    walk the items in different orders, at the cost of an index probe and ``ORDER_WINDOW`` rows.
+
     With ``skip_locked`` rows other raters are taking right now are passed over; without it,
     the query waits for them (used only when every open item is locked at this instant).
     """
-    return (open_items(campaign, rater).select_related("instance")
+    multiplier, start = rater_order_parameters(rater.order_seed)
+    pool = open_items(campaign, rater)
+    # A query of its own: as a subquery, SQLite reads every open item instead of one level.
+    fullest = pool.order_by("-active_count").values_list("active_count", flat=True).first()
+    if fullest is None:
+        return None
+    for keys in (Q(shuffle_key__gte=start), Q(shuffle_key__lt=start)):
+        level = Item.objects.filter(keys, campaign=campaign, active_count=fullest, needed__gt=fullest)
+        window = _never_had(level, rater).order_by("shuffle_key").values("pk")[:ORDER_WINDOW]
+        item = _locked_first(Item.objects.filter(pk__in=window), multiplier, start, skip_locked)
+        if item is not None:
+            return item
+    # Every item of the window is being taken right now: any open item will do.
+    return _locked_first(pool.order_by("-active_count"), multiplier, start, skip_locked)
+
+
+def _locked_first(items, multiplier, offset, skip_locked):
+    return (items.alias(rater_order=(F("shuffle_key") * multiplier + offset) % SHUFFLE_MODULUS)
+            .order_by(*items.query.order_by, "rater_order", "pk").select_related("instance")
             .select_for_update(no_key=True, skip_locked=skip_locked, of=("self",)).first())
 
 
@@ -223,8 +259,12 @@ def _checked_seconds(seconds):
     return seconds
 
 
-def submit_rating(assignment_id, rater, score, seconds=None, now=None):
+def submit_rating(assignment_id, rater, score, seconds=None, now=None, campaign=None):
     """Store the rater's score for their assignment; returns ``(rating, created)``.
+
+    ``seconds`` is the time spent on the item, or a function of the (locked) assignment that
+    returns it, so that a screen can measure from the lease without reading the assignment
+    first. With ``campaign``, an assignment of another campaign counts as not the rater's.
 
     Idempotent: a repeated submit (double click, retried request) returns the stored rating
     with ``created=False`` and ignores the repeated score. Accepted while the lease is held,
@@ -234,15 +274,16 @@ def submit_rating(assignment_id, rater, score, seconds=None, now=None):
     score is not an integer 0-3.
     """
     score = _checked_score(score)
-    seconds = _checked_seconds(seconds)
+    if not callable(seconds):
+        seconds = _checked_seconds(seconds)
     now = now or timezone.now()
-    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now))
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign))
 
 
-def _submit(assignment_id, rater, score, seconds, now):
+def _submit(assignment_id, rater, score, seconds, now, campaign):
     try:
         with transaction.atomic():
-            return _store_rating(assignment_id, rater, score, seconds, now)
+            return _store_rating(assignment_id, rater, score, seconds, now, campaign)
     except IntegrityError:
         # An imported rating of the same (item, rater) is the only one that can be there.
         if not Rating.objects.filter(rater=rater, item__assignments__pk=assignment_id).exists():
@@ -251,13 +292,11 @@ def _submit(assignment_id, rater, score, seconds, now):
                                 SubmissionRefused.ALREADY_RATED) from None
 
 
-def _store_rating(assignment_id, rater, score, seconds, now):
-    assignment = (
-        Assignment.objects.select_for_update(no_key=True, of=("self",))
-        .select_related("item", "campaign")
-        .filter(pk=assignment_id, rater=rater)
-        .first()
-    )
+def _store_rating(assignment_id, rater, score, seconds, now, campaign):
+    mine = Assignment.objects.filter(pk=assignment_id, rater=rater)
+    if campaign is not None:
+        mine = mine.filter(campaign=campaign)
+    assignment = mine.select_for_update(no_key=True, of=("self",)).select_related("item", "campaign").first()
     if assignment is None:
         raise SubmissionRefused("This item is not one of yours; nothing was recorded.", SubmissionRefused.NOT_FOUND)
     if assignment.status == Assignment.Status.DONE:
@@ -278,6 +317,8 @@ def _store_rating(assignment_id, rater, score, seconds, now):
                                     SubmissionRefused.NOT_NEEDED)
     else:
         counted.update(done_count=F("done_count") + 1)
+    if callable(seconds):
+        seconds = _checked_seconds(seconds(assignment))
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DONE, completed_at=now)
     rating = Rating.objects.create(item=item, rater=rater, campaign_id=assignment.campaign_id, assignment=assignment,
                                    score=score, seconds=seconds)
@@ -344,13 +385,19 @@ def rater_progress(campaign, rater):
 
     The total shrinks as other raters fill items, since no item needs more than M ratings.
     """
+    has_room = Q(item__active_count__lt=F("item__needed"))
     mine = Assignment.objects.filter(campaign=campaign, rater=rater).aggregate(
         done=Count("pk", filter=Q(status=Assignment.Status.DONE)),
         held=Count("pk", filter=Q(status=Assignment.Status.LEASED)),
+        had_with_room=Count("pk", filter=has_room),
     )
     if is_excluded(campaign, rater):
         return RaterProgress(mine["done"], mine["done"])
-    still_open = open_items(campaign, rater).order_by().count()
+    # Items with room less those the rater had: counted from the rater's side, not per open item.
+    with_room = items_with_room(campaign).count()
+    imported_with_room = (Rating.objects.filter(campaign=campaign, rater=rater, assignment__isnull=True)
+                          .filter(has_room).exclude(item__assignments__rater=rater).count())
+    still_open = with_room - mine["had_with_room"] - imported_with_room
     return RaterProgress(mine["done"], mine["done"] + mine["held"] + still_open)
 
 

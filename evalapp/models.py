@@ -286,7 +286,8 @@ class Item(models.Model):
 
     class Meta:
         ordering = ["campaign", "id"]
-        indexes = [models.Index(fields=["campaign", "active_count"], name="item_pool_idx")]
+        # The engine reads the open items fullest first, then in random key order (annotators.engine).
+        indexes = [models.Index(fields=["campaign", "active_count", "shuffle_key"], name="item_pick_idx")]
         constraints = [
             models.CheckConstraint(condition=Q(needed__gte=1), name="item_needed_positive"),
             models.CheckConstraint(condition=Q(active_count__lte=F("needed")), name="item_active_le_needed"),

@@ -12,6 +12,7 @@ completion page are the session's. Every rater screen may be framed by Mechanica
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -31,13 +32,17 @@ def open_campaign(campaign_id):
     return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
 
 
+def _assignment_id(posted):
+    """The posted assignment id, or 404 when it is not a number."""
+    try:
+        return int(posted)
+    except (TypeError, ValueError):
+        raise Http404("No such assignment.") from None
+
+
 def _own_assignment(campaign, rater, assignment_id):
     """The rater's assignment in this campaign, or 404: another rater's id reveals nothing."""
-    try:
-        assignment_id = int(assignment_id)
-    except (TypeError, ValueError):
-        assignment_id = None
-    return get_object_or_404(Assignment, pk=assignment_id, rater=rater, campaign=campaign)
+    return get_object_or_404(Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign)
 
 
 def advance(request, campaign, rater):
@@ -177,16 +182,21 @@ def _show(request, campaign, rater):
 
 
 def _submit(request, campaign, rater):
-    assignment = _own_assignment(campaign, rater, request.POST.get("assignment"))
+    """Save the score; ownership is checked by the engine under the assignment's row lock."""
+    assignment_id = _assignment_id(request.POST.get("assignment"))
     score = pending.parse_score(request.POST.get("score"))
     if score is None:
+        _own_assignment(campaign, rater, assignment_id)  # someone else's id is a 404 here too
         messages.error(request, "Choose a score from 0 to 3, then submit.")
         return redirect("annotators:item", campaign_id=campaign.pk)
     now = timezone.now()
+    reported = request.POST.get("seconds")
     try:
-        engine.submit_rating(assignment.pk, rater, score,
-                             seconds=measured_seconds(assignment, now, request.POST.get("seconds")), now=now)
+        engine.submit_rating(assignment_id, rater, score, now=now, campaign=campaign,
+                             seconds=lambda assignment: measured_seconds(assignment, now, reported))
     except engine.SubmissionRefused as refusal:
+        if refusal.code == engine.SubmissionRefused.NOT_FOUND:
+            raise Http404(refusal.message) from None
         messages.warning(request, refusal.message)
     else:
         messages.success(request, f"Saved: {score}.")

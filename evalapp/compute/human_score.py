@@ -10,6 +10,9 @@ averaging it as if complete.
 
 Records are four parallel arrays (instance id, system name, rater id, score), one entry per
 rating counted for a system; control items and excluded raters are left out by the caller.
+Formula (1), the bootstrap and the significance tests need only per (system, instance) sums
+and counts, so a caller that can sum in the database builds the :class:`ScoreMatrix` from
+those cells (:func:`cell_matrix`) and never materialises a million per-rating records.
 """
 from dataclasses import dataclass
 
@@ -114,18 +117,28 @@ def _sort_key(label):
 
 
 def score_matrix(records, systems=(), instances=()):
-    """Sum and count the scores of every (system, instance) cell.
+    """Sum and count the scores of every (system, instance) cell of per-rating ``records``.
 
     ``systems`` and ``instances`` fix the row/column order and include those without ratings.
     """
-    system_codes, system_labels = codes(records.systems, systems)
-    instance_codes, instance_labels = codes(records.instances, instances)
+    return cell_matrix(records.systems, records.instances, records.scores, np.ones(len(records), dtype=np.int64),
+                       systems, instances)
+
+
+def cell_matrix(cell_systems, cell_instances, cell_sums, cell_counts, systems=(), instances=()):
+    """A :class:`ScoreMatrix` from partial cells: parallel arrays of system, instance, score sum, count.
+
+    Entries naming the same (system, instance) add up, so one entry per rating and one entry per
+    pre-summed group give the same matrix. ``systems``/``instances`` as in :func:`score_matrix`.
+    """
+    system_codes, system_labels = codes(cell_systems, systems)
+    instance_codes, instance_labels = codes(cell_instances, instances)
     shape = (len(system_labels), len(instance_labels))
     flat = system_codes * shape[1] + instance_codes
     size = shape[0] * shape[1]
-    sums = np.bincount(flat, weights=records.scores, minlength=size).reshape(shape)
-    counts = np.bincount(flat, minlength=size).reshape(shape)
-    return ScoreMatrix(system_labels, instance_labels, sums, counts)
+    sums = np.bincount(flat, weights=np.asarray(cell_sums, dtype=float), minlength=size).reshape(shape)
+    counts = np.bincount(flat, weights=np.asarray(cell_counts, dtype=float), minlength=size)
+    return ScoreMatrix(system_labels, instance_labels, sums, counts.astype(np.int64).reshape(shape))
 
 
 def human_scores(records, n_instances, raters_per_item, systems=()):
@@ -135,9 +148,14 @@ def human_scores(records, n_instances, raters_per_item, systems=()):
     Raises ``ValueError`` when the records contradict them (a cell with more than M ratings,
     more than N distinct instances): such data is a bug upstream, not a score.
     """
-    matrix = score_matrix(records, systems)
-    if len(matrix.instances) > n_instances:
-        raise ValueError(f"ratings cover {len(matrix.instances)} instances; the campaign samples {n_instances}")
+    return matrix_human_scores(score_matrix(records, systems), n_instances, raters_per_item)
+
+
+def matrix_human_scores(matrix, n_instances, raters_per_item):
+    """:func:`human_scores` from a :class:`ScoreMatrix` (rows in its order; empty columns ignored)."""
+    rated_instances = int(np.count_nonzero(matrix.counts.any(axis=0))) if matrix.counts.size else 0
+    if rated_instances > n_instances:
+        raise ValueError(f"ratings cover {rated_instances} instances; the campaign samples {n_instances}")
     if matrix.counts.size and matrix.counts.max() > raters_per_item:
         k, i = np.unravel_index(matrix.counts.argmax(), matrix.counts.shape)
         raise ValueError(f"system {matrix.systems[k]!r} has {matrix.counts[k, i]} ratings on instance "

@@ -12,6 +12,9 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 # A single CSV field longer than this is a broken file (e.g. a quote left open), not a reason.
 MAX_FIELD_CHARS = 100_000
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+# Python's csv module refuses fields over its own limit before our check can name the cause.
+csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_CHARS + 1))
 
 
 @dataclass
@@ -60,6 +63,8 @@ def decode(data, filename, max_bytes=DEFAULT_MAX_BYTES):
     if len(data) > max_bytes:
         raise FormatError(Problem(filename, None, None,
                                   f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes"))
+    if data.startswith(UTF16_BOMS):
+        raise FormatError(Problem(filename, None, None, "file is UTF-16 text; save it as UTF-8"))
     if b"\x00" in data[:65536]:
         raise FormatError(Problem(filename, None, None, "file looks binary (it contains NUL bytes); expected UTF-8 CSV text"))
     if data.startswith(b"\xef\xbb\xbf"):
@@ -91,7 +96,10 @@ def read_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
                                               "is a quote left open?"))
             rows.append(Row(line, fields))
     except csv.Error as exc:
-        raise FormatError(Problem(filename, start, None, f"malformed CSV: {exc}")) from None
+        message = f"malformed CSV: {exc}"
+        if "field larger than field limit" in str(exc):
+            message = f"a field is longer than {csv.field_size_limit():,} characters; is a quote left open?"
+        raise FormatError(Problem(filename, start, None, message)) from None
     return rows
 
 

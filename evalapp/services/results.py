@@ -3,7 +3,10 @@
 Commands, web views, the API and the metric study call these functions. What counts, here and
 only here: ratings of system items (never control items), from raters not excluded from the
 campaign; an item that stands for several systems' identical outputs counts for each of them.
-The aggregation runs in the database (``values_list``) and NumPy, never a Python loop per rating.
+The aggregation runs in the database and NumPy, never a Python loop per rating: Table 6, the
+intervals and the clusters read per-item sums and counts (``GROUP BY item``, a few hundred
+thousand integer rows for a million ratings); only the consumers that need single ratings
+(the metric study's histograms, the long export) read per-rating rows, as integer codes.
 """
 from dataclasses import dataclass, field
 
@@ -15,9 +18,9 @@ from annotators.models import Assignment, ItemFlag, Rating, RaterExclusion
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import significance as significance_compute
-from evalapp.compute.human_score import RatingRecords, human_scores as compute_human_scores, score_matrix
+from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_human_scores, score_matrix
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
-from evalapp.models import Item, ItemOutput, Submission, System
+from evalapp.models import Instance, Item, ItemOutput, Submission, System
 
 DEFAULT_BOOTSTRAP_SEED = 2020
 DEFAULT_CONFIDENCE = 0.95
@@ -39,15 +42,67 @@ def _counted_ratings(campaign):
 def ratings_records(campaign):
     """Every counted rating as (instance external id, system name, rater id, score) records.
 
-    A :class:`RatingRecords` (parallel NumPy arrays; iterating yields the tuples). An item
-    shared by several systems' identical outputs yields one record per system.
+    A :class:`RatingRecords` (parallel NumPy arrays; iterating yields the tuples), ordered by
+    instance id, system name and rater. An item shared by several systems' identical outputs
+    yields one record per system. The rows are read as integers; names come from small lookups.
     """
-    rows = (_counted_ratings(campaign)
-            .filter(item__item_outputs__campaign=campaign)
-            .values_list("item__instance__external_id", "item__item_outputs__output__system__name",
-                         "rater_id", "score")
-            .order_by("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id"))
-    return RatingRecords.from_tuples(rows)
+    rows = (_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
+            .values_list("item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
+            .order_by())
+    table = np.fromiter(rows, dtype=[("instance", np.int64), ("system", np.int64), ("rater", np.int64),
+                                     ("score", np.int64)])
+    if not len(table):
+        return RatingRecords.empty()
+    instances, instance_codes = _labels(table["instance"], _instance_names)
+    systems, system_codes = _labels(table["system"], _system_names)
+    order = np.lexsort((table["rater"], _label_ranks(systems)[system_codes], _label_ranks(instances)[instance_codes]))
+    return RatingRecords(instances[instance_codes[order]], systems[system_codes[order]],
+                         table["rater"][order].astype(object), table["score"][order])
+
+
+def _labels(ids, names_of):
+    """(label array of the distinct ``ids``, code of each id into it); ``names_of(ids)`` -> {id: label}."""
+    distinct, codes = np.unique(ids, return_inverse=True)
+    names = names_of(distinct.tolist())
+    labels = np.empty(len(distinct), dtype=object)
+    labels[:] = [names[pk] for pk in distinct.tolist()]
+    return labels, codes
+
+
+def _label_ranks(labels):
+    """Rank of each label in sorted order, so integer codes sort as their labels do."""
+    ranks = np.empty(len(labels), dtype=np.int64)
+    ranks[sorted(range(len(labels)), key=labels.__getitem__)] = np.arange(len(labels))
+    return ranks
+
+
+def _instance_names(ids):
+    return dict(Instance.objects.filter(pk__in=ids).values_list("pk", "external_id"))
+
+
+def _system_names(ids):
+    return dict(System.objects.filter(pk__in=ids).values_list("pk", "name"))
+
+
+def _campaign_matrix(campaign, systems=None):
+    """The :class:`ScoreMatrix` summed in the database: counted ratings grouped per item, then
+    each item's sum and count credited to every system whose output it shows, on its instance."""
+    systems = campaign_systems(campaign) if systems is None else systems
+    per_item = (_counted_ratings(campaign).values("item_id").annotate(total=Sum("score"), n=Count("id"))
+                .order_by().values_list("item_id", "total", "n"))
+    items = np.fromiter(per_item, dtype=[("item", np.int64), ("total", np.int64), ("n", np.int64)])
+    shown = np.fromiter(ItemOutput.objects.filter(campaign=campaign)
+                        .values_list("item_id", "output__system_id", "item__instance_id").order_by(),
+                        dtype=[("item", np.int64), ("system", np.int64), ("instance", np.int64)])
+    items.sort(order="item")
+    position = np.searchsorted(items["item"], shown["item"])
+    rated = position < len(items)
+    rated[rated] = items["item"][position[rated]] == shown["item"][rated]
+    shown, position = shown[rated], position[rated]
+    system_labels, system_codes = _labels(shown["system"], _system_names)
+    instance_labels, instance_codes = _labels(shown["instance"], _instance_names)
+    return cell_matrix(system_labels[system_codes], instance_labels[instance_codes], items["total"][position],
+                       items["n"][position], [s.name for s in systems], campaign_instance_ids(campaign))
 
 
 def campaign_systems(campaign):
@@ -62,15 +117,16 @@ def campaign_instance_ids(campaign):
     return list(campaign.sampled.order_by("position").values_list("instance__external_id", flat=True))
 
 
-def human_scores(campaign, records=None):
+def human_scores(campaign, records=None, matrix=None):
     """Formula (1) per system name: ``{name: {"human", "ratings", "expected_ratings", "complete"}}``.
 
     ``human`` is the mean over the ratings present (None without ratings); ``complete`` says
     whether all N*M expected ratings are there (see :mod:`evalapp.compute.human_score`).
+    Computed from ``matrix`` or ``records`` when given, else from sums made in the database.
     """
-    records = ratings_records(campaign) if records is None else records
-    names = [system.name for system in campaign_systems(campaign)]
-    scores = compute_human_scores(records, campaign.sampled.count(), campaign.raters_per_item, names)
+    if matrix is None:
+        matrix = _campaign_matrix(campaign) if records is None else instance_score_matrix(campaign, records)
+    scores = matrix_human_scores(matrix, campaign.sampled.count(), campaign.raters_per_item)
     return {name: score.as_dict() for name, score in scores.items()}
 
 
@@ -89,7 +145,8 @@ def full_submission_bleu(systems):
 
 def instance_score_matrix(campaign, records=None, systems=None):
     """:class:`~evalapp.compute.human_score.ScoreMatrix` of the campaign: systems x sampled instances."""
-    records = ratings_records(campaign) if records is None else records
+    if records is None:
+        return _campaign_matrix(campaign, systems)
     names = [s.name for s in (campaign_systems(campaign) if systems is None else systems)]
     return score_matrix(records, names, campaign_instance_ids(campaign))
 
@@ -155,8 +212,8 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_BOOTSTRAP_SEED, permutations=sign
     also gets a 95% interval (``ci``) and every team its significance ``cluster``.
     """
     systems = campaign_systems(campaign)
-    records = ratings_records(campaign)
-    scores = human_scores(campaign, records)
+    matrix = _campaign_matrix(campaign, systems)
+    scores = human_scores(campaign, matrix=matrix)
     teams = [s for s in systems if not s.is_human]
     humans = [s for s in systems if s.is_human]
     bleu = full_submission_bleu(teams)
@@ -171,7 +228,6 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_BOOTSTRAP_SEED, permutations=sign
     pairs = human_rows + team_rows
     result = Table6(campaign.name, [row for _, row in pairs], campaign.raters_per_item, campaign.sampled.count())
     if bootstrap:
-        matrix = instance_score_matrix(campaign, records, systems)
         intervals = bootstrap_intervals(campaign, bootstrap, seed, matrix=matrix)
         clusters = significance_clusters(campaign, permutations, seed, matrix=matrix, scores=scores)
         for system, row in pairs:

@@ -26,7 +26,7 @@ BAD_FILES = [
     BadFile("statements_no_header.csv", "statements", "line 1", "the first line must be the header 'id,FalseSent'"),
     BadFile("statements_wrong_header.csv", "statements", "line 1", "expected the header 'id,FalseSent'"),
     BadFile("statements_latin1.csv", "statements", "line 2, column 14", NOT_UTF8),
-    BadFile("statements_utf16.csv", "statements", None, BINARY),
+    BadFile("statements_utf16.csv", "statements", None, "file is UTF-16 text; save it as UTF-8"),
     BadFile("statements_binary.png", "statements", None, BINARY),
     BadFile("statements_open_quote.csv", "statements", "line 2", OPEN_QUOTE),
     BadFile("statements_duplicate_id.csv", "statements", "line 4, column 1", "id '1' repeated (first on line 2)"),
@@ -34,7 +34,7 @@ BAD_FILES = [
     BadFile("statements_extra_column.csv", "statements", "line 3, column 3", UNQUOTED_COMMA),
     BadFile("statements_empty_id.csv", "statements", "line 3, column 1", "empty id"),
     BadFile("statements_empty_statement.csv", "statements", "line 3, column 2", "empty FalseSent for id '2'"),
-    BadFile("statements_huge_line.csv", "statements", "line 3", "larger than field limit"),
+    BadFile("statements_huge_line.csv", "statements", "line 3", "is a quote left open?"),
     # references (import_comve --references)
     BadFile("references_with_header.csv", "references", "line 1, column 1", "looks like one; remove it"),
     BadFile("references_no_reference.csv", "references", "line 2, column 2", "no reference for id '2'"),

@@ -8,6 +8,7 @@ file SQLite database, or (marked ``postgres``, second pass of scripts/test.sh) o
 database of the PostgreSQL test server.
 """
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import json
 import os
 import signal
@@ -108,7 +109,9 @@ async def scenario(server, campaign):
 def test_sigkill_of_a_worker_mid_load_loses_and_duplicates_nothing(served, tmp_path):
     server, env, campaign = served
     workers_before = set(server.worker_pids())
-    runs, stats, killed, reconnects = asyncio.run(scenario(server, campaign))
+    # A thread of its own: the browser tests' Playwright event loop may still run in this one.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        runs, stats, killed, reconnects = pool.submit(asyncio.run, scenario(server, campaign)).result()
 
     assert len(killed) == len(KILL_AFTER_RATINGS) * WORKERS
     assert reconnects + sum(stats.errors.values()) > 0, "the kills cut live connections"

@@ -17,8 +17,8 @@ a subtraction, done one system against all later ones at a time (memory: permuta
 floats, 16 MB for 10,000 x 200). The subtraction rounds differently from the direct product,
 so it is used only where its rounding error bound is far inside the tolerance band around the
 observed statistic (every pair but near-exact ties, whose statistic is itself rounding noise);
-those pairs, and pairs with a system missing instances, multiply the difference directly. The
-p-values are therefore the ones the direct product gives.
+those pairs, and pairs with a system missing instances, multiply the difference directly (in
+blocks of pairs). The p-values are the direct product's (checked against it in the tests).
 
 Clusters, as the WMT human evaluations report ranks: systems sorted by human score, a new
 cluster starts between positions k and k+1 exactly when every system ranked 1..k is
@@ -118,7 +118,7 @@ def _pairwise_tests(means, permutations, seed):
     filled_means = np.where(complete[:, None], means, 0.0)
     projected = patterns @ filled_means.T  # (patterns x systems)
     error_scale = ROUNDING_SAFETY * n_items * np.finfo(float).eps * np.abs(filled_means).sum(axis=1)
-    deltas, hits, unshared, direct_rows = [], [], [], []
+    deltas, hits, thresholds, unshared, direct_pairs = [], [], [], [], []
     for a in range(n_systems - 1):
         differences = means[a] - means[a + 1:]
         shared = np.isfinite(differences)
@@ -131,17 +131,19 @@ def _pairwise_tests(means, permutations, seed):
         threshold = observed * (1 - STAT_TOLERANCE)
         safe = observed * STAT_TOLERANCE > error_scale[a] + error_scale[a + 1:]
         direct = ~(complete[a] & complete[a + 1:] & safe)
-        hits_a = np.full(len(differences), np.nan)
-        permuted = np.abs(projected[:, [a]] - projected[:, a + 1:][:, ~direct])
-        hits_a[~direct] = (permuted >= threshold[~direct]).sum(axis=0)
-        direct_rows += [(filled[k], threshold[k]) for k in np.flatnonzero(direct)]
+        permuted = np.subtract(projected[:, a + 1:], projected[:, [a]])  # |x - y| == |y - x| exactly
+        np.abs(permuted, out=permuted)
+        hits_a = np.count_nonzero(permuted >= threshold, axis=0).astype(float)
+        hits_a[direct] = np.nan  # the direct product decides these below
+        direct_pairs += [(a, a + 1 + k) for k in np.flatnonzero(direct).tolist()]
         hits.append(hits_a)
-    hits = np.concatenate(hits)
+        thresholds.append(threshold)
+    hits, thresholds = np.concatenate(hits), np.concatenate(thresholds)
     pending = np.flatnonzero(np.isnan(hits))
     for start in range(0, len(pending), BLOCK_PAIRS):
-        block = direct_rows[start:start + BLOCK_PAIRS]
-        hits[pending[start:start + BLOCK_PAIRS]] = _hits(patterns, np.array([row for row, _ in block]),
-                                                         np.array([limit for _, limit in block]))
+        firsts, seconds = np.array(direct_pairs[start:start + BLOCK_PAIRS]).T
+        block = pending[start:start + BLOCK_PAIRS]
+        hits[block] = _hits(patterns, np.nan_to_num(means[firsts] - means[seconds], nan=0.0), thresholds[block])
     deltas = np.concatenate(deltas)
     pvalues = hits / len(patterns) if exact else (hits + 1) / (len(patterns) + 1)
     pvalues[np.concatenate(unshared)] = 1.0  # nothing shared: no evidence

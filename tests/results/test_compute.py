@@ -122,3 +122,21 @@ def test_clearly_different_systems_fall_in_different_clusters():
     means = np.vstack([np.clip(rng.normal(mu, 0.3, 100), 0, 3) for mu in (2.5, 2.45, 1.0)])
     comparisons = significance.compare_systems(["A", "B", "C"], means, permutations=2000, seed=1)
     assert significance.clusters(["A", "B", "C"], comparisons) == [1, 1, 2]
+
+
+@pytest.mark.parametrize("missing_share", [0.0, 0.1])
+def test_all_pairs_give_the_direct_permutation_test_of_each_difference(missing_share):
+    """The per-system projection shortcut must give exactly the p-values of testing each pair's differences."""
+    rng = np.random.default_rng(7)
+    raters = 5
+    means = rng.integers(0, 3 * raters + 1, size=(12, 60)) / raters
+    means[3] = means[2]  # an exact tie: statistic 0
+    means[5] = np.roll(means[4], 1)  # same total as system 4 on other instances: a statistic of rounding noise
+    means[rng.random(means.shape) < missing_share] = np.nan
+    names = [f"s{k}" for k in range(len(means))]
+    pairs = [(a, b) for a in range(len(means)) for b in range(a + 1, len(means))]
+    comparisons = significance.compare_systems(names, means, permutations=999, seed=3)
+    direct = significance.paired_permutation_pvalues(np.array([means[a] - means[b] for a, b in pairs]), 999, 3)
+    assert [c.p_value for c in comparisons] == direct.tolist()
+    expected_deltas = [abs(np.nanmean(means[a] - means[b])) for a, b in pairs]
+    assert [c.difference for c in comparisons] == expected_deltas

@@ -129,20 +129,22 @@ class SubmitRatingView(ApiView):
                    responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
                    tags=["rate"])
     def post(self, request, assignment_id):
-        assignment = own_assignment_or_404(request, assignment_id)
         form = RatingRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        rater = roles.rater_of(request.user)
         now = timezone.now()
-        seconds = measured_seconds(assignment, now, form.validated_data.get("seconds"))
+        reported = form.validated_data.get("seconds")
+        # The engine checks ownership under the row lock; reading the assignment first would be a second query.
         try:
-            rating, created = engine.submit_rating(assignment.pk, assignment.rater, form.validated_data["score"],
-                                                   seconds=seconds, now=now)
+            rating, created = engine.submit_rating(
+                assignment_id, rater, form.validated_data["score"], now=now,
+                seconds=lambda assignment: measured_seconds(assignment, now, reported))
         except engine.SubmissionRefused as refusal:
             if refusal.code == engine.SubmissionRefused.NOT_FOUND:
                 raise NotFound(NOT_YOURS) from None
             raise Conflict(refusal.message, code=refusal.code) from None
-        body = {"assignment_id": assignment.pk, "score": rating.score, "seconds": rating.seconds, "created": created,
-                "progress": progress_of(assignment.campaign, assignment.rater)}
+        body = {"assignment_id": rating.assignment_id, "score": rating.score, "seconds": rating.seconds,
+                "created": created, "progress": progress_of(rating.campaign, rater)}
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -22,6 +22,7 @@ from evalapp.formats.comve import SourceFile
 from evalapp.metrics.registry import METRICS
 from evalapp.models import Campaign, MetricRun
 from evalapp.services import metric_runs, metric_study
+from evalapp.views.common import campaign_index
 
 app_name = "metrics"
 
@@ -54,15 +55,7 @@ def _report_context(report):
     }
 
 
-@require_GET
-@roles.results_viewer_required
-def index(request):
-    """Campaigns, each linking to its metric study.
-
-    Security: organizers and researchers only (raters 403, anonymous users to login); GET only.
-    """
-    campaigns = Campaign.objects.select_related("dataset").order_by("-created_at", "name")
-    return render(request, "metrics/index.html", {"campaigns": campaigns})
+index = campaign_index("metrics/index.html")
 
 
 @require_GET

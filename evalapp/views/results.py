@@ -17,6 +17,7 @@ from evalapp.formats.csvfile import write_csv
 from evalapp.formats.table6 import FORMATS, INCOMPLETE_MARK, notes, render as render_table6, shown
 from evalapp.models import Campaign
 from evalapp.services import results
+from evalapp.views.common import campaign_index
 
 app_name = "results"
 
@@ -48,15 +49,7 @@ def _exclude_url(campaign, rater_id):
     return None
 
 
-@require_GET
-@roles.results_viewer_required
-def index(request):
-    """Campaigns with their completion, linking to each dashboard.
-
-    Security: organizers and researchers only (raters 403, anonymous users to login); GET only.
-    """
-    campaigns = Campaign.objects.select_related("dataset").order_by("-created_at", "name")
-    return render(request, "results/index.html", {"campaigns": campaigns})
+index = campaign_index("results/index.html")
 
 
 @require_GET

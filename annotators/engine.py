@@ -16,6 +16,7 @@ On PostgreSQL the next item is taken with ``SELECT ... FOR NO KEY UPDATE SKIP LO
 concurrent raters take different items instead of queueing on one row. On SQLite transactions
 start IMMEDIATE (settings), so writers queue. Lock timeouts, deadlocks and serialisation
 failures are retried (:func:`evalapp.services.retry.retry_on_contention`), never shown.
+The statements a rating runs through are in :mod:`annotators.statements`, as SQL.
 
 Lock order, the same everywhere: rater, then assignments, then items.
 """
@@ -26,11 +27,12 @@ from functools import partial
 from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Sum
+from django.db.models import Count, F, Sum
 from django.utils import timezone
 
+from annotators import statements
 from annotators.models import Assignment, Rater, RaterExclusion, Rating
-from evalapp.compute.campaign_plan import SHUFFLE_MODULUS, rater_order_parameters
+from evalapp.compute.campaign_plan import rater_order_parameters
 from evalapp.models import SCORE_MAX, SCORE_MIN, Campaign, Item, ItemOutput
 from evalapp.services.retry import retry_on_contention
 
@@ -98,7 +100,7 @@ def next_assignment(campaign, rater, now=None):
     lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
     if lease is None and not swept and expire_leases(campaign, now):
         lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
-    return lease
+    return None if lease is None else Assignment.objects.select_related("item__instance").get(pk=lease)
 
 
 def _sweep_due(campaign, now):
@@ -112,66 +114,35 @@ def _sweep_due(campaign, now):
 
 def _lease(campaign, rater, now):
     with transaction.atomic():
-        # One statement: lock the rater (their requests queue here), and read what decides the rest.
-        state = (
-            Rater.objects.select_for_update(no_key=True)
-            .filter(pk=rater.pk)
-            .annotate(
-                excluded=Exists(RaterExclusion.objects.filter(campaign=campaign, rater=OuterRef("pk"))),
-                live=Subquery(_live(campaign, now).filter(rater=OuterRef("pk")).order_by("sequence").values("pk")[:1]),
-                held=Subquery(Assignment.objects.filter(campaign=campaign, rater=OuterRef("pk")).order_by()
-                              .values("rater").annotate(count=Count("pk")).values("count")),
-            )
-            .values_list("excluded", "live", "held")
-            .first()
-        )
-        if state is None or state[0]:
-            return None
-        excluded, live, held = state
-        if live is not None:
-            return Assignment.objects.select_related("item__instance").get(pk=live)
-        item = _pick_item(campaign, rater, skip_locked=True)
-        if item is None and connection.features.has_select_for_update_skip_locked:
-            item = _pick_item(campaign, rater, skip_locked=False)
-        if item is None:
-            return None
-        # Under the row lock this cannot fail; the condition is the database's guarantee anyway.
-        if not Item.objects.filter(pk=item.pk, active_count__lt=F("needed")).update(active_count=F("active_count") + 1):
-            raise IntegrityError(f"item {item.pk} filled up while locked")
-        item.active_count += 1
-        return Assignment.objects.create(
-            item=item, rater=rater, campaign=campaign, leased_at=now,
-            lease_expires_at=now + timedelta(seconds=campaign.lease_seconds), sequence=(held or 0) + 1,
-        )
+        return _lease_locked(campaign, rater, now)
 
 
-def _live(campaign, now):
-    return Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
+def _lease_locked(campaign, rater, now, state=None):
+    """The rater's live lease or a new one (an Assignment id, or None), inside the caller's transaction.
 
-
-def items_with_room(campaign):
-    """Items of ``campaign`` that need more ratings than they have leased or done.
-
-    ``active_count < raters_per_item`` repeats the condition as a constant bound (every item
-    needs the campaign's M), so that the database reads only the open part of the item index
-    instead of passing over all the full items.
+    One statement locks the rater (their requests queue here) and reads what decides the rest;
+    ``state`` is that statement's result when the caller has already run it.
     """
-    return Item.objects.filter(campaign=campaign, active_count__lt=F("needed")).filter(
-        active_count__lt=campaign.raters_per_item)
-
-
-def open_items(campaign, rater):
-    """Items of ``campaign`` with room that ``rater`` never had (unordered; see :func:`_pick_item`)."""
-    return _never_had(items_with_room(campaign), rater)
-
-
-def _never_had(items, rater):
-    return (items.filter(~Exists(Assignment.objects.filter(item=OuterRef("pk"), rater=rater)))
-            .filter(~Exists(Rating.objects.filter(item=OuterRef("pk"), rater=rater))))
+    state = state or statements.lock_rater_state(rater.pk, campaign.pk, now)
+    if state is None or state[0]:
+        return None
+    excluded, live, held = state
+    if live is not None:
+        return live
+    item_id = _pick_item(campaign, rater, skip_locked=True)
+    if item_id is None and connection.features.has_select_for_update_skip_locked:
+        item_id = _pick_item(campaign, rater, skip_locked=False)
+    if item_id is None:
+        return None
+    # Under the row lock this cannot fail; the condition is the database's guarantee anyway.
+    if not statements.take_slot(item_id):
+        raise IntegrityError(f"item {item_id} filled up while locked")
+    return statements.insert_lease(item_id, rater.pk, campaign.pk, now,
+                                   now + timedelta(seconds=campaign.lease_seconds), held + 1)
 
 
 def _pick_item(campaign, rater, skip_locked):
-    """Lock and return the rater's best open item, or None.
+    """Lock the rater's best open item and return its id, or None.
 
     Best: among the open items closest to completion (the highest ``active_count``), the
     rater's random order. That order is read through the item index instead of sorting every
@@ -184,31 +155,23 @@ def _pick_item(campaign, rater, skip_locked):
     the query waits for them (used only when every open item is locked at this instant).
     """
     multiplier, start = rater_order_parameters(rater.order_seed)
-    pool = open_items(campaign, rater)
     # A query of its own: as a subquery, SQLite reads every open item instead of one level.
-    fullest = pool.order_by("-active_count").values_list("active_count", flat=True).first()
+    fullest = statements.fullest_open_level(campaign.pk, rater.pk, campaign.raters_per_item)
     if fullest is None:
         return None
-    for keys in (Q(shuffle_key__gte=start), Q(shuffle_key__lt=start)):
-        level = Item.objects.filter(keys, campaign=campaign, active_count=fullest, needed__gt=fullest)
-        window = _never_had(level, rater).order_by("shuffle_key").values("pk")[:ORDER_WINDOW]
-        item = _locked_first(Item.objects.filter(pk__in=window), multiplier, start, skip_locked)
-        if item is not None:
-            return item
+    for wrapped in (False, True):
+        item_id = statements.lock_item_in_window(campaign.pk, rater.pk, fullest, start, wrapped, multiplier,
+                                                 ORDER_WINDOW, skip_locked)
+        if item_id is not None:
+            return item_id
     # Every item of the window is being taken right now: any open item will do.
-    return _locked_first(pool.order_by("-active_count"), multiplier, start, skip_locked)
-
-
-def _locked_first(items, multiplier, offset, skip_locked):
-    return (items.alias(rater_order=(F("shuffle_key") * multiplier + offset) % SHUFFLE_MODULUS)
-            .order_by(*items.query.order_by, "rater_order", "pk").select_related("instance")
-            .select_for_update(no_key=True, skip_locked=skip_locked, of=("self",)).first())
+    return statements.lock_any_open_item(campaign.pk, rater.pk, campaign.raters_per_item, multiplier, start,
+                                         skip_locked)
 
 
 def live_lease(campaign, rater, now=None):
-    """The rater's unexpired leased assignment in ``campaign`` (with item and instance), or None."""
-    now = now or timezone.now()
-    return _live(campaign, now).select_related("item__instance").filter(rater=rater).order_by("sequence").first()
+    """The rater's unexpired leased assignment in ``campaign`` (with item and statement), or None."""
+    return statements.live_lease(campaign.pk, rater.pk, now or timezone.now())
 
 
 def expire_leases(campaign=None, now=None):
@@ -273,17 +236,48 @@ def submit_rating(assignment_id, rater, score, seconds=None, now=None, campaign=
     does not say whether it exists), the rater was excluded, the campaign is closed, or the
     score is not an integer 0-3.
     """
-    score = _checked_score(score)
-    if not callable(seconds):
-        seconds = _checked_seconds(seconds)
-    now = now or timezone.now()
+    score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
     return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign))
 
 
-def _submit(assignment_id, rater, score, seconds, now, campaign):
+class Submitted(NamedTuple):
+    """What :func:`submit_and_lease` did: the rating, whether it is new, the rater's next assignment id."""
+
+    rating: Rating
+    created: bool
+    next_assignment_id: int | None
+
+
+def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=None):
+    """Store the score as :func:`submit_rating` does and lease the rater's next item, in one transaction.
+
+    The rater screen's submit: one transaction and one commit instead of two. The rater's
+    row is locked first, as every lease does. ``next_assignment_id`` is None when nothing
+    is left for the rater right now; the caller then asks :func:`next_assignment`, which
+    also returns expired leases to the pool.
+    """
+    score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
+    if campaign.status == Campaign.Status.OPEN and _sweep_due(campaign, now):
+        expire_leases(campaign, now)
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign, lease=True),
+                               retry_also=(IntegrityError,))
+
+
+def _checked_or_deferred(seconds):
+    return seconds if callable(seconds) else _checked_seconds(seconds)
+
+
+def _submit(assignment_id, rater, score, seconds, now, campaign, lease=False):
     try:
         with transaction.atomic():
-            return _store_rating(assignment_id, rater, score, seconds, now, campaign)
+            if not lease:
+                return _store_rating(assignment_id, rater, score, seconds, now, campaign)
+            # Lock order: the rater, then the assignment, then items (module docstring).
+            state = statements.lock_rater_state(rater.pk, campaign.pk, now, submitting=assignment_id)
+            rating, created = _store_rating(assignment_id, rater, score, seconds, now, campaign)
+            open_ = campaign.status == Campaign.Status.OPEN
+            next_id = _lease_locked(campaign, rater, now, state) if open_ and state is not None else None
+            return Submitted(rating, created, next_id)
     except IntegrityError:
         # An imported rating of the same (item, rater) is the only one that can be there.
         if not Rating.objects.filter(rater=rater, item__assignments__pk=assignment_id).exists():
@@ -293,35 +287,33 @@ def _submit(assignment_id, rater, score, seconds, now, campaign):
 
 
 def _store_rating(assignment_id, rater, score, seconds, now, campaign):
-    mine = Assignment.objects.filter(pk=assignment_id, rater=rater)
-    if campaign is not None:
-        mine = mine.filter(campaign=campaign)
-    assignment = mine.select_for_update(no_key=True, of=("self",)).select_related("item", "campaign").first()
-    if assignment is None:
+    locked = statements.lock_assignment(assignment_id, rater.pk, campaign.pk if campaign is not None else None)
+    if locked is None:
         raise SubmissionRefused("This item is not one of yours; nothing was recorded.", SubmissionRefused.NOT_FOUND)
-    if assignment.status == Assignment.Status.DONE:
-        return Rating.objects.get(assignment=assignment), False
-    if assignment.status == Assignment.Status.EXCLUDED:
+    item_id, campaign_id, status, leased_at, campaign_status, needed = locked
+    if status == Assignment.Status.DONE:
+        return Rating.objects.get(assignment_id=assignment_id), False
+    if status == Assignment.Status.EXCLUDED:
         raise SubmissionRefused("You are no longer part of this campaign; your choice was not recorded.",
                                 SubmissionRefused.EXCLUDED)
-    if assignment.campaign.status != Campaign.Status.OPEN:
+    if campaign_status != Campaign.Status.OPEN:
         raise SubmissionRefused("This campaign is closed; your choice was not recorded.", SubmissionRefused.CLOSED)
-    item = assignment.item
-    counted = Item.objects.filter(pk=item.pk)
-    if assignment.status == Assignment.Status.EXPIRED:
+    if status == Assignment.Status.EXPIRED:
         # The slot went back to the pool: take one again, if the item still has room.
-        retaken = counted.filter(active_count__lt=F("needed")).update(
-            active_count=F("active_count") + 1, done_count=F("done_count") + 1)
-        if not retaken:
-            raise SubmissionRefused(f"This item already has its {item.needed} ratings; your choice was not needed.",
+        if not statements.take_slot(item_id, also_done=True):
+            raise SubmissionRefused(f"This item already has its {needed} ratings; your choice was not needed.",
                                     SubmissionRefused.NOT_NEEDED)
     else:
-        counted.update(done_count=F("done_count") + 1)
+        statements.count_rating(item_id)
     if callable(seconds):
-        seconds = _checked_seconds(seconds(assignment))
-    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DONE, completed_at=now)
-    rating = Rating.objects.create(item=item, rater=rater, campaign_id=assignment.campaign_id, assignment=assignment,
-                                   score=score, seconds=seconds)
+        seconds = _checked_seconds(seconds(Assignment.from_db(
+            connection.alias, ["id", "item_id", "rater_id", "campaign_id", "status", "leased_at"],
+            [assignment_id, item_id, rater.pk, campaign_id, status, leased_at])))
+    statements.mark_done(assignment_id, now)
+    rating = statements.insert_rating(item_id, rater.pk, campaign_id, assignment_id, score, seconds, now)
+    rating.rater = rater
+    if campaign is not None:
+        rating.campaign = campaign
     return rating, True
 
 
@@ -385,20 +377,13 @@ def rater_progress(campaign, rater):
 
     The total shrinks as other raters fill items, since no item needs more than M ratings.
     """
-    has_room = Q(item__active_count__lt=F("item__needed"))
-    mine = Assignment.objects.filter(campaign=campaign, rater=rater).aggregate(
-        done=Count("pk", filter=Q(status=Assignment.Status.DONE)),
-        held=Count("pk", filter=Q(status=Assignment.Status.LEASED)),
-        had_with_room=Count("pk", filter=has_room),
-    )
-    if is_excluded(campaign, rater):
-        return RaterProgress(mine["done"], mine["done"])
+    done, held, had_with_room, excluded, with_room, imported_with_room = statements.progress_counts(
+        campaign.pk, rater.pk, campaign.raters_per_item)
+    if excluded:
+        return RaterProgress(done, done)
     # Items with room less those the rater had: counted from the rater's side, not per open item.
-    with_room = items_with_room(campaign).count()
-    imported_with_room = (Rating.objects.filter(campaign=campaign, rater=rater, assignment__isnull=True)
-                          .filter(has_room).exclude(item__assignments__rater=rater).count())
-    still_open = with_room - mine["had_with_room"] - imported_with_room
-    return RaterProgress(mine["done"], mine["done"] + mine["held"] + still_open)
+    still_open = with_room - had_with_room - imported_with_room
+    return RaterProgress(done, done + held + still_open)
 
 
 class _RatingsAgainstExpected:

@@ -15,6 +15,7 @@ RATER = "rater"
 
 
 def in_group(user, name):
+    """Whether the user is in group ``name``: one query for all of the user's groups, per request."""
     if not user.is_authenticated:
         return False
     cache = getattr(user, "_comve_groups", None)

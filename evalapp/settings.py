@@ -89,6 +89,10 @@ def database_from_env():
         config.setdefault("OPTIONS", {}).update(
             {"transaction_mode": "IMMEDIATE", "timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
         )
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # Parameters bound by the server, so that psycopg prepares a statement the fifth time it
+        # runs: the rater loop's statements are then parsed and planned once per connection.
+        config.setdefault("OPTIONS", {})["server_side_binding"] = True
     # Lets parallel test runs share one PostgreSQL server (each its own test database).
     if os.environ.get("COMVE_TEST_DB_NAME"):
         config.setdefault("TEST", {})["NAME"] = os.environ["COMVE_TEST_DB_NAME"]
@@ -133,6 +137,8 @@ if env_bool("COMVE_CROWD_IFRAME_COOKIES"):
     SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "None"
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 
+# Django's ModelBackend, reading the user's Rater profile with the user.
+AUTHENTICATION_BACKENDS = ["evalapp.auth_backend.RaterLoadingBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

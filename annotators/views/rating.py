@@ -9,6 +9,8 @@ auto-created account) uses the same screens once logged in by the platform's ent
 (:mod:`annotators.views.crowd`); within a crowd session progress, the cap on items and the
 completion page are the session's. Every rater screen may be framed by Mechanical Turk only.
 """
+from functools import partial
+
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
@@ -45,12 +47,13 @@ def _own_assignment(campaign, rater, assignment_id):
     return get_object_or_404(Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign)
 
 
-def advance(request, campaign, rater):
+def advance(request, campaign, rater, crowd_session=None):
     """Redirect to the rater's next item (leasing one), or to the completion page.
 
     A crowd session that has its ``items_per_session`` ratings leases nothing more.
+    ``crowd_session``: the one the caller has already read, if any.
     """
-    crowd_session = crowd.current_session(request, campaign, rater)
+    crowd_session = crowd_session or crowd.current_session(request, campaign, rater)
     if crowd.session_full(campaign, crowd_session) or engine.next_assignment(campaign, rater) is None:
         return redirect("annotators:done", campaign_id=campaign.pk)
     return redirect("annotators:item", campaign_id=campaign.pk)
@@ -182,7 +185,11 @@ def _show(request, campaign, rater):
 
 
 def _submit(request, campaign, rater):
-    """Save the score; ownership is checked by the engine under the assignment's row lock."""
+    """Save the score and lease the next item; ownership is checked by the engine under the row lock.
+
+    In a crowd session the next item is leased only after the rating counts, since the
+    session's cap on items may have been reached by it.
+    """
     assignment_id = _assignment_id(request.POST.get("assignment"))
     score = pending.parse_score(request.POST.get("score"))
     if score is None:
@@ -191,16 +198,24 @@ def _submit(request, campaign, rater):
         return redirect("annotators:item", campaign_id=campaign.pk)
     now = timezone.now()
     reported = request.POST.get("seconds")
+    seconds = partial(measured_seconds, now=now, reported=reported)
+    crowd_session = crowd.current_session(request, campaign, rater)
     try:
-        engine.submit_rating(assignment_id, rater, score, now=now, campaign=campaign,
-                             seconds=lambda assignment: measured_seconds(assignment, now, reported))
+        if crowd_session is None:
+            submitted = engine.submit_and_lease(assignment_id, rater, score, campaign, seconds=seconds, now=now)
+        else:
+            engine.submit_rating(assignment_id, rater, score, now=now, campaign=campaign, seconds=seconds)
+            submitted = None
     except engine.SubmissionRefused as refusal:
         if refusal.code == engine.SubmissionRefused.NOT_FOUND:
             raise Http404(refusal.message) from None
         messages.warning(request, refusal.message)
+        submitted = None
     else:
         messages.success(request, f"Saved: {score}.")
-    return pending.forget(advance(request, campaign, rater))
+    if submitted is not None and submitted.next_assignment_id is not None:
+        return pending.forget(redirect("annotators:item", campaign_id=campaign.pk))
+    return pending.forget(advance(request, campaign, rater, crowd_session))
 
 
 @frameable_by_mturk

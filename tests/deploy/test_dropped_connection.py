@@ -15,7 +15,7 @@ from annotators.models import Rating
 from evalapp.models import Item
 from tests.badinput.world import build_world, snapshot
 
-RATING_INSERT = 'INSERT INTO "annotators_rating"'
+RATING_INSERT = f"INSERT INTO {Rating._meta.db_table} "
 SERVER_ERROR = 500
 TERMINATE_WAIT_MS = 5000
 FOUND = 302
@@ -28,7 +28,7 @@ class DropBeforeRatingInsert:
         self.dropped = False
 
     def __call__(self, execute, sql, params, many, context):
-        if sql.startswith(RATING_INSERT):
+        if sql.replace('"', "").startswith(RATING_INSERT):
             self.dropped = True
             if connection.vendor == "postgresql":
                 pid = context["connection"].connection.info.backend_pid

@@ -37,6 +37,9 @@ NEVER_HAD = (f"NOT EXISTS (SELECT 1 FROM {ASSIGNMENT} h WHERE h.item_id = i.id A
 # ``active_count < M`` repeats ``active_count < needed`` as a constant bound, so that the
 # database reads only the open part of the item index (``item_pick_idx``).
 WITH_ROOM = "i.campaign_id = %s AND i.active_count < i.needed AND i.active_count < %s"
+# The same for counting: every item needs the campaign's M (``Item.needed`` is set so when the
+# campaign is made), and without the per-row ``needed`` the count reads the index alone.
+OPEN_SLOTS = "i.campaign_id = %s AND i.active_count < %s"
 
 
 def rater_order(table):
@@ -73,6 +76,13 @@ def execute(sql, params):
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def open_campaign(campaign_id):
+    """The campaign if it is open, else None: both rater requests start with it."""
+    query = Campaign.objects.raw(f"SELECT * FROM {CAMPAIGN} WHERE id = %s AND status = %s",
+                                 [campaign_id, Campaign.Status.OPEN])
+    return next(iter(query), None)
 
 
 # --- leasing -------------------------------------------------------------------------------
@@ -215,7 +225,7 @@ def progress_counts(campaign_id, rater_id, raters_per_item):
     sql = (
         "SELECT m.done, m.held, m.had_with_room, "
         f"EXISTS (SELECT 1 FROM {EXCLUSION} e WHERE e.campaign_id = %s AND e.rater_id = %s), "
-        f"(SELECT COUNT(*) FROM {ITEM} i WHERE {WITH_ROOM}), "
+        f"(SELECT COUNT(*) FROM {ITEM} i WHERE {OPEN_SLOTS}), "
         f"(SELECT COUNT(*) FROM {RATING} g JOIN {ITEM} i ON i.id = g.item_id WHERE g.campaign_id = %s "
         "AND g.rater_id = %s AND g.assignment_id IS NULL AND i.active_count < i.needed "
         f"AND NOT EXISTS (SELECT 1 FROM {ASSIGNMENT} h WHERE h.item_id = g.item_id AND h.rater_id = %s)) "

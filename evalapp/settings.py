@@ -81,6 +81,10 @@ TEMPLATES = [
 WSGI_APPLICATION = "evalapp.wsgi.application"
 
 
+# psycopg's own default: a statement is prepared on its fifth run on a connection.
+PREPARE_THRESHOLD = 5
+
+
 def database_from_env():
     """Parse DATABASE_URL; SQLite gets IMMEDIATE transactions so writers queue, never fail."""
     url = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
@@ -90,9 +94,13 @@ def database_from_env():
             {"transaction_mode": "IMMEDIATE", "timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
         )
     if config["ENGINE"] == "django.db.backends.postgresql":
-        # Parameters bound by the server, so that psycopg prepares a statement the fifth time it
-        # runs: the rater loop's statements are then parsed and planned once per connection.
-        config.setdefault("OPTIONS", {})["server_side_binding"] = True
+        # Parameters bound by the server, and a statement prepared the fifth time it runs on a
+        # connection (Django turns that off by default, for poolers that cannot keep them): the
+        # rater loop's statements are then parsed once per connection instead of on every call.
+        # DB_PREPARE_THRESHOLD=off behind PgBouncer older than 1.21 in transaction mode.
+        threshold = os.environ.get("DB_PREPARE_THRESHOLD", str(PREPARE_THRESHOLD))
+        config.setdefault("OPTIONS", {}).update(
+            server_side_binding=True, prepare_threshold=None if threshold == "off" else int(threshold))
     # Lets parallel test runs share one PostgreSQL server (each its own test database).
     if os.environ.get("COMVE_TEST_DB_NAME"):
         config.setdefault("TEST", {})["NAME"] = os.environ["COMVE_TEST_DB_NAME"]

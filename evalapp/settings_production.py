@@ -11,6 +11,7 @@ Variables (defaults in brackets):
   DATABASE_URL                                  required; postgres://USER:PASS@HOST:PORT/NAME
   DJANGO_CSRF_TRUSTED_ORIGINS                   e.g. https://eval.example.org
   DB_CONN_MAX_AGE [600]                         seconds a database connection is reused
+  DB_PREPARE_THRESHOLD [5]                      PostgreSQL: prepare a statement on its Nth run (off = never)
   DJANGO_SECURE_SSL_REDIRECT [1]                redirect http:// to https://
   DJANGO_SECURE_COOKIES [1]                     session and CSRF cookies only over HTTPS
   DJANGO_HSTS_SECONDS [31536000]                Strict-Transport-Security max-age (0 = off)

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotators import crowd, engine, flags, pending
+from annotators import crowd, engine, flags, pending, statements
 from annotators.instructions import WORKED_STATEMENT, worked_examples
 from annotators.models import Assignment
 from annotators.seconds import measured_seconds
@@ -31,7 +31,10 @@ from evalapp.models import Campaign
 
 def open_campaign(campaign_id):
     """The campaign if it is open; 404 otherwise (a closed campaign hands out nothing)."""
-    return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
+    campaign = statements.open_campaign(campaign_id)
+    if campaign is None:
+        raise Http404("No open campaign here.")
+    return campaign
 
 
 def _assignment_id(posted):

@@ -93,3 +93,13 @@ def test_benchmark_baseline_is_routed_only_when_asked(tmp_path):
             "except Resolver404:\n    print('absent')")
     assert manage(tmp_path, "shell", "--no-imports", "-c", code).stdout.strip() == "absent"
     assert manage(tmp_path, "shell", "--no-imports", "-c", code, COMVE_BENCH_BASELINE="1").stdout.strip() == "bench_baseline"
+
+
+@pytest.mark.parametrize("threshold, expected", [(None, "True 5"), ("2", "True 2"), ("off", "True None")])
+def test_postgresql_statements_are_bound_and_prepared_by_the_server(tmp_path, threshold, expected):
+    code = ("from django.conf import settings as s; o = s.DATABASES['default']['OPTIONS']; "
+            "print(o['server_side_binding'], o['prepare_threshold'])")
+    result = manage(tmp_path, "shell", "--no-imports", "-c", code,
+                    DATABASE_URL="postgres://comve@127.0.0.1:5432/comve", DB_PREPARE_THRESHOLD=threshold)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected

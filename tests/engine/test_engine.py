@@ -24,12 +24,6 @@ def new_raters(count, start=0):
                                  order_seed=engine.new_order_seed()) for index in range(count)]
 
 
-@pytest.fixture
-def campaign():
-    dataset = build_dataset(instances=4, systems=("alpha", "beta"))
-    return create_campaign(dataset, "c", sample=4, seed=1, raters_per_item=2)
-
-
 def rate_all(campaign, rater, score=2, now=T0):
     done = []
     while (assignment := engine.next_assignment(campaign, rater, now)) is not None:

@@ -1,0 +1,122 @@
+"""The rater screen's submit: the score stored and the next item leased in one transaction.
+
+Also the SQL of the rating path (``annotators.statements``) read back as the ORM reads it.
+"""
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from annotators import engine, statements
+from annotators.engine import SubmissionRefused
+from annotators.models import Assignment, Rating
+from evalapp.models import Item
+from tests.engine.test_engine import T0, check_counters, new_raters
+
+pytestmark = pytest.mark.django_db
+
+
+def leased_items(campaign, rater):
+    return set(Assignment.objects.filter(campaign=campaign, rater=rater).values_list("item_id", flat=True))
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_score_and_the_next_lease_are_one_transaction(campaign):
+    rater, = new_raters(1)
+    first = engine.next_assignment(campaign, rater, T0)
+    with CaptureQueriesContext(connection) as queries:
+        submitted = engine.submit_and_lease(first.pk, rater, 3, campaign, seconds=2.0, now=T0)
+    assert [q["sql"] for q in queries].count("COMMIT") == 1
+    assert submitted.created and submitted.rating.score == 3 and submitted.rating.assignment_id == first.pk
+    following = Assignment.objects.get(pk=submitted.next_assignment_id)
+    assert following.status == Assignment.Status.LEASED and following.item_id != first.item_id
+    assert following.sequence == 2 and following.lease_expires_at == T0 + timedelta(seconds=campaign.lease_seconds)
+    assert engine.next_assignment(campaign, rater, T0).pk == following.pk
+    check_counters(campaign)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failure_after_the_rating_writes_nothing(campaign, monkeypatch):
+    rater, = new_raters(1)
+    first = engine.next_assignment(campaign, rater, T0)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the server died while leasing")
+
+    monkeypatch.setattr(engine, "_lease_locked", broken)
+    with pytest.raises(RuntimeError):
+        engine.submit_and_lease(first.pk, rater, 3, campaign, now=T0)
+    first.refresh_from_db()
+    assert first.status == Assignment.Status.LEASED and not Rating.objects.exists()
+    assert Assignment.objects.count() == 1
+    check_counters(campaign)
+
+
+def test_a_repeated_submit_stores_nothing_new_and_keeps_the_next_lease(campaign):
+    rater, = new_raters(1)
+    first = engine.next_assignment(campaign, rater, T0)
+    once = engine.submit_and_lease(first.pk, rater, 3, campaign, now=T0)
+    twice = engine.submit_and_lease(first.pk, rater, 0, campaign, now=T0)
+    assert not twice.created and twice.rating.pk == once.rating.pk and twice.rating.score == 3
+    assert twice.next_assignment_id == once.next_assignment_id
+    check_counters(campaign)
+
+
+def test_a_held_lease_is_resumed_before_a_new_one_is_taken(campaign):
+    rater, = new_raters(1)
+    first = engine.next_assignment(campaign, rater, T0)
+    other = Item.objects.filter(campaign=campaign).exclude(pk=first.item_id).first()
+    Item.objects.filter(pk=other.pk).update(active_count=1)
+    held = Assignment.objects.create(item=other, rater=rater, campaign=campaign, leased_at=T0, sequence=2,
+                                     lease_expires_at=T0 + timedelta(minutes=30))
+    submitted = engine.submit_and_lease(first.pk, rater, 1, campaign, now=T0)
+    assert submitted.next_assignment_id == held.pk
+    assert leased_items(campaign, rater) == {first.item_id, other.pk}
+
+
+def test_the_last_submit_leases_nothing(campaign):
+    rater, = new_raters(1)
+    submitted = engine.submit_and_lease(engine.next_assignment(campaign, rater, T0).pk, rater, 2, campaign, now=T0)
+    while submitted.next_assignment_id is not None:
+        submitted = engine.submit_and_lease(submitted.next_assignment_id, rater, 2, campaign, now=T0)
+    assert Rating.objects.filter(rater=rater).count() == Item.objects.filter(campaign=campaign).count()
+    assert engine.next_assignment(campaign, rater, T0) is None
+    check_counters(campaign)
+
+
+def test_a_refused_submit_leases_nothing(campaign):
+    rater, = new_raters(1)
+    first = engine.next_assignment(campaign, rater, T0)
+    engine.exclude_rater(campaign, rater)
+    with pytest.raises(SubmissionRefused) as refused:
+        engine.submit_and_lease(first.pk, rater, 2, campaign, now=T0)
+    assert refused.value.code == SubmissionRefused.EXCLUDED
+    assert Assignment.objects.filter(rater=rater).count() == 1
+    check_counters(campaign)
+
+
+def test_someone_elses_assignment_is_not_found(campaign):
+    owner, intruder = new_raters(2)
+    first = engine.next_assignment(campaign, owner, T0)
+    with pytest.raises(SubmissionRefused) as refused:
+        engine.submit_and_lease(first.pk, intruder, 2, campaign, now=T0)
+    assert refused.value.code == SubmissionRefused.NOT_FOUND
+    assert not Assignment.objects.filter(rater=intruder).exists() and not Rating.objects.exists()
+
+
+@pytest.mark.postgres
+def test_the_live_lease_reads_back_as_the_orm_reads_it(campaign):
+    rater, = new_raters(1)
+    now = timezone.now()
+    leased = engine.next_assignment(campaign, rater, now)
+    read = statements.live_lease(campaign.pk, rater.pk, now)
+    orm = Assignment.objects.select_related("item__instance").get(pk=leased.pk)
+    assert (read.pk, read.item_id, read.leased_at, read.lease_expires_at, read.sequence, read.status) == (
+        orm.pk, orm.item_id, orm.leased_at, orm.lease_expires_at, orm.sequence, orm.status)
+    assert timezone.is_aware(read.leased_at)
+    assert (read.item.text, read.item.instance.false_sent) == (orm.item.text, orm.item.instance.false_sent)
+    assert read.item.needed == orm.item.needed  # a field not read loads on access
+    assert statements.live_lease(campaign.pk, rater.pk, orm.lease_expires_at) is None

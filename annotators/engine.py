@@ -134,11 +134,12 @@ def _lease_locked(campaign, rater, now, state=None):
         item_id = _pick_item(campaign, rater, skip_locked=False)
     if item_id is None:
         return None
-    # Under the row lock this cannot fail; the condition is the database's guarantee anyway.
-    if not statements.take_slot(item_id):
-        raise IntegrityError(f"item {item_id} filled up while locked")
-    return statements.insert_lease(item_id, rater.pk, campaign.pk, now,
+    leased = statements.lease_item(item_id, rater.pk, campaign.pk, now,
                                    now + timedelta(seconds=campaign.lease_seconds), held + 1)
+    # Under the row lock the item cannot have filled up; the condition is the database's guarantee anyway.
+    if leased is None:
+        raise IntegrityError(f"item {item_id} filled up while locked")
+    return leased
 
 
 def _pick_item(campaign, rater, skip_locked):
@@ -298,19 +299,17 @@ def _store_rating(assignment_id, rater, score, seconds, now, campaign):
                                 SubmissionRefused.EXCLUDED)
     if campaign_status != Campaign.Status.OPEN:
         raise SubmissionRefused("This campaign is closed; your choice was not recorded.", SubmissionRefused.CLOSED)
-    if status == Assignment.Status.EXPIRED:
-        # The slot went back to the pool: take one again, if the item still has room.
-        if not statements.take_slot(item_id, also_done=True):
-            raise SubmissionRefused(f"This item already has its {needed} ratings; your choice was not needed.",
-                                    SubmissionRefused.NOT_NEEDED)
-    else:
-        statements.count_rating(item_id)
+    retaken = status == Assignment.Status.EXPIRED
+    # An expired lease gave its slot back to the pool: take one again, if the item still has room.
+    if retaken and not statements.take_slot(item_id, also_done=True):
+        raise SubmissionRefused(f"This item already has its {needed} ratings; your choice was not needed.",
+                                SubmissionRefused.NOT_NEEDED)
     if callable(seconds):
         seconds = _checked_seconds(seconds(Assignment.from_db(
             connection.alias, ["id", "item_id", "rater_id", "campaign_id", "status", "leased_at"],
             [assignment_id, item_id, rater.pk, campaign_id, status, leased_at])))
-    statements.mark_done(assignment_id, now)
-    rating = statements.insert_rating(item_id, rater.pk, campaign_id, assignment_id, score, seconds, now)
+    rating = statements.record_rating(assignment_id, item_id, rater.pk, campaign_id, score, seconds, now,
+                                      count=not retaken)
     rating.rater = rater
     if campaign is not None:
         rating.campaign = campaign
@@ -377,8 +376,18 @@ def rater_progress(campaign, rater):
 
     The total shrinks as other raters fill items, since no item needs more than M ratings.
     """
-    done, held, had_with_room, excluded, with_room, imported_with_room = statements.progress_counts(
-        campaign.pk, rater.pk, campaign.raters_per_item)
+    return _progress(statements.progress_counts(campaign.pk, rater.pk, campaign.raters_per_item))
+
+
+def live_lease_and_progress(campaign, rater, now=None):
+    """:func:`live_lease` and :func:`rater_progress` read in one statement: what the item page shows."""
+    lease, figures = statements.live_lease_and_progress(campaign.pk, rater.pk, campaign.raters_per_item,
+                                                        now or timezone.now())
+    return lease, _progress(figures)
+
+
+def _progress(figures):
+    done, held, had_with_room, excluded, with_room, imported_with_room = figures
     if excluded:
         return RaterProgress(done, done)
     # Items with room less those the rater had: counted from the rater's side, not per open item.

@@ -47,6 +47,19 @@ def rater_order(table):
     return f"(CAST({table}.shuffle_key AS BIGINT) * %s + %s) %% {SHUFFLE_MODULUS}"
 
 
+TAKE_SLOT = f"UPDATE {ITEM} SET active_count = active_count + 1"
+
+
+def writes_combine():
+    """Whether several writes go in one statement (``WITH ... UPDATE``): PostgreSQL only.
+
+    A round trip to the server costs it about as much CPU as a simple write itself, so on
+    PostgreSQL the writes of one step are sent as one statement; SQLite runs in-process and
+    has no data-modifying ``WITH``.
+    """
+    return connection.vendor == "postgresql"
+
+
 def lock_clause(of=None, skip_locked=False):
     """``FOR NO KEY UPDATE [OF t] [SKIP LOCKED]`` where the database has row locks; else nothing."""
     if not connection.features.has_select_for_update:
@@ -142,26 +155,38 @@ def lock_any_open_item(campaign_id, rater_id, raters_per_item, multiplier, offse
 def take_slot(item_id, also_done=False):
     """Count one more lease (and rating, with ``also_done``) on the item if it has room; whether it had."""
     done = ", done_count = done_count + 1" if also_done else ""
-    return execute(f"UPDATE {ITEM} SET active_count = active_count + 1{done} WHERE id = %s AND active_count < needed",
-                   [item_id]) == 1
+    return execute(f"{TAKE_SLOT}{done} WHERE id = %s AND active_count < needed", [item_id]) == 1
 
 
-def insert_lease(item_id, rater_id, campaign_id, now, expires_at, sequence):
-    """A new leased assignment; its id."""
-    return fetchone(
-        f"INSERT INTO {ASSIGNMENT} (item_id, rater_id, campaign_id, status, leased_at, lease_expires_at, sequence) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
-        [item_id, rater_id, campaign_id, LEASED, db_datetime(now), db_datetime(expires_at), sequence])[0]
+def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence):
+    """Take a slot on the item and record the rater's lease: the new assignment's id, or None if the item was full."""
+    insert = (f"INSERT INTO {ASSIGNMENT} "
+              "(item_id, rater_id, campaign_id, status, leased_at, lease_expires_at, sequence) ")
+    values = [rater_id, campaign_id, LEASED, db_datetime(now), db_datetime(expires_at), sequence]
+    if writes_combine():
+        row = fetchone(f"WITH slot AS ({TAKE_SLOT} WHERE id = %s AND active_count < needed RETURNING id) "
+                       f"{insert}SELECT slot.id, %s, %s, %s, %s, %s, %s FROM slot RETURNING id", [item_id, *values])
+        return None if row is None else row[0]
+    if not take_slot(item_id):
+        return None
+    return fetchone(f"{insert}VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id", [item_id, *values])[0]
+
+
+LIVE_LEASE = (
+    f"SELECT a.id, a.item_id, a.leased_at, a.lease_expires_at, a.sequence, i.text, i.instance_id, s.false_sent "
+    f"FROM {ASSIGNMENT} a JOIN {ITEM} i ON i.id = a.item_id JOIN {INSTANCE} s ON s.id = i.instance_id "
+    "WHERE a.campaign_id = %s AND a.rater_id = %s AND a.status = %s AND a.lease_expires_at > %s "
+    "ORDER BY a.sequence LIMIT 1"
+)
 
 
 def live_lease(campaign_id, rater_id, now):
     """The rater's unexpired lease in the campaign as an Assignment with its item and statement, or None."""
-    row = fetchone(
-        f"SELECT a.id, a.item_id, a.leased_at, a.lease_expires_at, a.sequence, i.text, i.instance_id, s.false_sent "
-        f"FROM {ASSIGNMENT} a JOIN {ITEM} i ON i.id = a.item_id JOIN {INSTANCE} s ON s.id = i.instance_id "
-        "WHERE a.campaign_id = %s AND a.rater_id = %s AND a.status = %s AND a.lease_expires_at > %s "
-        "ORDER BY a.sequence LIMIT 1", [campaign_id, rater_id, LEASED, db_datetime(now)])
-    if row is None:
+    return _lease_from_row(campaign_id, rater_id, fetchone(LIVE_LEASE, [campaign_id, rater_id, LEASED, db_datetime(now)]))
+
+
+def _lease_from_row(campaign_id, rater_id, row):
+    if row is None or row[0] is None:
         return None
     assignment_id, item_id, leased_at, expires_at, sequence, text, instance_id, false_sent = row
     assignment = Assignment.from_db(
@@ -194,21 +219,25 @@ def lock_assignment(assignment_id, rater_id, campaign_id=None):
     return item_id, campaign_id, status, aware(leased_at), campaign_status, needed
 
 
-def count_rating(item_id):
-    execute(f"UPDATE {ITEM} SET done_count = done_count + 1 WHERE id = %s", [item_id])
-
-
-def mark_done(assignment_id, now):
-    execute(f"UPDATE {ASSIGNMENT} SET status = %s, completed_at = %s WHERE id = %s",
-            [DONE, db_datetime(now), assignment_id])
-
-
-def insert_rating(item_id, rater_id, campaign_id, assignment_id, score, seconds, now):
-    """A new rating made in the app, as a Rating instance (no second query to read it back)."""
+def record_rating(assignment_id, item_id, rater_id, campaign_id, score, seconds, now, count=True):
+    """Mark the assignment done, count the rating on its item (unless ``count`` is false: the
+    caller counted it already) and insert it; the new Rating (no second query to read it back)."""
     values = [item_id, rater_id, campaign_id, assignment_id, score, seconds, Rating.Source.APP, False]
-    rating_id = fetchone(
-        f"INSERT INTO {RATING} (item_id, rater_id, campaign_id, assignment_id, score, seconds, source, excluded, "
-        "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id", [*values, db_datetime(now)])[0]
+    stored = [*values, db_datetime(now)]
+    count_it = (f"UPDATE {ITEM} SET done_count = done_count + 1 WHERE id = %s", [item_id])
+    finish = (f"UPDATE {ASSIGNMENT} SET status = %s, completed_at = %s WHERE id = %s",
+              [DONE, db_datetime(now), assignment_id])
+    insert = (f"INSERT INTO {RATING} (item_id, rater_id, campaign_id, assignment_id, score, seconds, source, excluded, "
+              "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id", stored)
+    writes = [count_it, finish, insert] if count else [finish, insert]
+    if writes_combine():
+        names = ("counted", "finished") if count else ("finished",)
+        steps = ", ".join(f"{name} AS ({statement})" for name, (statement, _) in zip(names, writes))
+        rating_id = fetchone(f"WITH {steps} {insert[0]}", [param for _, params in writes for param in params])[0]
+    else:
+        for statement, params in writes[:-1]:
+            execute(statement, params)
+        rating_id = fetchone(*insert)[0]
     return Rating.from_db(connection.alias, ["id", "item_id", "rater_id", "campaign_id", "assignment_id", "score",
                                              "seconds", "source", "excluded", "created_at"],
                           [rating_id, *values, now])
@@ -216,25 +245,46 @@ def insert_rating(item_id, rater_id, campaign_id, assignment_id, score, seconds,
 
 # --- progress ------------------------------------------------------------------------------
 
-def progress_counts(campaign_id, rater_id, raters_per_item):
-    """``(done, held, had_with_room, excluded, items_with_room, imported_with_room)`` in one statement.
+# ``(done, held, had_with_room, excluded, items_with_room, imported_with_room)``: ``had_with_room``
+# counts the rater's assignments whose item still has room, ``imported_with_room`` their imported
+# ratings (no assignment) of items with room that they never leased.
+PROGRESS_COLUMNS = (
+    "m.done, m.held, m.had_with_room, "
+    f"EXISTS (SELECT 1 FROM {EXCLUSION} e WHERE e.campaign_id = %s AND e.rater_id = %s), "
+    f"(SELECT COUNT(*) FROM {ITEM} i WHERE {OPEN_SLOTS}), "
+    f"(SELECT COUNT(*) FROM {RATING} g JOIN {ITEM} i ON i.id = g.item_id WHERE g.campaign_id = %s "
+    "AND g.rater_id = %s AND g.assignment_id IS NULL AND i.active_count < i.needed "
+    f"AND NOT EXISTS (SELECT 1 FROM {ASSIGNMENT} h WHERE h.item_id = g.item_id AND h.rater_id = %s))"
+)
+PROGRESS_FROM = (
+    "FROM (SELECT COALESCE(SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END), 0) AS done, "
+    "COALESCE(SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END), 0) AS held, "
+    "COALESCE(SUM(CASE WHEN i.active_count < i.needed THEN 1 ELSE 0 END), 0) AS had_with_room "
+    f"FROM {ASSIGNMENT} a JOIN {ITEM} i ON i.id = a.item_id WHERE a.campaign_id = %s AND a.rater_id = %s) m"
+)
+PROGRESS_FIGURES = 6
 
-    ``had_with_room``: the rater's assignments whose item still has room; ``imported_with_room``:
-    their imported ratings (no assignment) of items with room that they never leased.
-    """
-    sql = (
-        "SELECT m.done, m.held, m.had_with_room, "
-        f"EXISTS (SELECT 1 FROM {EXCLUSION} e WHERE e.campaign_id = %s AND e.rater_id = %s), "
-        f"(SELECT COUNT(*) FROM {ITEM} i WHERE {OPEN_SLOTS}), "
-        f"(SELECT COUNT(*) FROM {RATING} g JOIN {ITEM} i ON i.id = g.item_id WHERE g.campaign_id = %s "
-        "AND g.rater_id = %s AND g.assignment_id IS NULL AND i.active_count < i.needed "
-        f"AND NOT EXISTS (SELECT 1 FROM {ASSIGNMENT} h WHERE h.item_id = g.item_id AND h.rater_id = %s)) "
-        "FROM (SELECT COALESCE(SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END), 0) AS done, "
-        "COALESCE(SUM(CASE WHEN a.status = %s THEN 1 ELSE 0 END), 0) AS held, "
-        "COALESCE(SUM(CASE WHEN i.active_count < i.needed THEN 1 ELSE 0 END), 0) AS had_with_room "
-        f"FROM {ASSIGNMENT} a JOIN {ITEM} i ON i.id = a.item_id WHERE a.campaign_id = %s AND a.rater_id = %s) m"
-    )
-    row = fetchone(sql, [campaign_id, rater_id, campaign_id, raters_per_item, campaign_id, rater_id, rater_id,
-                         DONE, LEASED, campaign_id, rater_id])
-    done, held, had_with_room, excluded, with_room, imported = row
+
+def _progress_params(campaign_id, rater_id, raters_per_item):
+    return [campaign_id, rater_id, campaign_id, raters_per_item, campaign_id, rater_id, rater_id, DONE, LEASED,
+            campaign_id, rater_id]
+
+
+def _progress_from_row(row):
+    done, held, had_with_room, excluded, with_room, imported = row[:PROGRESS_FIGURES]
     return int(done), int(held), int(had_with_room), bool(excluded), with_room, imported
+
+
+def progress_counts(campaign_id, rater_id, raters_per_item):
+    """The figures of the rater's progress in one statement."""
+    return _progress_from_row(fetchone(f"SELECT {PROGRESS_COLUMNS} {PROGRESS_FROM}",
+                                       _progress_params(campaign_id, rater_id, raters_per_item)))
+
+
+def live_lease_and_progress(campaign_id, rater_id, raters_per_item, now):
+    """What the item page shows, in one statement: ``(live lease or None, progress figures)``."""
+    row = fetchone(
+        f"SELECT l.*, {PROGRESS_COLUMNS} {PROGRESS_FROM} LEFT JOIN ({LIVE_LEASE}) l ON 1 = 1",
+        [*_progress_params(campaign_id, rater_id, raters_per_item), campaign_id, rater_id, LEASED, db_datetime(now)])
+    lease_columns = len(row) - PROGRESS_FIGURES
+    return _lease_from_row(campaign_id, rater_id, row[:lease_columns]), _progress_from_row(row[lease_columns:])

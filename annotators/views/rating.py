@@ -62,11 +62,6 @@ def advance(request, campaign, rater, crowd_session=None):
     return redirect("annotators:item", campaign_id=campaign.pk)
 
 
-def rater_progress(request, campaign, rater):
-    """The progress the rater sees: their crowd session's, or theirs in the whole campaign."""
-    return crowd.progress(campaign, rater, crowd.current_session(request, campaign, rater))
-
-
 def _keep_for_login(request, campaign_id, flag):
     """An anonymous POST (the session expired): keep the choice, then log in and come back."""
     item_url = reverse("annotators:item", kwargs={"campaign_id": campaign_id})
@@ -159,16 +154,16 @@ def item(request, campaign_id):
 
 
 def _show(request, campaign, rater):
+    assignment, progress = engine.live_lease_and_progress(campaign, rater)
     kept = pending.recall(request, campaign.pk)
-    assignment = None
     if kept is not None:
-        assignment = (Assignment.objects.select_related("item__instance")
-                      .filter(pk=kept.assignment_id, rater=rater, campaign=campaign)
-                      .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED]).first())
-    if assignment is None:
-        kept = None
-        assignment = engine.live_lease(campaign, rater)
-    progress = rater_progress(request, campaign, rater)
+        unsaved = (Assignment.objects.select_related("item__instance")
+                   .filter(pk=kept.assignment_id, rater=rater, campaign=campaign)
+                   .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED]).first())
+        assignment, kept = (unsaved, kept) if unsaved is not None else (assignment, None)
+    crowd_session = crowd.current_session(request, campaign, rater)
+    if crowd_session is not None:
+        progress = crowd.progress(campaign, rater, crowd_session)
     if assignment is None:
         target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
         return pending.forget(redirect(target, campaign_id=campaign.pk))

@@ -1,8 +1,9 @@
 """A database connection lost in the middle of a submit: an error page, never a half-written rating.
 
 On PostgreSQL the request's own server process is terminated (``pg_terminate_backend`` from
-a second connection) just before the rating is inserted, after the item counter and the
-assignment were already updated in the same transaction. SQLite has no server to lose, so
+a second connection) just before the statement that inserts the rating, after the rater's
+and the assignment's rows were locked in the same transaction (the statement also counts the
+rating on the item and closes the assignment). SQLite has no server to lose, so
 there the same statement fails with the error a vanished database file gives.
 """
 import psycopg
@@ -22,13 +23,13 @@ FOUND = 302
 
 
 class DropBeforeRatingInsert:
-    """An execute wrapper: kill this connection at the rating INSERT, then let the INSERT run."""
+    """An execute wrapper: kill this connection at the statement that inserts the rating, then let it run."""
 
     def __init__(self):
         self.dropped = False
 
     def __call__(self, execute, sql, params, many, context):
-        if sql.replace('"', "").startswith(RATING_INSERT):
+        if RATING_INSERT in sql.replace('"', ""):
             self.dropped = True
             if connection.vendor == "postgresql":
                 pid = context["connection"].connection.info.backend_pid

@@ -15,7 +15,8 @@ from annotators.models import Assignment, Rating
 from evalapp.models import Item
 from tests.engine.test_engine import T0, check_counters, new_raters
 
-pytestmark = pytest.mark.django_db
+# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def leased_items(campaign, rater):
@@ -120,3 +121,16 @@ def test_the_live_lease_reads_back_as_the_orm_reads_it(campaign):
     assert (read.item.text, read.item.instance.false_sent) == (orm.item.text, orm.item.instance.false_sent)
     assert read.item.needed == orm.item.needed  # a field not read loads on access
     assert statements.live_lease(campaign.pk, rater.pk, orm.lease_expires_at) is None
+
+
+def test_the_item_page_reads_the_lease_and_the_progress_in_one_statement(campaign, django_assert_num_queries):
+    rater, = new_raters(1)
+    now = timezone.now()
+    assert engine.live_lease_and_progress(campaign, rater, now) == (None, (0, 8))
+    leased = engine.next_assignment(campaign, rater, now)
+    with django_assert_num_queries(1):
+        lease, progress = engine.live_lease_and_progress(campaign, rater, now)
+    assert lease.pk == leased.pk and lease.item.text == leased.item.text
+    assert progress == engine.rater_progress(campaign, rater) == (0, 8)
+    engine.exclude_rater(campaign, rater)
+    assert engine.live_lease_and_progress(campaign, rater, now) == (None, (0, 0))

@@ -9,7 +9,8 @@ from evalapp.models import Campaign, Item
 from evalapp.services.campaigns import create_campaign
 from tests.engine.builders import build_dataset
 
-pytestmark = pytest.mark.django_db
+# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ from annotators.seconds import measured_seconds
 from evalapp.models import Campaign, Item
 from tests.screens.conftest import SYSTEM_NAMES
 
-pytestmark = pytest.mark.django_db
+# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def url(name, campaign=None, **kwargs):

@@ -5,6 +5,8 @@ or a serialisation conflict by aborting one transaction; SQLite reports "databas
 locked" when its busy timeout runs out. Both are transient: the whole transaction is run
 again after a short randomised backoff, so no caller ever sees them.
 """
+import fcntl
+import os
 import random
 import threading
 import time
@@ -29,21 +31,46 @@ def is_transient(exc):
 
 
 _SQLITE_WRITERS = threading.RLock()
+_held = threading.local()  # how deep this thread is in the writer queue
+_queue_files = {}  # (process id, database file) -> the open lock file of this process
+QUEUE_FILE_SUFFIX = "-writers.lock"
 
 
 @contextmanager
 def _sqlite_writer_queue():
-    """On SQLite, let this process's threads take turns at writing.
+    """On SQLite, let writers take turns, within this process and across processes.
 
-    SQLite admits one writer at a time and makes the others poll; with dozens of threads the
-    polling starves some of them past the busy timeout. Queueing on a lock in the process
-    first leaves SQLite's own waiting to writers of other processes. PostgreSQL needs nothing.
+    SQLite admits one writer at a time and makes the others poll, sleeping up to 100 ms
+    between tries; with dozens of threads in several processes the polling starves some of
+    them past the busy timeout and leaves the CPU idle. So a writer first queues on a lock of
+    its process, then on an exclusive ``flock`` of a file beside the database, which the
+    kernel hands over as soon as it is released. PostgreSQL needs nothing.
     """
     if connection.vendor != "sqlite" or connection.in_atomic_block:
         yield
         return
     with _SQLITE_WRITERS:
-        yield
+        depth = getattr(_held, "depth", 0)
+        queue_file = _queue_file() if depth == 0 else None
+        if queue_file is not None:
+            fcntl.flock(queue_file, fcntl.LOCK_EX)
+        _held.depth = depth + 1
+        try:
+            yield
+        finally:
+            _held.depth = depth
+            if queue_file is not None:
+                fcntl.flock(queue_file, fcntl.LOCK_UN)
+
+
+def _queue_file():
+    """This process's lock file for the database's writers; None for an in-memory database."""
+    if connection.is_in_memory_db():
+        return None
+    key = (os.getpid(), str(connection.settings_dict["NAME"]))  # a forked worker opens its own
+    if key not in _queue_files:
+        _queue_files[key] = open(key[1] + QUEUE_FILE_SUFFIX, "ab")  # noqa: SIM115 (kept open)
+    return _queue_files[key]
 
 
 def retry_on_contention(operation, retry_also=()):

@@ -182,7 +182,8 @@ LIVE_LEASE = (
 
 def live_lease(campaign_id, rater_id, now):
     """The rater's unexpired lease in the campaign as an Assignment with its item and statement, or None."""
-    return _lease_from_row(campaign_id, rater_id, fetchone(LIVE_LEASE, [campaign_id, rater_id, LEASED, db_datetime(now)]))
+    row = fetchone(LIVE_LEASE, [campaign_id, rater_id, LEASED, db_datetime(now)])
+    return _lease_from_row(campaign_id, rater_id, row)
 
 
 def _lease_from_row(campaign_id, rater_id, row):

@@ -242,9 +242,12 @@ def session_ratings(crowd_session):
     return done.count()
 
 
-def progress(campaign, rater, crowd_session=None):
-    """The rater's progress: in the whole campaign, or within the crowd session (its cap applied)."""
-    overall = engine.rater_progress(campaign, rater)
+def progress(campaign, rater, crowd_session=None, overall=None):
+    """The rater's progress: in the whole campaign, or within the crowd session (its cap applied).
+
+    ``overall``: the rater's progress in the whole campaign, when the caller has read it already.
+    """
+    overall = overall or engine.rater_progress(campaign, rater)
     if crowd_session is None:
         return overall
     done = session_ratings(crowd_session)

@@ -94,21 +94,23 @@ def next_assignment(campaign, rater, now=None):
     now = now or timezone.now()
     if campaign.status != Campaign.Status.OPEN:
         return None
-    swept = _sweep_due(campaign, now)
-    if swept:
-        expire_leases(campaign, now)
+    swept = _sweep_if_due(campaign, now)
     lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
     if lease is None and not swept and expire_leases(campaign, now):
         lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
     return None if lease is None else Assignment.objects.select_related("item__instance").get(pk=lease)
 
 
-def _sweep_due(campaign, now):
-    """Whether this process should sweep the campaign's expired leases now (a cheap throttle)."""
+def _sweep_if_due(campaign, now):
+    """Return the campaign's expired leases to the pool, at most every ``SWEEP_INTERVAL`` per process.
+
+    Whether it swept (a cheap throttle: one dictionary look-up when it is not due).
+    """
     last = _last_sweep.get(campaign.pk)
     if last is not None and timedelta(0) <= now - last < SWEEP_INTERVAL:
         return False
     _last_sweep[campaign.pk] = now
+    expire_leases(campaign, now)
     return True
 
 
@@ -124,9 +126,11 @@ def _lease_locked(campaign, rater, now, state=None):
     ``state`` is that statement's result when the caller has already run it.
     """
     state = state or statements.lock_rater_state(rater.pk, campaign.pk, now)
-    if state is None or state[0]:
+    if state is None:
         return None
     excluded, live, held = state
+    if excluded:
+        return None
     if live is not None:
         return live
     item_id = _pick_item(campaign, rater, skip_locked=True)
@@ -258,8 +262,8 @@ def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=No
     also returns expired leases to the pool.
     """
     score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
-    if campaign.status == Campaign.Status.OPEN and _sweep_due(campaign, now):
-        expire_leases(campaign, now)
+    if campaign.status == Campaign.Status.OPEN:
+        _sweep_if_due(campaign, now)
     return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign, lease=True),
                                retry_also=(IntegrityError,))
 

@@ -47,7 +47,10 @@ def rater_order(table):
     return f"(CAST({table}.shuffle_key AS BIGINT) * %s + %s) %% {SHUFFLE_MODULUS}"
 
 
-TAKE_SLOT = f"UPDATE {ITEM} SET active_count = active_count + 1"
+def take_slot_sql(also_done=False):
+    """Count one more lease (and rating, with ``also_done``) on an item that has room; one parameter, its id."""
+    done = ", done_count = done_count + 1" if also_done else ""
+    return f"UPDATE {ITEM} SET active_count = active_count + 1{done} WHERE id = %s AND active_count < needed"
 
 
 def writes_combine():
@@ -154,8 +157,7 @@ def lock_any_open_item(campaign_id, rater_id, raters_per_item, multiplier, offse
 
 def take_slot(item_id, also_done=False):
     """Count one more lease (and rating, with ``also_done``) on the item if it has room; whether it had."""
-    done = ", done_count = done_count + 1" if also_done else ""
-    return execute(f"{TAKE_SLOT}{done} WHERE id = %s AND active_count < needed", [item_id]) == 1
+    return execute(take_slot_sql(also_done), [item_id]) == 1
 
 
 def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence):
@@ -164,7 +166,7 @@ def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence):
               "(item_id, rater_id, campaign_id, status, leased_at, lease_expires_at, sequence) ")
     values = [rater_id, campaign_id, LEASED, db_datetime(now), db_datetime(expires_at), sequence]
     if writes_combine():
-        row = fetchone(f"WITH slot AS ({TAKE_SLOT} WHERE id = %s AND active_count < needed RETURNING id) "
+        row = fetchone(f"WITH slot AS ({take_slot_sql()} RETURNING id) "
                        f"{insert}SELECT slot.id, %s, %s, %s, %s, %s, %s FROM slot RETURNING id", [item_id, *values])
         return None if row is None else row[0]
     if not take_slot(item_id):

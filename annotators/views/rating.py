@@ -163,7 +163,7 @@ def _show(request, campaign, rater):
         assignment, kept = (unsaved, kept) if unsaved is not None else (assignment, None)
     crowd_session = crowd.current_session(request, campaign, rater)
     if crowd_session is not None:
-        progress = crowd.progress(campaign, rater, crowd_session)
+        progress = crowd.progress(campaign, rater, crowd_session, overall=progress)
     if assignment is None:
         target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
         return pending.forget(redirect(target, campaign_id=campaign.pk))

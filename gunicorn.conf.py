@@ -1,4 +1,4 @@
-"""gunicorn configuration for ComVE-Eval: ``gunicorn -c gunicorn.conf.py evalapp.wsgi``.
+"""gunicorn configuration for ComVE-Eval: ``gunicorn -c gunicorn.conf.py config.wsgi``.
 
 Tuned for the rater loop: many raters each making two short requests per rating (fetch the
 next item, submit a score), each request a few milliseconds of Python plus a few database
@@ -20,7 +20,7 @@ Every value can be overridden from the environment (names below) or on the comma
 import multiprocessing
 import os
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalapp.settings_production")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings_production")
 
 THREADS_PER_WORKER = 4
 REQUESTS_BEFORE_RECYCLE = 20_000

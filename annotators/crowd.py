@@ -18,7 +18,6 @@ flags a rater on the quality page). Without a screening code everyone gets the c
 """
 import re
 import secrets
-from collections import defaultdict
 from dataclasses import dataclass
 from functools import partial
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -27,16 +26,12 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Q
-from django.urls import reverse
 
-from annotators import engine, quality
-from annotators.models import Assignment, CrowdSession, Rater
-from evalapp.services.retry import retry_on_contention
-
-MTURK = Rater.Platform.MTURK
-PROLIFIC = Rater.Platform.PROLIFIC
-CROWD_PLATFORMS = (MTURK, PROLIFIC)
+from core import engine
+from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out, session_ratings
+from core.models import Assignment, CrowdSession, Rater
+from core.progress import RaterProgress, rater_progress
+from core.retry import retry_on_contention
 
 # MTurk's preview value; the second spelling is the product spec's. Both: "not accepted yet".
 PREVIEW_ASSIGNMENT_IDS = frozenset({"ASSIGNMENT_ID_NOT_AVAILABLE", "ASSIGNMENT_NOT_AVAILABLE"})
@@ -45,7 +40,6 @@ MTURK_SUBMIT_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.co
 MTURK_FRAME_ORIGINS = ("https://worker.mturk.com", *MTURK_SUBMIT_ORIGINS)
 EXTERNAL_SUBMIT_PATH = "/mturk/externalSubmit"
 COMPLETION_CODE_PARAMETER = "cc"  # Prolific's: https://app.prolific.com/submissions/complete?cc=CODE
-PROLIFIC_URL_PARAMETERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 # Platform ids are short ASCII tokens (MTurk: 13-30 upper-case letters and digits; Prolific: 24 hex).
 PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 ACCOUNT_SUFFIX_BYTES = 4
@@ -229,32 +223,19 @@ def current_session(request, campaign, rater):
 
 # --- progress and completion ---------------------------------------------------------------
 
-def session_ratings(crowd_session):
-    """Ratings the worker made in this session: assignments after its start, before the next one's."""
-    later = CrowdSession.objects.filter(campaign_id=crowd_session.campaign_id, rater_id=crowd_session.rater_id).filter(
-        Q(assignments_before__gt=crowd_session.assignments_before)
-        | Q(assignments_before=crowd_session.assignments_before, pk__gt=crowd_session.pk))
-    until = later.order_by("assignments_before", "pk").values_list("assignments_before", flat=True).first()
-    done = Assignment.objects.filter(campaign_id=crowd_session.campaign_id, rater_id=crowd_session.rater_id,
-                                     status=Assignment.Status.DONE, sequence__gt=crowd_session.assignments_before)
-    if until is not None:
-        done = done.filter(sequence__lte=until)
-    return done.count()
-
-
 def progress(campaign, rater, crowd_session=None, overall=None):
     """The rater's progress: in the whole campaign, or within the crowd session (its cap applied).
 
     ``overall``: the rater's progress in the whole campaign, when the caller has read it already.
     """
-    overall = overall or engine.rater_progress(campaign, rater)
+    overall = overall or rater_progress(campaign, rater)
     if crowd_session is None:
         return overall
     done = session_ratings(crowd_session)
     total = done + overall.total - overall.done
     if campaign.items_per_session:
         total = min(total, campaign.items_per_session)
-    return engine.RaterProgress(done, max(total, done))
+    return RaterProgress(done, max(total, done))
 
 
 def session_full(campaign, crowd_session):
@@ -268,14 +249,6 @@ def is_finished(rater_progress):
     return 0 < rater_progress.total <= rater_progress.done
 
 
-def is_screened_out(campaign, rater):
-    """Excluded, or below the control threshold on enough control ratings (module docstring)."""
-    if engine.is_excluded(campaign, rater):
-        return True
-    controls, passed = quality.control_figures(campaign, rater)
-    return bool(controls) and quality.fails_controls(controls, passed / controls, campaign.min_control_pass_rate)
-
-
 @dataclass(frozen=True)
 class Completion:
     """What a finished rater takes back to the platform: the code and the link carrying it."""
@@ -283,10 +256,6 @@ class Completion:
     code: str
     url: str
     screened_out: bool
-
-
-def code_for(campaign, screened_out):
-    return campaign.screening_code if screened_out and campaign.screening_code else campaign.completion_code
 
 
 def completion(campaign, rater):
@@ -313,69 +282,3 @@ def external_submit_url(crowd_session):
     return submit_origin(crowd_session.submit_to) + EXTERNAL_SUBMIT_PATH
 
 
-# --- the organizer's side ------------------------------------------------------------------
-
-def entry_url(base_url, campaign, platform):
-    """The absolute address of the campaign's entry page for a platform, under ``base_url``."""
-    path = reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk})
-    address = base_url.rstrip("/") + path
-    return f"{address}?{PROLIFIC_URL_PARAMETERS}" if platform == PROLIFIC else address
-
-
-def save_settings(campaign, completion_url, completion_code, screening_code, items_per_session):
-    """Save the campaign's crowd settings (already validated by the caller's form)."""
-    campaign.completion_url = completion_url
-    campaign.completion_code = completion_code
-    campaign.screening_code = screening_code
-    campaign.items_per_session = items_per_session
-    campaign.save(update_fields=["completion_url", "completion_code", "screening_code", "items_per_session"])
-
-
-@dataclass(frozen=True)
-class SessionReview:
-    """One crowd session as the organizer reviews it before approving the work on the platform."""
-
-    platform: str
-    worker_id: str
-    session_id: str
-    task_id: str
-    started_at: object
-    ratings: int
-    screened_out: bool
-    code: str
-
-    COLUMNS = ("platform", "worker_id", "session_id", "task_id", "started_at", "ratings", "screened_out", "code")
-
-    def row(self):
-        return [getattr(self, column) for column in self.COLUMNS]
-
-
-def session_reviews(campaign):
-    """Every crowd session of the campaign with its ratings and the code its worker is owed.
-
-    Sessions of one worker split the worker's assignments by their start (see
-    :func:`session_ratings`); the screening figures are the quality page's.
-    """
-    sessions = list(CrowdSession.objects.filter(campaign=campaign).select_related("rater")
-                    .order_by("rater_id", "assignments_before", "pk"))
-    sequences = defaultdict(list)
-    for rater_id, sequence in Assignment.objects.filter(
-            campaign=campaign, status=Assignment.Status.DONE,
-            rater_id__in={crowd_session.rater_id for crowd_session in sessions}).values_list("rater_id", "sequence"):
-        sequences[rater_id].append(sequence)
-    figures = {record.rater_id: record for record in quality.rater_quality(campaign)}
-    reviews = []
-    for index, crowd_session in enumerate(sessions):
-        following = sessions[index + 1] if index + 1 < len(sessions) else None
-        until = following.assignments_before if following and following.rater_id == crowd_session.rater_id else None
-        ratings = sum(1 for sequence in sequences[crowd_session.rater_id]
-                      if sequence > crowd_session.assignments_before and (until is None or sequence <= until))
-        record = figures.get(crowd_session.rater_id)
-        screened_out = record is not None and (record.excluded or quality.fails_controls(
-            record.control_ratings, record.control_pass_rate, campaign.min_control_pass_rate))
-        reviews.append(SessionReview(
-            crowd_session.platform, crowd_session.rater.external_id, crowd_session.session_id,
-            crowd_session.task_id, crowd_session.started_at, ratings, screened_out,
-            code_for(campaign, screened_out) if crowd_session.platform == PROLIFIC else ""))
-    reviews.sort(key=lambda review: (review.started_at, review.session_id))
-    return reviews

@@ -10,8 +10,8 @@ from dataclasses import asdict, dataclass, replace
 from django.conf import settings
 from django.core import signing
 
-from annotators.flags import MAX_NOTE_CHARS
-from evalapp.models import SCORE_MAX, SCORE_MIN
+from core.defaults import SCORE_MAX, SCORE_MIN
+from core.flags import MAX_NOTE_CHARS
 
 COOKIE_NAME = "comve_pending_choice"
 COOKIE_SALT = "annotators.pending-choice"

@@ -1,7 +1,8 @@
-"""URLs of the rater screens (mounted at ``/rate/``), the crowd entry pages, and the organizer's pages."""
+"""URLs of the rater screens and the crowd entry pages (mounted at ``/rate/``), and of the rater's API endpoints."""
 from django.urls import path
 
-from annotators.views import crowd, crowd_manage, quality, rating
+from annotators import api
+from annotators.views import crowd, rating
 
 app_name = "annotators"
 urlpatterns = [
@@ -13,10 +14,13 @@ urlpatterns = [
     path("<int:campaign_id>/done/", rating.done, name="done"),
     path("mturk/<int:campaign_id>/", crowd.mturk_entry, name="mturk"),
     path("prolific/<int:campaign_id>/", crowd.prolific_entry, name="prolific"),
-    path("manage/<int:campaign_id>/crowd/", crowd_manage.crowd_settings, name="crowd"),
-    path("manage/<int:campaign_id>/crowd-sessions.csv", crowd_manage.crowd_sessions_csv, name="crowd_sessions_csv"),
-    path("manage/<int:campaign_id>/quality/", quality.quality_table, name="quality"),
-    path("manage/<int:campaign_id>/quality.csv", quality.quality_csv, name="quality_csv"),
-    path("manage/<int:campaign_id>/thresholds/", quality.thresholds, name="thresholds"),
-    path("manage/<int:campaign_id>/exclude/<int:rater_id>/", quality.exclude, name="exclude"),
+]
+
+# The rater's own work through the REST API (mounted under ``/api/`` by ``config/urls.py``).
+api_urlpatterns = [
+    path("rate/campaigns/", api.RaterCampaignListView.as_view(), name="rate-campaigns"),
+    path("rate/campaigns/<id:campaign_id>/current/", api.CurrentItemView.as_view(), name="rate-current"),
+    path("rate/campaigns/<id:campaign_id>/next/", api.NextItemView.as_view(), name="rate-next"),
+    path("rate/assignments/<id:assignment_id>/rating/", api.SubmitRatingView.as_view(), name="rate-submit"),
+    path("rate/assignments/<id:assignment_id>/flag/", api.FlagItemView.as_view(), name="rate-flag"),
 ]

@@ -1,1 +1,1 @@
-"""Benchmarks: run by hand, they print figures (see docs/readme/70-deploy.md)."""
+"""Benchmarks: run by hand, they print figures (docs/benchmarks.md has the commands and the results)."""

@@ -32,7 +32,7 @@ def percentile(values, share):
 
 
 def build_campaign(name, systems, instances, raters_per_item):
-    from evalapp.models import Dataset, Instance, Reference, System, SystemOutput
+    from core.models import Dataset, Instance, Reference, System, SystemOutput
     from evalapp.services.campaigns import create_campaign
 
     dataset = Dataset.objects.create(name=name)
@@ -52,8 +52,8 @@ def queries_per_call(campaign):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from annotators import engine
-    from annotators.models import Rater
+    from core import engine
+    from core.models import Rater
 
     rater = Rater.objects.create(external_id="probe", platform=Rater.Platform.IMPORT, order_seed=engine.new_order_seed())
     with CaptureQueriesContext(connection) as leased:
@@ -66,8 +66,8 @@ def queries_per_call(campaign):
 def run_raters(campaign, k):
     from django.db import connections
 
-    from annotators import engine
-    from annotators.models import Rater
+    from core import engine
+    from core.models import Rater
 
     raters = Rater.objects.bulk_create(Rater(external_id=f"bench{k}-{index}", platform=Rater.Platform.IMPORT,
                                              order_seed=engine.new_order_seed()) for index in range(k))
@@ -108,8 +108,7 @@ def run_raters(campaign, k):
 def invariants(campaign):
     from django.db.models import Count, F
 
-    from annotators.models import Assignment, Rating
-    from evalapp.models import Item
+    from core.models import Assignment, Item, Rating
 
     items = Item.objects.filter(campaign=campaign)
     over = items.filter(done_count__gt=0).annotate(n=Count("ratings")).exclude(n=F("needed")).count()
@@ -128,7 +127,7 @@ def main():
     parser.add_argument("--raters-per-item", type=int, default=3)
     args = parser.parse_args()
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalapp.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("COMVE_TEST_DB_NAME", "bench_engine")
     import django
 

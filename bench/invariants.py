@@ -38,8 +38,7 @@ def check_invariants(campaign, acknowledged=None):
     """
     from django.db.models import Count, F, Q
 
-    from annotators.models import Assignment, Rating
-    from evalapp.models import Item
+    from core.models import Assignment, Item, Rating
 
     holding = (Assignment.Status.LEASED, Assignment.Status.DONE)
     items = Item.objects.filter(campaign=campaign)
@@ -83,7 +82,7 @@ def campaign_state(campaign):
     """Ratings stored against ratings expected, and live/expired leases: is the campaign complete?"""
     from django.db.models import Count, Q, Sum
 
-    from annotators.models import Assignment
+    from core.models import Assignment
 
     totals = campaign.items.aggregate(done=Sum("done_count"), needed=Sum("needed"))
     leases = Assignment.objects.filter(campaign=campaign).aggregate(
@@ -102,7 +101,7 @@ def main(argv=None):
     import django
 
     django.setup()
-    from evalapp.models import Campaign
+    from core.models import Campaign
 
     campaign = Campaign.objects.get(pk=args.campaign_id)
     acks = None

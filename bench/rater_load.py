@@ -8,7 +8,7 @@ For each K: a fresh synthetic campaign (default 17 systems x 100 instances x 3 r
 production settings on 127.0.0.1. The K raters log in (untimed), then rate as the browser
 does (item page, submit with CSRF, redirect) until the campaign is exhausted, the time bound
 or the request bound. Then the same K sessions drive the baseline view (one authenticated
-read, one insert: ``evalapp/bench_baseline.py``) for as many read+insert pairs. Printed:
+read, one insert: ``bench/baseline/views.py``) for as many read+insert pairs. Printed:
 ratings/s, p50/p95/p99 latency of the item page and the submit, errors, the baseline's
 pairs/s and its latencies, the ratio, and the S7 invariants checked in the database.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.httpclient import Browser, HTTPError  # noqa: E402
+from bench.httpclient import HTTPError  # noqa: E402
 from bench.loadstats import LoadStats, format_table, latency_cells  # noqa: E402
 from bench.server import LOOPBACK, BenchDatabase, Gunicorn, prepare, production_env, setup_django  # noqa: E402
 

@@ -55,8 +55,9 @@ def main(argv=None):
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from annotators import engine
     from bench.synthetic import make_campaign
+    from core import engine
+    from core.progress import rater_progress
 
     try:
         made = make_campaign("profile", 17, 100, 3, 2)
@@ -106,7 +107,7 @@ def main(argv=None):
         rows = [("engine.next_assignment (a new lease)", median_ms([c[0] for c in cycles])),
                 ("engine.submit_rating", median_ms([c[1] for c in cycles]))]
         for label, function in (("the item pick alone (_pick_item, locked)", pick),
-                                ("engine.rater_progress (every item page)", lambda: engine.rater_progress(campaign, rater)),
+                                ("engine.rater_progress (every item page)", lambda: rater_progress(campaign, rater)),
                                 ("engine.live_lease (every item page)", lambda: engine.live_lease(campaign, rater))):
             rows.append((label, median_ms([timed(function)[2] for _ in range(SAMPLES)])))
         for label, value in rows:

@@ -12,7 +12,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evalapp.compute import agreement, bootstrap  # noqa: E402
-from evalapp.compute.human_score import RatingRecords, human_scores, score_matrix  # noqa: E402
+from evalapp.compute.human_score import RatingRecords, score_matrix, system_scores  # noqa: E402
 
 RATERS_PER_ITEM = 3
 SYSTEMS = 20
@@ -36,7 +36,7 @@ def main():
                             rater.astype(object), scores)
     print(f"{len(item):,} ratings, {items:,} items, {SYSTEMS} systems x {instances:,} instances")
     for label, run in [
-        ("formula (1) human_scores", lambda: human_scores(records, instances, RATERS_PER_ITEM)),
+        ("formula (1) system_scores", lambda: system_scores(records, instances, RATERS_PER_ITEM)),
         ("agreement (alpha x2, Fleiss, exact, pairwise QWK, per rater)",
          lambda: agreement.agreement(item, rater, scores, RATERS_PER_ITEM)),
         ("bootstrap 1000 resamples over instances",

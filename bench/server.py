@@ -1,4 +1,4 @@
-"""Start the production stack (gunicorn + evalapp.settings_production) on a free loopback port.
+"""Start the production stack (gunicorn, production settings) on a free loopback port.
 
 Used by the benchmarks and by the fault tests: a fresh database (SQLite file or a new
 PostgreSQL database on a given server), migrated and with collected static files, served by
@@ -30,7 +30,8 @@ def production_env(database_url, var_dir, baseline=False, **overrides):
     env = {key: value for key, value in os.environ.items()
            if not key.startswith(("DJANGO_", "COMVE_", "DB_", "GUNICORN_", "WEB_CONCURRENCY"))}
     env.update({
-        "DJANGO_SETTINGS_MODULE": "evalapp.settings_production",
+        # The production settings, plus the bench-only baseline app when asked for.
+        "DJANGO_SETTINGS_MODULE": "bench.settings" if baseline else "config.settings_production",
         "DJANGO_SECRET_KEY": secrets.token_urlsafe(SECRET_KEY_BYTES),
         "DJANGO_ALLOWED_HOSTS": f"{LOOPBACK},localhost",
         "DATABASE_URL": database_url,
@@ -40,7 +41,6 @@ def production_env(database_url, var_dir, baseline=False, **overrides):
         "DJANGO_SECURE_COOKIES": "0",
         "DJANGO_HSTS_SECONDS": "0",
         "COMVE_LOG_LEVEL": "WARNING",
-        "COMVE_BENCH_BASELINE": "1" if baseline else "0",
     })
     env.update({key: str(value) for key, value in overrides.items()})
     return env
@@ -107,7 +107,7 @@ class Gunicorn:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--bind", f"{LOOPBACK}:{self.port}",
-                 *self.extra_args, "evalapp.wsgi"],
+                 *self.extra_args, "config.wsgi"],
                 cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         self.wait_ready()
         return self

@@ -66,7 +66,8 @@ def make_dataset(name, n_systems, n_instances, seed=DEFAULT_SEED):
     from django.db import transaction
     from django.utils import timezone
 
-    from evalapp.models import Dataset, Instance, Reference, Submission, System, SystemOutput
+    from core.models import Dataset, Instance, Reference, System, SystemOutput
+    from evalapp.models import Submission
 
     rng = np.random.default_rng(seed)
     now = timezone.now()
@@ -99,7 +100,7 @@ def make_raters(prefix, count):
     from django.contrib.auth.hashers import make_password
     from django.db import transaction
 
-    from annotators.models import Rater
+    from core.models import Rater
 
     user_model = get_user_model()
     password = make_password(RATER_PASSWORD)  # hashed once: hashing is deliberately slow
@@ -119,8 +120,8 @@ def add_ratings(campaign, raters, seed=DEFAULT_SEED):
     from django.db.models import F
     from django.utils import timezone
 
-    from annotators.models import Rating
-    from evalapp.models import SCORE_MAX, SCORE_MIN, Item, ItemOutput
+    from core.defaults import SCORE_MAX, SCORE_MIN
+    from core.models import Item, ItemOutput, Rating
 
     m = campaign.raters_per_item
     if len(raters) < m:
@@ -214,7 +215,7 @@ def main(argv=None):
     import django
 
     django.setup()
-    from evalapp.models import Campaign
+    from core.models import Campaign
 
     made = make_campaign(args.name, args.systems, args.instances, args.raters_per_item, args.raters,
                          args.seed, args.ratings)

@@ -52,7 +52,7 @@ def researcher(django_user_model):
 
 @pytest.fixture
 def rater_user(django_user_model):
-    from annotators.models import Rater
+    from core.models import Rater
 
     user = _user(django_user_model, "rater1")
     Rater.objects.create(user=user, order_seed=12345)

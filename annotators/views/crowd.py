@@ -10,10 +10,10 @@ from django.views.decorators.http import require_http_methods
 
 from annotators import crowd
 from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
-from annotators.models import Rater
 from annotators.views.framing import frameable_by_mturk
 from annotators.views.rating import advance, instructions_context, open_campaign
-from evalapp import roles
+from core import roles
+from core.models import Rater
 
 # The worked example shown as the preview's sample item: a reason that is neither best nor worst.
 PREVIEW_EXAMPLE_SCORE = 2

@@ -20,18 +20,18 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotators import crowd, engine, flags, pending, statements
+from annotators import crowd, pending
 from annotators.instructions import WORKED_STATEMENT, worked_examples
-from annotators.models import Assignment
 from annotators.seconds import measured_seconds
 from annotators.views.framing import frameable_by_mturk
-from evalapp import roles
-from evalapp.models import Campaign
+from core import engine, flags, rating_sql, roles
+from core.models import Assignment, Campaign
+from core.progress import rater_progress
 
 
 def open_campaign(campaign_id):
     """The campaign if it is open; 404 otherwise (a closed campaign hands out nothing)."""
-    campaign = statements.open_campaign(campaign_id)
+    campaign = rating_sql.open_campaign(campaign_id)
     if campaign is None:
         raise Http404("No open campaign here.")
     return campaign
@@ -92,7 +92,7 @@ def campaign_list(request):
     rater = roles.rater_of(request.user)
     rows = []
     for campaign in engine.campaigns_open_to(rater):
-        progress = engine.rater_progress(campaign, rater)
+        progress = rater_progress(campaign, rater)
         rows.append({"campaign": campaign, "done": progress.done, "total": progress.total})
     return render(request, "rate/campaigns.html", {"rows": rows})
 
@@ -219,7 +219,7 @@ def _submit(request, campaign, rater):
 @frameable_by_mturk
 @require_POST
 def flag(request, campaign_id):
-    """Report the current item as broken, then skip it (see :mod:`annotators.flags`).
+    """Report the current item as broken, then skip it (see :mod:`core.flags`).
 
     Security: raters only, POST with CSRF; the assignment must be the rater's own (404
     otherwise, nothing written). An anonymous POST keeps the note and sends the rater to log in.

@@ -3,21 +3,32 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from annotators import engine
-from annotators.models import Rater
-from annotators.quality import rater_quality
-from evalapp.api.base import ApiPolicy, ApiView, ListApiView
-from evalapp.api.errors import Unprocessable
-from evalapp.api.permissions import ORGANIZER, RESULTS_VIEWER
+from core import engine
+from core.api.base import ApiPolicy, ApiView, ListApiView
+from core.api.errors import Unprocessable
+from core.api.permissions import ORGANIZER, RESULTS_VIEWER
+from core.api.renderers import CSVRenderer
+from core.models import Campaign, Rater
+from core.progress import campaign_progress, flagged_items
+from core.quality import rater_quality
+from evalapp.api.downloads import export_response, format_parameter
 from evalapp.api.serializers import (
-    CampaignCreateSerializer, CampaignProgressSerializer, CampaignSerializer, CampaignSummarySerializer,
-    ExclusionRequestSerializer, ExclusionResultSerializer, FlaggedItemSerializer, RaterQualitySerializer,
+    CampaignCreateSerializer,
+    CampaignProgressSerializer,
+    CampaignSerializer,
+    CampaignSummarySerializer,
+    CrowdSessionSerializer,
+    ExclusionRequestSerializer,
+    ExclusionResultSerializer,
+    FlaggedItemSerializer,
+    RaterQualitySerializer,
 )
-from evalapp.models import Campaign
+from evalapp.services import exports
 from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
-from evalapp.services.results import flagged_items
+from evalapp.services.crowd import SessionReview, session_reviews
 
 NOT_CREATED = "The campaign was not created (nothing was written); see problems."
 
@@ -82,22 +93,56 @@ class CampaignProgressView(ApiView):
 
     @extend_schema(responses=CampaignProgressSerializer, tags=["campaigns"])
     def get(self, request, campaign_id):
-        return Response(engine.campaign_progress(campaign_or_404(campaign_id)).as_dict())
+        return Response(campaign_progress(campaign_or_404(campaign_id)).as_dict())
 
 
-class RaterQualityView(ListApiView):
-    """GET: every rater of the campaign with control pass rate, co-rater agreement, speed and flags.
+class ListWithCsvView(ListApiView):
+    """A list of records as paginated JSON, or (``?format=csv``) the whole list as the export's CSV."""
+
+    renderer_classes = [JSONRenderer, CSVRenderer]
+    export = None  # a function of :mod:`evalapp.services.exports`: (campaign, fmt) -> Export
+
+    def list(self, request, *args, **kwargs):
+        if request.accepted_renderer.format == "csv":
+            return export_response(type(self).export(campaign_or_404(self.kwargs["campaign_id"]), "csv"))
+        return super().list(request, *args, **kwargs)
+
+
+class RaterQualityView(ListWithCsvView):
+    """GET: every rater of the campaign with control pass rate, co-rater agreement, speed and flags
+    (JSON, paginated; ``?format=csv``: the quality page's CSV download).
 
     Security: organizers only (it names raters and judges them); flagged raters come first.
     """
 
     permission_classes = ORGANIZER
     serializer_class = RaterQualitySerializer
+    export = exports.rater_quality
 
     def get_queryset(self):
         return [quality.as_dict() for quality in rater_quality(campaign_or_404(self.kwargs["campaign_id"]))]
 
-    @extend_schema(tags=["quality"])
+    @extend_schema(parameters=[format_parameter(["json", "csv"])], tags=["quality"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class CrowdSessionsView(ListWithCsvView):
+    """GET: the campaign's crowd sessions (worker, assignment or session id, ratings, the code owed)
+    as JSON, paginated, or ``?format=csv``: the crowd page's CSV download.
+
+    Security: organizers only (it names crowd workers).
+    """
+
+    permission_classes = ORGANIZER
+    serializer_class = CrowdSessionSerializer
+    export = exports.crowd_sessions
+
+    def get_queryset(self):
+        campaign = campaign_or_404(self.kwargs["campaign_id"])
+        return [dict(zip(SessionReview.COLUMNS, review.row())) for review in session_reviews(campaign)]
+
+    @extend_schema(parameters=[format_parameter(["json", "csv"])], tags=["crowd"])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 

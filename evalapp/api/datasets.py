@@ -11,13 +11,18 @@ from rest_framework import generics, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
-from evalapp.api.base import ApiPolicy, ApiView, ListApiView
-from evalapp.api.permissions import ORGANIZER, RESULTS_VIEWER
+from core.api.base import ApiPolicy, ApiView, ListApiView
+from core.api.permissions import ORGANIZER, RESULTS_VIEWER
+from core.models import Dataset, System
 from evalapp.api.serializers import (
-    DatasetImportSerializer, DatasetSerializer, ImportReportSerializer, SubmissionReportSerializer,
-    SubmissionUploadSerializer, SystemSerializer,
+    DatasetImportSerializer,
+    DatasetSerializer,
+    ImportReportSerializer,
+    SubmissionReportSerializer,
+    SubmissionUploadSerializer,
+    SystemSerializer,
 )
-from evalapp.models import Dataset, Submission, System
+from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 
 

@@ -14,18 +14,20 @@ from rest_framework.exceptions import NotFound
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
 
-from evalapp.api.base import MAX_ID, ApiView, ListApiView, download_headers
+from core.api.base import ApiView, ListApiView
+from core.api.errors import Unprocessable
+from core.api.permissions import METRIC_STUDY, RESULTS_VIEWER
+from core.defaults import MAX_ID
 from evalapp.api.campaigns import campaign_or_404
-from evalapp.api.errors import Unprocessable
-from evalapp.api.permissions import METRIC_STUDY, RESULTS_VIEWER
-from evalapp.api.renderers import CSVRenderer, HTMLReportRenderer, JSONTextRenderer, LaTeXRenderer
-from evalapp.api.results import TEXT, format_parameter
+from evalapp.api.downloads import TEXT, export_response, format_parameter, renderers_for
 from evalapp.api.serializers import (
-    MetricImportReportSerializer, MetricRunRequestSerializer, MetricRunSerializer, MetricScoresImportSerializer,
+    MetricImportReportSerializer,
+    MetricRunRequestSerializer,
+    MetricRunSerializer,
+    MetricScoresImportSerializer,
 )
-from evalapp.formats import metric_report
 from evalapp.models import MetricRun
-from evalapp.services import metric_runs, metric_study
+from evalapp.services import exports, metric_runs, metric_study
 
 NOT_STARTED = "The metric study was not started; see problems."
 NO_REPORT = "This campaign has no finished metric study yet; start one first."
@@ -90,10 +92,10 @@ class MetricReportView(ApiView):
     """
 
     permission_classes = RESULTS_VIEWER
-    renderer_classes = [JSONTextRenderer, CSVRenderer, LaTeXRenderer, HTMLReportRenderer]
+    renderer_classes = renderers_for(exports.METRIC_REPORT)
 
     @extend_schema(
-        parameters=[format_parameter(metric_report.FORMATS),
+        parameters=[format_parameter(exports.FORMATS[exports.METRIC_REPORT]),
                     OpenApiParameter("run", int, description="A finished run of this campaign; default the latest.")],
         responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): TEXT,
                    (200, "application/x-latex"): TEXT, (200, "text/html"): TEXT},
@@ -108,9 +110,7 @@ class MetricReportView(ApiView):
         run = runs.filter(pk=run_id).first() if run_id is not None else metric_runs.latest_report(campaign)
         if run is None:
             raise NotFound(NO_REPORT)
-        fmt = request.accepted_renderer.format
-        return Response(metric_report.render(run.report, fmt),
-                        headers=download_headers(f"metrics-{campaign.name}-run{run.pk}", metric_report.EXTENSIONS[fmt]))
+        return export_response(exports.metric_report_of(run, request.accepted_renderer.format))
 
 
 class MetricScoresImportView(ApiView):

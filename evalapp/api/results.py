@@ -1,49 +1,44 @@
 """Results of a campaign: Table 6, the ratings (export and import) and agreement.
 
-The figures come from :mod:`evalapp.services.results` and the files from the same renderers
-as ``manage.py export_table6`` / ``agreement``, so the API, the pages and the commands give
-byte-identical downloads. Raters are pseudonymous (``rater-<id>``) in every export.
+Every download is made by :mod:`evalapp.services.exports`, as the pages' and ``manage.py
+export``'s are, so the API, the pages and the commands give byte-identical files. Raters are
+pseudonymous (``rater-<id>``) in every export.
 """
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from evalapp.api.base import ApiView, download_headers
+from core.api.base import ApiView
+from core.api.permissions import ORGANIZER, RESULTS_VIEWER
+from core.defaults import (
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    MAX_REQUEST_PERMUTATIONS,
+    MAX_REQUEST_RESAMPLES,
+    REQUEST_SEED_BOUND,
+)
 from evalapp.api.campaigns import campaign_or_404
-from evalapp.api.permissions import ORGANIZER, RESULTS_VIEWER
-from evalapp.api.renderers import CSVRenderer, JSONTextRenderer, LaTeXRenderer, MarkdownRenderer
+from evalapp.api.downloads import TEXT, export_response, format_parameter, renderers_for
 from evalapp.api.serializers import (
-    AgreementSerializer, RatingRecordSerializer, RatingsImportReportSerializer, RatingsImportSerializer,
+    AgreementSerializer,
+    RatingRecordSerializer,
+    RatingsImportReportSerializer,
+    RatingsImportSerializer,
 )
-from evalapp.compute.bootstrap import DEFAULT_RESAMPLES
-from evalapp.compute.significance import DEFAULT_PERMUTATIONS
-from evalapp.formats import table6 as table6_format
-from evalapp.formats.csvfile import write_csv
+from evalapp.services import exports
 from evalapp.services.ratings_import import import_ratings
-from evalapp.services.results import (
-    DEFAULT_BOOTSTRAP_SEED, RATINGS_LONG_HEADER, agreement_report, ratings_long_rows, table6,
-)
-
-# Bounds on request-driven computation: ten times the defaults is plenty for a paper.
-MAX_RESAMPLES = 10 * DEFAULT_RESAMPLES
-MAX_PERMUTATIONS = 10 * DEFAULT_PERMUTATIONS
-SEED_BOUND = 2**32
-TEXT = OpenApiTypes.STR
-
-
-def format_parameter(formats):
-    return OpenApiParameter("format", str, enum=list(formats), description="Download format (default: the first).")
 
 
 class Table6Options(serializers.Serializer):
     halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
-    bootstrap = serializers.IntegerField(default=0, min_value=0, max_value=MAX_RESAMPLES,
+    bootstrap = serializers.IntegerField(default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
                                          help_text="Add 95% bootstrap intervals and significance clusters (N resamples).")
-    seed = serializers.IntegerField(default=DEFAULT_BOOTSTRAP_SEED, min_value=0, max_value=SEED_BOUND - 1)
-    permutations = serializers.IntegerField(default=DEFAULT_PERMUTATIONS, min_value=1, max_value=MAX_PERMUTATIONS)
+    seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
+    permutations = serializers.IntegerField(default=DEFAULT_PERMUTATIONS, min_value=1,
+                                            max_value=MAX_REQUEST_PERMUTATIONS)
 
 
 class Table6View(ApiView):
@@ -53,10 +48,10 @@ class Table6View(ApiView):
     """
 
     permission_classes = RESULTS_VIEWER
-    renderer_classes = [JSONTextRenderer, CSVRenderer, MarkdownRenderer, LaTeXRenderer]
+    renderer_classes = renderers_for(exports.TABLE6)
 
     @extend_schema(
-        parameters=[format_parameter(table6_format.FORMATS), Table6Options],
+        parameters=[format_parameter(exports.FORMATS[exports.TABLE6]), Table6Options],
         responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): TEXT,
                    (200, "text/markdown"): TEXT, (200, "application/x-latex"): TEXT},
         tags=["results"],
@@ -65,13 +60,11 @@ class Table6View(ApiView):
         campaign = campaign_or_404(campaign_id)
         options = Table6Options(data=request.query_params)
         options.is_valid(raise_exception=True)
-        chosen = options.validated_data
-        fmt = request.accepted_renderer.format
-        table = table6(campaign, bootstrap=chosen["bootstrap"], seed=chosen["seed"],
-                       permutations=chosen["permutations"])
-        text = table6_format.render(table, fmt, halves=chosen["halves"])
-        extension = {"markdown": "md", "latex": "tex"}.get(fmt, fmt)
-        return Response(text, headers=download_headers(f"{campaign.name}-table6", extension))
+        try:
+            export = exports.table6(campaign, request.accepted_renderer.format, **options.validated_data)
+        except exports.BadOption as error:
+            raise ValidationError({error.field: error.message}) from None
+        return export_response(export)
 
 
 class RatingsExportView(ApiView):
@@ -82,20 +75,15 @@ class RatingsExportView(ApiView):
     """
 
     permission_classes = RESULTS_VIEWER
-    renderer_classes = [CSVRenderer, JSONRenderer]
+    renderer_classes = renderers_for(exports.RATINGS)
     pagination_class = None  # a download: every counted rating at once
 
-    @extend_schema(parameters=[format_parameter(["csv", "json"])],
+    @extend_schema(parameters=[format_parameter(exports.FORMATS[exports.RATINGS])],
                    responses={(200, "text/csv"): TEXT,
                               (200, "application/json"): RatingRecordSerializer(many=True)},
                    tags=["results"])
     def get(self, request, campaign_id):
-        campaign = campaign_or_404(campaign_id)
-        rows = ratings_long_rows(campaign)
-        if request.accepted_renderer.format == "json":
-            return Response([dict(zip(RATINGS_LONG_HEADER, row)) for row in rows])
-        return Response(write_csv(rows, RATINGS_LONG_HEADER),
-                        headers=download_headers(f"{campaign.name}-ratings", "csv"))
+        return export_response(exports.ratings(campaign_or_404(campaign_id), request.accepted_renderer.format))
 
 
 class RatingsImportView(ApiView):
@@ -128,8 +116,8 @@ class AgreementView(ApiView):
     """
 
     permission_classes = RESULTS_VIEWER
+    renderer_classes = renderers_for(exports.AGREEMENT)
 
     @extend_schema(responses=AgreementSerializer, tags=["results"])
     def get(self, request, campaign_id):
-        campaign = campaign_or_404(campaign_id)
-        return Response(agreement_report(campaign))
+        return export_response(exports.agreement(campaign_or_404(campaign_id)))

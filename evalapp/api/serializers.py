@@ -4,50 +4,28 @@ Write serializers only validate the shape of a request; the work is done by the 
 (``evalapp/services``, ``annotators/engine.py``), exactly as for the commands and the web.
 """
 from django.conf import settings
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.serializers import ProblemSerializer
+from core.defaults import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RATERS_PER_ITEM,
+    MAX_MODEL_LAYER,
+    MAX_REQUEST_RESAMPLES,
+    MAX_STUDY_PERMUTATIONS,
+    MAX_TOP_K,
+    MODEL_NAME_MAX_CHARS,
+    NAME_MAX_CHARS,
+    REASON_MAX_CHARS,
+    REFERENCE_POSITIONS,
+    REQUEST_SEED_BOUND,
+)
+from core.models import Campaign, Dataset, System
 from evalapp.formats.comve import SourceFile, too_large_message
 from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
 from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
-from evalapp.models import (
-    DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, REFERENCE_POSITIONS, SCORE_MAX, SCORE_MIN, Campaign, Dataset,
-    MetricRun, MetricScore, System,
-)
+from evalapp.models import MetricRun, MetricScore
 from evalapp.services.metric_study import CORPUS_SCOPES
-from evalapp.views.metrics import MAX_WEB_BOOTSTRAP, MAX_WEB_PERMUTATIONS
-
-NAME_MAX_CHARS = 100
-NOTE_MAX_CHARS = 2000
-MAX_SEED = 2**32 - 1
-MAX_TOP_K = 10_000
-MAX_MODEL_LAYER = 100
-
-
-@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string"}], "nullable": True})
-class ColumnField(serializers.Field):
-    """A file column: its 1-based number, or its name (a CSV header such as ``Answer.score``)."""
-
-    def to_representation(self, value):
-        return value
-
-
-class ProblemSerializer(serializers.Serializer):
-    """One problem: a request field (``field``) or a place in an uploaded file (``file``, ``line``, ``column``)."""
-
-    message = serializers.CharField()
-    field = serializers.CharField(required=False, allow_null=True)
-    file = serializers.CharField(required=False)
-    line = serializers.IntegerField(required=False, allow_null=True)
-    column = ColumnField(required=False)
-    value = serializers.CharField(required=False, allow_null=True)
-
-
-class ErrorSerializer(serializers.Serializer):
-    """The body of every error response."""
-
-    detail = serializers.CharField()
-    problems = ProblemSerializer(many=True)
 
 
 class UploadField(serializers.FileField):
@@ -220,7 +198,7 @@ class SystemProgressSerializer(serializers.Serializer):
 
 
 class CampaignProgressSerializer(serializers.Serializer):
-    """``annotators.engine.CampaignProgress``: system items and control items apart."""
+    """``core.progress.CampaignProgress``: system items and control items apart."""
 
     items = serializers.IntegerField()
     ratings = serializers.IntegerField()
@@ -254,7 +232,7 @@ class ExclusionResultSerializer(serializers.Serializer):
 
 
 class RaterQualitySerializer(serializers.Serializer):
-    """One rater's quality figures in a campaign (``annotators.quality.RaterQuality``)."""
+    """One rater's quality figures in a campaign (``core.quality.RaterQuality``)."""
 
     rater_id = serializers.IntegerField()
     rater = serializers.CharField()
@@ -274,8 +252,21 @@ class RaterQualitySerializer(serializers.Serializer):
     problems = serializers.ListField(child=serializers.CharField(), help_text="Why the rater is flagged.")
 
 
+class CrowdSessionSerializer(serializers.Serializer):
+    """One crowd session as the organizer reviews it before approving the work on the platform."""
+
+    platform = serializers.CharField()
+    worker_id = serializers.CharField()
+    session_id = serializers.CharField(help_text="MTurk assignmentId, or Prolific SESSION_ID.")
+    task_id = serializers.CharField(help_text="MTurk hitId, or Prolific STUDY_ID.")
+    started_at = serializers.DateTimeField()
+    ratings = serializers.IntegerField()
+    screened_out = serializers.BooleanField()
+    code = serializers.CharField(allow_blank=True, help_text="Prolific: the code the worker was shown.")
+
+
 class ExclusionRequestSerializer(serializers.Serializer):
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS)
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=REASON_MAX_CHARS)
 
 
 # Results ---------------------------------------------------------------------------------------
@@ -357,64 +348,6 @@ class AgreementSerializer(serializers.Serializer):
     raters = RaterAgreementSerializer(many=True)
 
 
-# Rating ----------------------------------------------------------------------------------------
-
-class RubricEntrySerializer(serializers.Serializer):
-    score = serializers.IntegerField()
-    label = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-
-
-class RaterProgressSerializer(serializers.Serializer):
-    done = serializers.IntegerField(help_text="Items this rater has rated.")
-    total = serializers.IntegerField(help_text="done + held + items still open to this rater.")
-    finished = serializers.BooleanField()
-
-
-class RaterCampaignSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    name = serializers.CharField()
-    instructions = serializers.CharField(allow_blank=True)
-    rubric = RubricEntrySerializer(many=True)
-    progress = RaterProgressSerializer()
-
-
-class RaterItemSerializer(serializers.Serializer):
-    """What a rater sees of an item: never the system, never other scores."""
-
-    campaign_id = serializers.IntegerField()
-    assignment_id = serializers.IntegerField(allow_null=True, help_text="Null when nothing is left for this rater.")
-    statement = serializers.CharField(allow_null=True, help_text="The statement against common sense.")
-    reason = serializers.CharField(allow_null=True, allow_blank=True, help_text="The explanation to score.")
-    rubric = RubricEntrySerializer(many=True)
-    progress = RaterProgressSerializer()
-    lease_expires_at = serializers.DateTimeField(allow_null=True)
-
-
-class RatingRequestSerializer(serializers.Serializer):
-    score = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
-    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0,
-                                     help_text="Time the rater spent on the item.")
-
-
-class RatingResultSerializer(serializers.Serializer):
-    assignment_id = serializers.IntegerField()
-    score = serializers.IntegerField(help_text="The stored score (the first one, when submitted twice).")
-    seconds = serializers.FloatField(allow_null=True)
-    created = serializers.BooleanField(help_text="False when this repeats an earlier submit.")
-    progress = RaterProgressSerializer()
-
-
-class FlagRequestSerializer(serializers.Serializer):
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS)
-
-
-class FlagResultSerializer(serializers.Serializer):
-    assignment_id = serializers.IntegerField()
-    flagged = serializers.BooleanField()
-    released = serializers.BooleanField(help_text="Whether the item went back to the pool now.")
-
-
 # Metrics ---------------------------------------------------------------------------------------
 
 class MetricScoresImportSerializer(serializers.Serializer):
@@ -438,13 +371,13 @@ class MetricRunRequestSerializer(serializers.Serializer):
     metrics = serializers.ListField(child=serializers.CharField(max_length=NAME_MAX_CHARS), required=False,
                                     help_text="Built-in metric keys or output names, or imported metric names; "
                                               "default: every built-in and imported metric.")
-    bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_WEB_BOOTSTRAP)
-    permutations = serializers.IntegerField(required=False, min_value=1, max_value=MAX_WEB_PERMUTATIONS)
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=MAX_SEED)
+    bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
+    permutations = serializers.IntegerField(required=False, min_value=1, max_value=MAX_STUDY_PERMUTATIONS)
+    seed = serializers.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
     top_k = serializers.IntegerField(required=False, min_value=2, max_value=MAX_TOP_K,
                                      help_text="Also correlate on the k best systems by human score.")
     corpus_scope = serializers.ChoiceField(choices=CORPUS_SCOPES, required=False)
-    bertscore_model = serializers.CharField(required=False, max_length=NAME_MAX_CHARS * 2)
+    bertscore_model = serializers.CharField(required=False, max_length=MODEL_NAME_MAX_CHARS)
     bertscore_layer = serializers.IntegerField(required=False, min_value=0, max_value=MAX_MODEL_LAYER)
 
 

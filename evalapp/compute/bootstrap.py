@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_RESAMPLES = 1000
-DEFAULT_LEVEL = 0.95
+from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES
+
 # Resample counts are built in blocks of this many resamples to bound memory for large N.
 BLOCK_RESAMPLES = 256
 
@@ -35,7 +35,7 @@ def resample_counts(indices, n_items):
     return flat.reshape(n_resamples, n_items)
 
 
-def percentile_interval(samples, level=DEFAULT_LEVEL, axis=0):
+def percentile_interval(samples, level=CONFIDENCE_LEVEL, axis=0):
     """The (low, high) percentile interval of bootstrap ``samples`` along ``axis`` (NaNs ignored)."""
     tail = (1.0 - level) / 2.0 * 100.0
     with warnings.catch_warnings():  # a system never rated has only NaN estimates: its interval is NaN
@@ -57,7 +57,7 @@ class Interval:
                 "seed": self.seed, "method": "percentile bootstrap over instances"}
 
 
-def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=0, level=DEFAULT_LEVEL):
+def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=0, level=CONFIDENCE_LEVEL):
     """Bootstrap intervals of ``sum(sums[k]) / sum(counts[k])`` for every row k.
 
     ``sums``/``counts`` are (systems x instances): per-cell score sums and rating counts, so a

@@ -12,9 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-# Shuffle keys are drawn below this prime; a rater's order is (key * m + a) mod it (see
-# ``rater_order_parameters``), which stays inside 64-bit integers in SQL.
-SHUFFLE_MODULUS = 2**31 - 1
+from core.item_order import SHUFFLE_MODULUS
 
 OTHER_REASON = "other_reason"
 STATEMENT = "statement"
@@ -139,15 +137,3 @@ def shuffle_keys(count, seed):
     """``count`` random keys in ``[0, SHUFFLE_MODULUS)``: the base of every rater's item order."""
     rng = random.Random(f"{seed}:shuffle")
     return [rng.randrange(SHUFFLE_MODULUS) for _ in range(count)]
-
-
-def rater_order_parameters(order_seed):
-    """The multiplier and offset of a rater's item order, ``(shuffle_key * m + a) mod SHUFFLE_MODULUS``.
-
-    Multiplying by ``m`` (1 <= m < modulus, a prime) permutes the keys, and different raters get
-    different multipliers, so their orders are different permutations rather than rotations of
-    one order.
-    """
-    multiplier = 1 + order_seed % (SHUFFLE_MODULUS - 1)
-    offset = (order_seed // (SHUFFLE_MODULUS - 1)) % SHUFFLE_MODULUS
-    return multiplier, offset

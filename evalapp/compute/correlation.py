@@ -9,10 +9,11 @@ import math
 import numpy as np
 from scipy import stats
 
+from core.defaults import METRIC_STUDY_PERMUTATIONS
+
 CONFIDENCE = 0.95
 MIN_POINTS = 2           # below this no coefficient is defined
 MIN_POINTS_FISHER = 4    # the Fisher-z standard error is 1 / sqrt(n - 3)
-PERMUTATION_RESAMPLES = 1000
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
 NAN = float("nan")
 COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
@@ -210,7 +211,7 @@ def standardize(values):
     return (values - values.mean()) / spread if spread > 0 else values - values.mean()
 
 
-def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=PERMUTATION_RESAMPLES,
+def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=METRIC_STUDY_PERMUTATIONS,
                             rng=None):
     """Paired permutation test of corr(A, human) - corr(B, human) (Deutsch et al. 2021, PERM-BOTH style).
 

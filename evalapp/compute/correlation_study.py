@@ -13,12 +13,11 @@ from typing import Callable
 
 import numpy as np
 
+from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import correlation as corr
 
 CAMPAIGN_DOMAIN = "campaign"
-DEFAULT_BOOTSTRAP = 1000
-DEFAULT_SEED = 2020
 MIN_TOP_K = 3
 PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
 PROGRESS_EVERY = 25  # resamples between two progress reports
@@ -106,8 +105,8 @@ def default_top_k(n_systems):
     return min(n_systems, max(MIN_TOP_K, -(-n_systems // 2)))
 
 
-def correlation_report(data, bootstrap=DEFAULT_BOOTSTRAP, seed=DEFAULT_SEED, top_k=None,
-                       permutations=corr.PERMUTATION_RESAMPLES, confidence=corr.CONFIDENCE, progress=None):
+def correlation_report(data, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, top_k=None,
+                       permutations=METRIC_STUDY_PERMUTATIONS, confidence=corr.CONFIDENCE, progress=None):
     """System level, segment level, comparisons and top-k figures with bootstrap intervals.
 
     ``progress(fraction)``, when given, is called as the bootstrap advances.

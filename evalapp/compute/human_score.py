@@ -141,18 +141,18 @@ def cell_matrix(cell_systems, cell_instances, cell_sums, cell_counts, systems=()
     return ScoreMatrix(system_labels, instance_labels, sums, counts.astype(np.int64).reshape(shape))
 
 
-def human_scores(records, n_instances, raters_per_item, systems=()):
+def system_scores(records, n_instances, raters_per_item, systems=()):
     """Formula (1) per system: ``{system: SystemScore}``, ``systems`` first in the given order.
 
     ``n_instances`` (N) and ``raters_per_item`` (M) define the ratings expected, N*M per system.
     Raises ``ValueError`` when the records contradict them (a cell with more than M ratings,
     more than N distinct instances): such data is a bug upstream, not a score.
     """
-    return matrix_human_scores(score_matrix(records, systems), n_instances, raters_per_item)
+    return matrix_system_scores(score_matrix(records, systems), n_instances, raters_per_item)
 
 
-def matrix_human_scores(matrix, n_instances, raters_per_item):
-    """:func:`human_scores` from a :class:`ScoreMatrix` (rows in its order; empty columns ignored)."""
+def matrix_system_scores(matrix, n_instances, raters_per_item):
+    """:func:`system_scores` from a :class:`ScoreMatrix` (rows in its order; empty columns ignored)."""
     rated_instances = int(np.count_nonzero(matrix.counts.any(axis=0))) if matrix.counts.size else 0
     if rated_instances > n_instances:
         raise ValueError(f"ratings cover {rated_instances} instances; the campaign samples {n_instances}")

@@ -30,9 +30,9 @@ from itertools import combinations, product
 
 import numpy as np
 
+from core.defaults import DEFAULT_PERMUTATIONS, SIGNIFICANCE_ALPHA
+
 TEST_NAME = "paired permutation test over instances (two-sided, mean difference), Holm-corrected"
-DEFAULT_PERMUTATIONS = 10000
-DEFAULT_ALPHA = 0.05
 # Relative tolerance when comparing permuted statistics with the observed one (float sums).
 STAT_TOLERANCE = 1e-9
 # Safety factor on the textbook bound n * eps * sum|x| of a dot product's rounding error.
@@ -91,7 +91,7 @@ class Comparison:
                 "p_value": self.p_value, "p_holm": self.p_holm, "significant": self.significant}
 
 
-def compare_systems(systems, instance_means, permutations=DEFAULT_PERMUTATIONS, seed=0, alpha=DEFAULT_ALPHA):
+def compare_systems(systems, instance_means, permutations=DEFAULT_PERMUTATIONS, seed=0, alpha=SIGNIFICANCE_ALPHA):
     """All pairwise comparisons of ``systems`` (rows of the systems x instances ``instance_means``).
 
     Each pair is oriented so that ``better`` has the higher mean over the shared instances.

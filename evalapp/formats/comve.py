@@ -13,8 +13,8 @@ spaces.
 import os
 from dataclasses import dataclass, field
 
-from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, FormatError, Problem, read_rows
-from evalapp.formats.problems import ProblemLog
+from core.problems import FormatError, Problem, ProblemLog
+from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, read_rows
 
 STATEMENTS_HEADER = ("id", "FalseSent")
 REFERENCES_COLUMNS = ("id", "ref1", "ref2", "ref3")

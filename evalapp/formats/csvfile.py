@@ -8,6 +8,8 @@ import csv
 import io
 from dataclasses import dataclass, field
 
+from core.problems import FormatError, Problem
+
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 # A single CSV field longer than this is a broken file (e.g. a quote left open), not a reason.
 MAX_FIELD_CHARS = 100_000
@@ -15,39 +17,6 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # Python's csv module refuses fields over its own limit before our check can name the cause.
 csv.field_size_limit(max(csv.field_size_limit(), MAX_FIELD_CHARS + 1))
-
-
-@dataclass
-class Problem:
-    """One problem found in a file: where it is and what is wrong."""
-
-    file: str
-    line: int | None
-    column: int | str | None
-    message: str
-    value: str | None = None
-
-    def __str__(self):
-        where = self.file
-        if self.line is not None:
-            where += f", line {self.line}"
-        if self.column is not None:
-            where += f", column {self.column}"
-        return f"{where}: {self.message}"
-
-    def as_dict(self):
-        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message,
-                "value": self.value}
-
-
-class FormatError(ValueError):
-    """A file cannot be imported. Carries every problem found; nothing was written."""
-
-    def __init__(self, problems):
-        if isinstance(problems, Problem):
-            problems = [problems]
-        self.problems = list(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 @dataclass

@@ -5,8 +5,8 @@ keeps its line number, so an id the dataset does not know is reported where it i
 """
 from dataclasses import dataclass, field
 
+from core.problems import ProblemLog
 from evalapp.formats.csvfile import read_rows
-from evalapp.formats.problems import ProblemLog
 
 HEADER = "id"
 

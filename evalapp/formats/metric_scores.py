@@ -7,8 +7,8 @@ file, line and column; nothing is accepted from a file with any problem.
 import math
 from dataclasses import dataclass
 
+from core.problems import ProblemLog
 from evalapp.formats.csvfile import read_rows
-from evalapp.formats.problems import ProblemLog
 
 SYSTEM_LEVEL = "system"
 SEGMENT_LEVEL = "segment"

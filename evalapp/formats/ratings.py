@@ -14,7 +14,8 @@ therefore not be known.
 import re
 from dataclasses import dataclass, field
 
-from evalapp.formats.csvfile import FormatError, Problem, read_rows
+from core.problems import FormatError, Problem
+from evalapp.formats.csvfile import read_rows
 
 MTURK, LONG = "mturk", "long"
 FORMATS = (MTURK, LONG)

@@ -6,7 +6,8 @@ JSON form, as ``--rubric FILE`` takes it and the campaign stores it::
 """
 import json
 
-from evalapp.formats.csvfile import FormatError, Problem, decode
+from core.problems import FormatError, Problem
+from evalapp.formats.csvfile import decode
 
 SCORES = (0, 1, 2, 3)
 MAX_LABEL_CHARS = 80

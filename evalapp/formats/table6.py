@@ -1,14 +1,15 @@
-"""Table 6 of the task paper as CSV, JSON, Markdown and LaTeX. No Django imports.
+"""Table 6 of the task paper: its rows as typed records, and the table as CSV, JSON, Markdown and LaTeX.
 
-Input is a table with ``campaign``, ``rows`` (dicts: team, marker, bleu, bleu_rank, human,
-human_rank, ratings, expected_ratings, complete, is_human, optional ci and cluster),
-``intervals`` and ``significance`` (None unless computed). CSV and JSON carry the unrounded
-figures (S5); Markdown and LaTeX show them as the paper does (BLEU one decimal, Human two),
-the Human row with "-" for what it does not have, and an incomplete system's score marked
-with a dagger and explained under the table.
+No Django imports. :class:`Table6Row` and :class:`Table6` carry the figures and know how to
+show them, as sacreBLEU's score objects do: the services fill them, and every renderer, web
+page and API reads the same objects. CSV and JSON carry the unrounded figures (S5); Markdown
+and LaTeX show them as the paper does (BLEU one decimal, Human two), the Human row with "-"
+for what it does not have, and an incomplete system's score marked with a dagger and
+explained under the table.
 """
 import json
 import math
+from dataclasses import dataclass
 
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, display
 from evalapp.formats.csvfile import write_csv
@@ -22,42 +23,110 @@ JSON_KEYS = ("team", "marker", "bleu", "bleu_rank", "human", "human_rank", "rati
 MARKER_NOTES = {"*": "* no system description paper", "+": "+ the system description paper does not describe Subtask C"}
 HEADER = ("Team", "BLEU", "BLEU rank", "Human", "Human rank")
 LATEX_HEADER = ("Team", "BLEU", "Rank", "Human", "Rank")
+INTERVAL_HEADER = ("95% CI", "Cluster")
 
 
-def _has_intervals(table):
-    return table.intervals is not None
+@dataclass(frozen=True)
+class Table6Row:
+    """One row of Table 6: a team, or the Human pseudo-system (human score only)."""
+
+    team: str
+    marker: str
+    bleu: float | None
+    bleu_rank: int | None
+    human: float | None
+    human_rank: int | None
+    ratings: int
+    expected_ratings: int
+    complete: bool
+    is_human: bool = False
+    ci: dict | None = None        # the bootstrap interval (low, high, level, ...), when computed
+    cluster: int | None = None    # the significance cluster of a team, when computed
+
+    @property
+    def label(self):
+        """The team as the paper prints it: name and marker."""
+        return f"{self.team}{self.marker}"
+
+    @property
+    def coverage(self):
+        return self.ratings / self.expected_ratings if self.expected_ratings else 0.0
+
+    def cells(self, mark=INCOMPLETE_MARK):
+        """(team, BLEU, BLEU rank, Human, Human rank) as displayed; ``mark`` flags an incomplete score."""
+        human = display(self.human, HUMAN_DIGITS, MISSING)
+        if not self.complete and self.human is not None:
+            human += mark
+        return [self.label, display(self.bleu, BLEU_DIGITS, MISSING), _rank(self.bleu_rank), human,
+                _rank(self.human_rank)]
+
+    def interval_cells(self):
+        """(95% CI, cluster) as displayed."""
+        ci = self.ci
+        interval = MISSING if not ci or ci["low"] is None else (
+            f"[{display(ci['low'], HUMAN_DIGITS)}, {display(ci['high'], HUMAN_DIGITS)}]")
+        return [interval, MISSING if self.cluster is None else str(self.cluster)]
+
+    def as_json(self, with_intervals=False):
+        """The S5 record of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
+        entry = {key: getattr(self, key) for key in JSON_KEYS}
+        if with_intervals:
+            entry["ci"], entry["cluster"] = self.ci, self.cluster
+        return entry
+
+    def csv_cells(self, with_intervals=False):
+        cells = [_blank(getattr(self, key)) for key in JSON_KEYS]
+        if with_intervals:
+            ci = self.ci or {}
+            cells += [_blank(ci.get("low")), _blank(ci.get("high")), _blank(self.cluster)]
+        return cells
+
+    def incomplete_note(self):
+        """The line under the table that says how much of an incomplete system was rated; None when complete."""
+        if self.complete:
+            return None
+        return (f"{INCOMPLETE_MARK} {self.team}: incomplete, {self.ratings} of {self.expected_ratings} ratings "
+                f"({math.floor(self.coverage * 100)}%); the score is the mean over the ratings present")
 
 
-def to_json(table):
-    """The S5 contract: ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
-    rows = []
-    for row in table.rows:
-        entry = {key: row[key] for key in JSON_KEYS}
-        if _has_intervals(table):
-            entry["ci"] = row.get("ci")
-            entry["cluster"] = row.get("cluster")
-        rows.append(entry)
-    document = {"campaign": table.campaign, "instances": table.instances, "raters_per_item": table.raters_per_item,
-                "rows": rows}
-    if _has_intervals(table):
-        document["intervals"] = table.intervals
-        document["significance"] = table.significance
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+@dataclass(frozen=True)
+class Table6:
+    """Table 6 of the task paper for one campaign, with its intervals and clusters when computed."""
+
+    campaign: str
+    rows: tuple
+    raters_per_item: int
+    instances: int
+    intervals: dict | None = None       # bootstrap settings (method, resamples, seed, level)
+    significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
+
+    @property
+    def with_intervals(self):
+        return self.intervals is not None
+
+    def notes(self):
+        """The lines printed under a text table: markers used, incomplete systems, intervals and test."""
+        lines = [MARKER_NOTES[m] for m in MARKER_NOTES if any(row.marker == m for row in self.rows)]
+        lines += [note for note in (row.incomplete_note() for row in self.rows) if note]
+        if self.with_intervals:
+            lines.append(f"95% CI: {self.intervals['method']}, {self.intervals['resamples']} resamples, "
+                         f"seed {self.intervals['seed']}")
+            lines.append(f"Clusters: {self.significance['test']}, alpha {self.significance['alpha']}; "
+                         "a new cluster starts where every system above is significantly better than every "
+                         "system below")
+        return lines
+
+    def render(self, fmt, halves=False):
+        """The table in format ``fmt`` (one of :data:`FORMATS`); ``halves``: LaTeX in two side-by-side halves."""
+        if fmt not in RENDERERS:
+            raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        if fmt == "latex":
+            return to_latex(self, halves=halves)
+        return RENDERERS[fmt](self)
 
 
-def to_csv(table):
-    """One row per system with the unrounded figures; empty cells for what a row does not have."""
-    header = list(JSON_KEYS)
-    if _has_intervals(table):
-        header += ["ci_low", "ci_high", "cluster"]
-    rows = []
-    for row in table.rows:
-        cells = [_blank(row[key]) for key in JSON_KEYS]
-        if _has_intervals(table):
-            ci = row.get("ci") or {}
-            cells += [_blank(ci.get("low")), _blank(ci.get("high")), _blank(row.get("cluster"))]
-        rows.append(cells)
-    return write_csv(rows, header)
+def _rank(rank):
+    return MISSING if rank is None else str(rank)
 
 
 def _blank(value):
@@ -68,47 +137,30 @@ def _blank(value):
     return value
 
 
-def shown(row, mark):
-    """(team, BLEU, BLEU rank, Human, Human rank) as displayed; ``mark`` flags an incomplete score."""
-    human = display(row["human"], HUMAN_DIGITS, MISSING)
-    if not row["complete"] and row["human"] is not None:
-        human += mark
-    rank = (lambda r: MISSING if r is None else str(r))
-    return [f"{row['team']}{row['marker']}", display(row["bleu"], BLEU_DIGITS, MISSING), rank(row["bleu_rank"]),
-            human, rank(row["human_rank"])]
+def to_json(table):
+    """The S5 contract: ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
+    document = {"campaign": table.campaign, "instances": table.instances, "raters_per_item": table.raters_per_item,
+                "rows": [row.as_json(table.with_intervals) for row in table.rows]}
+    if table.with_intervals:
+        document["intervals"] = table.intervals
+        document["significance"] = table.significance
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def _extra(row):
-    ci = row.get("ci")
-    interval = MISSING if not ci or ci["low"] is None else (
-        f"[{display(ci['low'], HUMAN_DIGITS)}, {display(ci['high'], HUMAN_DIGITS)}]")
-    return [interval, MISSING if row.get("cluster") is None else str(row["cluster"])]
-
-
-def notes(table):
-    """The lines printed under a text table: markers used, incomplete systems, intervals and test."""
-    lines = [MARKER_NOTES[m] for m in MARKER_NOTES if any(row["marker"] == m for row in table.rows)]
-    for row in table.rows:
-        if not row["complete"]:
-            share = row["ratings"] / row["expected_ratings"] if row["expected_ratings"] else 0.0
-            lines.append(f"{INCOMPLETE_MARK} {row['team']}: incomplete, {row['ratings']} of {row['expected_ratings']} "
-                         f"ratings ({math.floor(share * 100)}%); the score is the mean over the ratings present")
-    if _has_intervals(table):
-        lines.append(f"95% CI: {table.intervals['method']}, {table.intervals['resamples']} resamples, "
-                     f"seed {table.intervals['seed']}")
-        lines.append(f"Clusters: {table.significance['test']}, alpha {table.significance['alpha']}; "
-                     "a new cluster starts where every system above is significantly better than every system below")
-    return lines
+def to_csv(table):
+    """One row per system with the unrounded figures; empty cells for what a row does not have."""
+    header = list(JSON_KEYS) + (["ci_low", "ci_high", "cluster"] if table.with_intervals else [])
+    return write_csv([row.csv_cells(table.with_intervals) for row in table.rows], header)
 
 
 def to_markdown(table):
-    header = list(HEADER) + (["95% CI", "Cluster"] if _has_intervals(table) else [])
+    header = list(HEADER) + (list(INTERVAL_HEADER) if table.with_intervals else [])
     lines = [f"Table 6: {table.campaign}", "", "| " + " | ".join(header) + " |",
              "|" + "---|" + "---:|" * (len(header) - 1)]
     for row in table.rows:
-        cells = shown(row, INCOMPLETE_MARK) + (_extra(row) if _has_intervals(table) else [])
+        cells = row.cells(INCOMPLETE_MARK) + (row.interval_cells() if table.with_intervals else [])
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
-    footer = ["- " + _markdown_cell(note) for note in notes(table)]
+    footer = ["- " + _markdown_cell(note) for note in table.notes()]
     return "\n".join(lines + ([""] + footer if footer else [])) + "\n"
 
 
@@ -117,10 +169,10 @@ def _markdown_cell(text):
 
 
 def _latex_cells(row, with_intervals):
-    cells = shown(row, LATEX_INCOMPLETE_MARK)
+    cells = row.cells(LATEX_INCOMPLETE_MARK)
     cells = [escape(cells[0])] + [c if c.endswith(LATEX_INCOMPLETE_MARK) else escape(c) for c in cells[1:]]
     if with_intervals:
-        cells += [escape(c) for c in _extra(row)]
+        cells += [escape(c) for c in row.interval_cells()]
     return cells
 
 
@@ -130,14 +182,13 @@ def to_latex(table, halves=False):
     In halves the Human row opens the left half alone, then the teams fill the left half
     (the larger one when their number is odd) and the right half.
     """
-    with_intervals = _has_intervals(table)
-    header = list(LATEX_HEADER) + (["95\\% CI", "Cluster"] if with_intervals else [])
+    header = list(LATEX_HEADER) + (["95\\% CI", "Cluster"] if table.with_intervals else [])
     width = len(header)
     spec = "l" + "r" * (width - 1)
-    cells = [_latex_cells(row, with_intervals) for row in table.rows]
+    cells = [_latex_cells(row, table.with_intervals) for row in table.rows]
     if halves:
-        humans = [c for c, row in zip(cells, table.rows) if row["is_human"]]
-        teams = [c for c, row in zip(cells, table.rows) if not row["is_human"]]
+        humans = [c for c, row in zip(cells, table.rows) if row.is_human]
+        teams = [c for c, row in zip(cells, table.rows) if not row.is_human]
         split = math.ceil(len(teams) / 2)
         left, right = humans + teams[:split], [None] * len(humans) + teams[split:]
         empty = [""] * width
@@ -151,21 +202,11 @@ def to_latex(table, halves=False):
              " & ".join(header) + " \\\\", "\\midrule"]
     lines += [" & ".join(row) + " \\\\" for row in body]
     lines.append("\\bottomrule")
-    for note in notes(table):
+    for note in table.notes():
         note = escape(note).replace(INCOMPLETE_MARK, LATEX_INCOMPLETE_MARK)
         lines.append(f"\\multicolumn{{{width}}}{{l}}{{\\footnotesize {note}}} \\\\")
     lines.append("\\end{tabular}")
     return "\n".join(lines) + "\n"
 
 
-def render(table, fmt, halves=False):
-    """``table`` in format ``fmt`` (one of :data:`FORMATS`)."""
-    if fmt == "csv":
-        return to_csv(table)
-    if fmt == "json":
-        return to_json(table)
-    if fmt == "markdown":
-        return to_markdown(table)
-    if fmt == "latex":
-        return to_latex(table, halves=halves)
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+RENDERERS = {"csv": to_csv, "json": to_json, "markdown": to_markdown, "latex": to_latex}

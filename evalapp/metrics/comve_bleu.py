@@ -1,10 +1,10 @@
-"""The official ComVE Subtask C BLEU as a metric of the study (wraps evalapp.compute.comve_bleu).
+"""The official ComVE Subtask C BLEU as a metric of the study (wraps evalapp.compute.official_bleu).
 
 A corpus metric: its per-segment sufficient statistics are kept so a bootstrap recomputes
 it on resampled instances exactly. It has no segment-level score (unsmoothed sentence BLEU is
 0 for most single reasons); segment correlations use ``sentbleu``.
 """
-from evalapp.compute import comve_bleu
+from evalapp.compute import official_bleu
 from evalapp.metrics.base import Metric, statistics_output
 
 
@@ -17,10 +17,10 @@ class ComveBleu(Metric):
     def compute(self, hypotheses, references, progress=None):
         self.check_shapes(hypotheses, references)
         nrefs = sorted({len([r for r in refs if r]) for refs in references})
-        signature = comve_bleu.signature(nrefs[0] if len(nrefs) == 1 else "var")
+        signature = official_bleu.signature(nrefs[0] if len(nrefs) == 1 else "var")
 
         def segment_row(hypothesis, instance):
-            return comve_bleu.segment_stats(hypothesis, references[instance]).as_row()
+            return official_bleu.segment_stats(hypothesis, references[instance]).as_row()
 
         return [statistics_output(self.key, signature, hypotheses, references, segment_row,
-                                  comve_bleu.STATS_WIDTH, comve_bleu.bleu_from_totals_array, progress=progress)]
+                                  official_bleu.STATS_WIDTH, official_bleu.bleu_from_totals_array, progress=progress)]

@@ -16,15 +16,22 @@ from collections import defaultdict
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
-from evalapp.compute import campaign_plan
-from evalapp.formats.csvfile import FormatError, Problem
-from evalapp.formats.instance_list import InstanceList
-from evalapp.formats.problems import MAX_REPORTED_PROBLEMS
-from evalapp.formats.rubric import NUL, normalise_rubric, rubric_problems
-from evalapp.models import (
-    DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, REFERENCE_POSITIONS, Campaign, CampaignInstance, Instance,
-    Item, ItemOutput, Reference, System, SystemOutput, default_rubric,
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, REFERENCE_POSITIONS
+from core.models import (
+    Campaign,
+    CampaignInstance,
+    Instance,
+    Item,
+    ItemOutput,
+    Reference,
+    System,
+    SystemOutput,
+    default_rubric,
 )
+from core.problems import MAX_REPORTED_PROBLEMS, FormatError, Problem
+from evalapp.compute import campaign_plan
+from evalapp.formats.instance_list import InstanceList
+from evalapp.formats.rubric import NUL, normalise_rubric, rubric_problems
 from evalapp.services.imports import get_dataset
 
 NAME_MAX_CHARS = 100

@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from annotators.engine import rater_for_user
-from evalapp import roles
-from evalapp.models import Campaign, Dataset, System
+from core import roles
+from core.engine import rater_for_user
+from core.models import Campaign, Dataset, System
 from evalapp.services.campaigns import create_campaign
 from evalapp.services.imports import import_comve, import_submission
 

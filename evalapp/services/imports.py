@@ -11,12 +11,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from evalapp.compute import comve_bleu
+from core.defaults import REFERENCE_POSITIONS
+from core.models import Dataset, Instance, ItemOutput, Reference, System, SystemOutput
+from core.problems import FormatError, Problem
+from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, problems_as_dicts
-from evalapp.formats.csvfile import FormatError, Problem
-from evalapp.models import (
-    REFERENCE_POSITIONS, Dataset, Instance, ItemOutput, Reference, Submission, System, SystemOutput,
-)
+from evalapp.models import Submission
 
 NAME_MAX_CHARS = 100
 BULK_BATCH = 1000
@@ -114,7 +114,7 @@ class SubmissionImport:
                 "warnings": problems_as_dicts(self.warnings), "dataset": self.system.dataset.name,
                 "marker": self.system.marker, "partial": self.submission.partial, "missing": self.missing,
                 "submission_id": self.submission.pk, "sha256": self.submission.sha256,
-                "bleu_signature": comve_bleu.signature()}
+                "bleu_signature": official_bleu.signature()}
 
 
 def get_dataset(dataset):
@@ -137,14 +137,14 @@ def dataset_references(dataset):
     return references
 
 
-def official_bleu(dataset, reasons_by_instance):
+def dataset_bleu(dataset, reasons_by_instance):
     """The official Subtask C BLEU (0-100) of a complete set of outputs of ``dataset``; None
     when an instance has no reference (the official figure is then undefined)."""
     references = dataset_references(dataset)
     if not reasons_by_instance or set(references) != set(reasons_by_instance):
         return None
     instance_ids = list(references)
-    result = comve_bleu.corpus_bleu([reasons_by_instance[i] for i in instance_ids],
+    result = official_bleu.corpus_bleu([reasons_by_instance[i] for i in instance_ids],
                                     [references[i] for i in instance_ids])
     return result.score
 
@@ -168,7 +168,7 @@ def import_submission(dataset, system_name, source, marker=None, allow_partial=F
     parsed = parse_submission(source, [external_id for external_id, _ in instances], allow_partial=allow_partial,
                               max_bytes=settings.COMVE_MAX_UPLOAD_BYTES, dataset_label=f"dataset '{dataset.name}'")
     reasons = {pk_of[external_id]: text for external_id, text in parsed.reasons.items()}
-    bleu = None if parsed.partial else official_bleu(dataset, reasons)
+    bleu = None if parsed.partial else dataset_bleu(dataset, reasons)
     with transaction.atomic():
         system, created = System.objects.get_or_create(
             dataset=dataset, name=system_name, is_human=False, defaults={"marker": marker or ""}

@@ -11,14 +11,16 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
-from evalapp.formats.csvfile import FormatError
+from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
+from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
 from evalapp.services import metric_study
 
 logger = logging.getLogger(__name__)
 PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
-OPTION_DEFAULTS = {"seed": 2020, "bootstrap": 1000, "top_k": None, "permutations": 1000,
+OPTION_DEFAULTS = {"seed": DEFAULT_SEED, "bootstrap": DEFAULT_RESAMPLES, "top_k": None,
+                   "permutations": METRIC_STUDY_PERMUTATIONS,
                    "corpus_scope": metric_study.DEFAULT_CORPUS_SCOPE, "bertscore_model": None,
                    "bertscore_layer": None}
 USER_ERRORS = (metric_study.StudyError, BertScoreUnavailable, FormatError)

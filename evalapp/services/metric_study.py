@@ -14,21 +14,22 @@ scores but left out of every correlation: it is not one of the systems a metric 
 import importlib.metadata
 import platform
 import re
-from pathlib import Path
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from core.defaults import SCORE_MAX, SCORE_MIN
+from core.models import Instance, Reference, SystemOutput
+from core.problems import FormatError, Problem, ProblemLog
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, MetricData, Resampler, StudyData, correlation_report
-from evalapp.formats.csvfile import FormatError, Problem
 from evalapp.formats.metric_report import jsonable
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL, parse_metric_scores
-from evalapp.formats.problems import ProblemLog
 from evalapp.metrics import registry
-from evalapp.models import SCORE_MAX, SCORE_MIN, Instance, MetricScore, Reference, SystemOutput
+from evalapp.models import MetricScore
 from evalapp.services import results
 from evalapp.services.imports import as_source
 

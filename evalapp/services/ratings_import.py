@@ -1,8 +1,8 @@
 """Importing ratings made outside the app (S4, S5): Mechanical Turk batch results, long-form CSV.
 
 The one import path of ``manage.py import_ratings``, the web and the API. Imported ratings are
-ordinary :class:`~annotators.models.Rating` rows (source ``mturk`` or ``long``) with a done
-:class:`~annotators.models.Assignment`, and the item counters move as the engine moves them
+ordinary :class:`~core.models.Rating` rows (source ``mturk`` or ``long``) with a done
+:class:`~core.models.Assignment`, and the item counters move as the engine moves them
 (``active_count`` and ``done_count`` both +1), so they enter every result like ratings made
 in the app and the check constraints ``done <= active <= needed`` keep holding.
 
@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from annotators.models import Assignment, Rater, Rating
-from evalapp.formats.csvfile import FormatError, Problem
+from core.models import Assignment, Item, ItemOutput, Rater, Rating
+from core.problems import FormatError, Problem
 from evalapp.formats.ratings import LONG, MTURK, Rejection, columns_for, parse_ratings
-from evalapp.models import Item, ItemOutput
 
 SOURCE_OF_FORMAT = {MTURK: Rating.Source.MTURK, LONG: Rating.Source.LONG}
 PLATFORM_OF_FORMAT = {MTURK: Rater.Platform.MTURK, LONG: Rater.Platform.IMPORT}

@@ -8,23 +8,28 @@ intervals and the clusters read per-item sums and counts (``GROUP BY item``, a f
 thousand integer rows for a million ratings); only the consumers that need single ratings
 (the metric study's histograms, the long export) read per-rating rows, as integer codes.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.db.models import Count, Q, Sum
-from django.utils import timezone
 
-from annotators.models import Assignment, ItemFlag, Rating, RaterExclusion
+from core.defaults import (
+    CONFIDENCE_LEVEL,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    SIGNIFICANCE_ALPHA,
+)
+from core.models import Instance, Item, ItemOutput, RaterExclusion, Rating, System
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import significance as significance_compute
-from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_human_scores, score_matrix
+from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_system_scores, score_matrix
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
-from evalapp.models import Instance, Item, ItemOutput, Submission, System
+from evalapp.formats.table6 import Table6, Table6Row
+from evalapp.models import Submission
 
-DEFAULT_BOOTSTRAP_SEED = 2020
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_ALPHA = 0.05
+BOOTSTRAP_METHOD = "percentile bootstrap over instances"
 
 
 def rater_label(rater_id):
@@ -126,7 +131,7 @@ def human_scores(campaign, records=None, matrix=None):
     """
     if matrix is None:
         matrix = _campaign_matrix(campaign) if records is None else instance_score_matrix(campaign, records)
-    scores = matrix_human_scores(matrix, campaign.sampled.count(), campaign.raters_per_item)
+    scores = matrix_system_scores(matrix, campaign.sampled.count(), campaign.raters_per_item)
     return {name: score.as_dict() for name, score in scores.items()}
 
 
@@ -151,8 +156,8 @@ def instance_score_matrix(campaign, records=None, systems=None):
     return score_matrix(records, names, campaign_instance_ids(campaign))
 
 
-def bootstrap_intervals(campaign, resamples=bootstrap_compute.DEFAULT_RESAMPLES, seed=DEFAULT_BOOTSTRAP_SEED,
-                        level=DEFAULT_CONFIDENCE, matrix=None):
+def bootstrap_intervals(campaign, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=CONFIDENCE_LEVEL,
+                        matrix=None):
     """``{system name: Interval}``: percentile bootstrap of each human score, resampling instances."""
     matrix = instance_score_matrix(campaign) if matrix is None else matrix
     if not matrix.instances:
@@ -177,8 +182,8 @@ class Clusters:
                 "clusters": self.cluster_of, "comparisons": [c.as_dict() for c in self.comparisons]}
 
 
-def significance_clusters(campaign, permutations=significance_compute.DEFAULT_PERMUTATIONS,
-                          seed=DEFAULT_BOOTSTRAP_SEED, alpha=DEFAULT_ALPHA, matrix=None, scores=None):
+def significance_clusters(campaign, permutations=DEFAULT_PERMUTATIONS, seed=DEFAULT_SEED, alpha=SIGNIFICANCE_ALPHA,
+                          matrix=None, scores=None):
     """WMT-style clusters of the team systems (the Human pseudo-system is not ranked, as in Table 6)."""
     systems = campaign_systems(campaign)
     matrix = instance_score_matrix(campaign, systems=systems) if matrix is None else matrix
@@ -192,20 +197,8 @@ def significance_clusters(campaign, permutations=significance_compute.DEFAULT_PE
                     comparisons)
 
 
-@dataclass
-class Table6:
-    """Table 6 of the task paper for one campaign: rows as S3/S5 describe them."""
-
-    campaign: str
-    rows: list
-    raters_per_item: int
-    instances: int
-    intervals: dict | None = None  # bootstrap settings when intervals were computed
-    significance: dict | None = None  # test, alpha, permutations, seed, comparisons
-
-
-def table6(campaign, bootstrap=0, seed=DEFAULT_BOOTSTRAP_SEED, permutations=significance_compute.DEFAULT_PERMUTATIONS):
-    """Table 6 rows: Human pseudo-system first (human score only), then the teams by BLEU rank.
+def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS):
+    """Table 6 of the campaign: the Human pseudo-system first (human score only), then the teams by BLEU rank.
 
     BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
     competition ranks on the displayed values (S3). With ``bootstrap`` > 0 resamples every row
@@ -219,31 +212,30 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_BOOTSTRAP_SEED, permutations=sign
     bleu = full_submission_bleu(teams)
     bleu_ranks = competition_ranks([bleu[s.pk] for s in teams], BLEU_DIGITS)
     human_ranks = competition_ranks([scores[s.name]["human"] for s in teams], HUMAN_DIGITS)
-    team_rows = [(s, dict(team=s.name, marker=s.marker, bleu=bleu[s.pk], bleu_rank=bleu_rank,
-                          human_rank=human_rank, is_human=False, **scores[s.name]))
-                 for s, bleu_rank, human_rank in zip(teams, bleu_ranks, human_ranks)]
-    team_rows.sort(key=lambda pair: _team_order(pair[1]))
-    human_rows = [(s, dict(team=System.HUMAN_NAME, marker="", bleu=None, bleu_rank=None, human_rank=None,
-                           is_human=True, **scores[s.name])) for s in humans]
+    team_rows = sorted(((s, Table6Row(s.name, s.marker, bleu[s.pk], bleu_rank, human_rank=human_rank,
+                                      **scores[s.name]))
+                        for s, bleu_rank, human_rank in zip(teams, bleu_ranks, human_ranks)),
+                       key=lambda pair: _team_order(pair[1]))
+    human_rows = [(s, Table6Row(System.HUMAN_NAME, "", None, None, human_rank=None, is_human=True, **scores[s.name]))
+                  for s in humans]
     pairs = human_rows + team_rows
-    result = Table6(campaign.name, [row for _, row in pairs], campaign.raters_per_item, campaign.sampled.count())
+    intervals = significance = None
     if bootstrap:
-        intervals = bootstrap_intervals(campaign, bootstrap, seed, matrix=matrix)
+        cis = bootstrap_intervals(campaign, bootstrap, seed, matrix=matrix)
         clusters = significance_clusters(campaign, permutations, seed, matrix=matrix, scores=scores)
-        for system, row in pairs:
-            interval = intervals.get(system.name)
-            row["ci"] = interval.as_dict() if interval else None
-            row["cluster"] = None if row["is_human"] else clusters.cluster_of.get(system.name)
-        result.intervals = {"method": "percentile bootstrap over instances", "resamples": bootstrap, "seed": seed,
-                            "level": DEFAULT_CONFIDENCE}
-        result.significance = clusters.as_dict()
-    return result
+        pairs = [(system, replace(row, ci=cis[system.name].as_dict() if system.name in cis else None,
+                                  cluster=None if row.is_human else clusters.cluster_of.get(system.name)))
+                 for system, row in pairs]
+        intervals = {"method": BOOTSTRAP_METHOD, "resamples": bootstrap, "seed": seed, "level": CONFIDENCE_LEVEL}
+        significance = clusters.as_dict()
+    return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item, campaign.sampled.count(),
+                  intervals, significance)
 
 
 def _team_order(row):
     """Table 6 order: BLEU rank (teams without BLEU last), then human score, then name."""
-    human = row["human"] if row["human"] is not None else float("-inf")
-    return (row["bleu_rank"] is None, row["bleu_rank"] or 0, -human, row["team"].lower())
+    human = row.human if row.human is not None else float("-inf")
+    return (row.bleu_rank is None, row.bleu_rank or 0, -human, row.team.lower())
 
 
 def agreement_report(campaign):
@@ -276,39 +268,3 @@ def ratings_long_rows(campaign):
 
 
 RATINGS_LONG_HEADER = ("instance_id", "system", "rater", "score", "seconds", "source", "shared_item")
-
-
-def progress(campaign, scores=None):
-    """Completion per system and overall: ``{"systems": [{system, ratings, expected_ratings, share}], "overall"}``."""
-    scores = human_scores(campaign) if scores is None else scores
-    systems = [{"system": name, "ratings": s["ratings"], "expected_ratings": s["expected_ratings"],
-                "share": s["ratings"] / s["expected_ratings"] if s["expected_ratings"] else 0.0}
-               for name, s in scores.items()]
-    done = sum(s["ratings"] for s in systems)
-    expected = sum(s["expected_ratings"] for s in systems)
-    items = Item.objects.filter(campaign=campaign, kind=Item.Kind.SYSTEM).aggregate(
-        needed=Sum("needed"), done=Sum("done_count"))
-    return {"systems": systems,
-            "overall": {"ratings": done, "expected_ratings": expected, "share": done / expected if expected else 0.0},
-            "items": {"ratings_needed": items["needed"] or 0, "ratings_done": items["done"] or 0}}
-
-
-def active_raters(campaign):
-    """How many raters hold a live lease on an item of the campaign right now."""
-    return (Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED,
-                                      lease_expires_at__gt=timezone.now())
-            .values("rater_id").distinct().count())
-
-
-def flagged_items(campaign):
-    """Items raters reported as broken: item, instance, how many flags and their notes."""
-    rows = (ItemFlag.objects.filter(item__campaign=campaign)
-            .values_list("item_id", "item__instance__external_id", "item__kind", "note").order_by("item_id", "id"))
-    items = {}
-    for item_id, instance, kind, note in rows:
-        entry = items.setdefault(item_id, {"item": item_id, "instance_id": instance, "kind": kind, "flags": 0,
-                                           "notes": []})
-        entry["flags"] += 1
-        if note:
-            entry["notes"].append(note)
-    return list(items.values())

@@ -5,20 +5,27 @@ next to the fields they are about. Every view is for organizers only.
 """
 from django import forms
 from django.contrib import messages
-from django.db.models import Count, Q, Sum
+from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotators.engine import campaign_progress
-from evalapp.formats.csvfile import FormatError
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
+from core.models import Campaign, Dataset, default_rubric
+from core.problems import FormatError
+from core.progress import campaign_progress, with_progress
+from core.roles import organizer_required
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import SCORES
-from evalapp.models import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, Campaign, Dataset, Item, default_rubric
-from evalapp.roles import organizer_required
 from evalapp.services.campaigns import (
-    MAX_LEASE_SECONDS, MAX_RATERS_PER_ITEM, MIN_LEASE_SECONDS, campaign_summary, create_campaign, set_campaign_status,
+    MAX_LEASE_SECONDS,
+    MAX_RATERS_PER_ITEM,
+    MIN_LEASE_SECONDS,
+    campaign_summary,
+    create_campaign,
+    set_campaign_status,
 )
+from evalapp.views import crowd, quality
 from evalapp.views.data import UploadField
 
 BAD_REQUEST = 400
@@ -134,11 +141,7 @@ def index(request):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    system_items = Q(items__kind=Item.Kind.SYSTEM)
-    campaigns = (Campaign.objects.select_related("dataset")
-                 .annotate(ratings_done=Sum("items__done_count", filter=system_items),
-                           ratings_expected=Sum("items__needed", filter=system_items))
-                 .order_by("-created_at", "name"))
+    campaigns = with_progress(Campaign.objects.select_related("dataset")).order_by("-created_at", "name")
     return render(request, "campaigns/index.html", {"campaigns": campaigns})
 
 
@@ -214,4 +217,6 @@ urlpatterns = [
     path("new/", create, name="create"),
     path("<int:campaign_id>/", detail, name="detail"),
     path("<int:campaign_id>/status/", status, name="status"),
+    *quality.urlpatterns,
+    *crowd.urlpatterns,
 ]

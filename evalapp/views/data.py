@@ -11,10 +11,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.models import Dataset, System
+from core.problems import FormatError
+from core.roles import organizer_required
 from evalapp.formats.comve import SourceFile, too_large_message
-from evalapp.formats.csvfile import FormatError
-from evalapp.models import Dataset, Submission, System
-from evalapp.roles import organizer_required
+from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 
 RECENT_SUBMISSIONS = 20

@@ -1,7 +1,7 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
-from evalapp import roles
+from core import roles
 
 
 @login_required

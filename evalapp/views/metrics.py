@@ -7,35 +7,37 @@ Raters get 403, anonymous users the login page. State changes are POST only (CSR
 every page is GET only.
 """
 from django.contrib import messages
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from evalapp import roles
-from evalapp.compute.correlation_study import DEFAULT_SEED
+from core import roles
+from core.defaults import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MAX_ID_DIGITS,
+    MAX_MODEL_LAYER,
+    MAX_REQUEST_RESAMPLES,
+    MAX_STUDY_PERMUTATIONS,
+    MAX_TOP_K,
+    REQUEST_SEED_BOUND,
+)
+from core.models import Campaign
+from core.problems import FormatError
 from evalapp.formats import metric_report
-from evalapp.formats.csvfile import FormatError
-from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.formats.comve import SourceFile
+from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.metrics.registry import METRICS
-from evalapp.models import Campaign, MetricRun
-from evalapp.services import metric_runs, metric_study
-from evalapp.views.common import campaign_index
+from evalapp.models import MetricRun
+from evalapp.services import exports, metric_runs, metric_study
+from evalapp.views import common
+from evalapp.views.common import NOT_FOUND, campaign_index, text_response
 
 app_name = "metrics"
 
-# The web never queues more work than this per run (the command line has no cap).
-MAX_WEB_BOOTSTRAP = 2000
-MAX_WEB_PERMUTATIONS = 5000
-WEB_DEFAULT_BOOTSTRAP = 1000
 REFRESH_SECONDS = 3
 RECENT_RUNS = 10
-
-
-def _slug(campaign):
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
 
 
 def _report_context(report):
@@ -77,8 +79,8 @@ def campaign_report(request, campaign_id):
         "builtin_metrics": [(key, cls.description) for key, cls in METRICS.items()],
         "imported_metrics": metric_study.imported_metric_names(campaign),
         "corpus_scopes": metric_study.CORPUS_SCOPES,
-        "default_bootstrap": WEB_DEFAULT_BOOTSTRAP,
-        "max_bootstrap": MAX_WEB_BOOTSTRAP,
+        "default_bootstrap": DEFAULT_RESAMPLES,
+        "max_bootstrap": MAX_REQUEST_RESAMPLES,
         "default_seed": DEFAULT_SEED,
         "levels": (SYSTEM_LEVEL, SEGMENT_LEVEL),
     }
@@ -104,18 +106,18 @@ def start(request, campaign_id):
     """Queue a metric study of the campaign as a background job; redirects to its progress page.
 
     Security: POST only with CSRF; organizers and researchers (raters 403). Resamples are
-    capped (MAX_WEB_BOOTSTRAP, MAX_WEB_PERMUTATIONS) so one click cannot queue unbounded work.
+    capped as in the API (``core/defaults.py``) so one click cannot queue unbounded work.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
         options = {
-            "bootstrap": _int_option(request, "bootstrap", WEB_DEFAULT_BOOTSTRAP, 0, MAX_WEB_BOOTSTRAP),
-            "permutations": _int_option(request, "permutations", None, 1, MAX_WEB_PERMUTATIONS),
-            "seed": _int_option(request, "seed", DEFAULT_SEED, 0, 2 ** 32 - 1),
-            "top_k": _int_option(request, "top_k", None, 2, 10_000),
+            "bootstrap": _int_option(request, "bootstrap", DEFAULT_RESAMPLES, 0, MAX_REQUEST_RESAMPLES),
+            "permutations": _int_option(request, "permutations", None, 1, MAX_STUDY_PERMUTATIONS),
+            "seed": _int_option(request, "seed", DEFAULT_SEED, 0, REQUEST_SEED_BOUND - 1),
+            "top_k": _int_option(request, "top_k", None, 2, MAX_TOP_K),
             "corpus_scope": request.POST.get("corpus_scope") or None,
             "bertscore_model": request.POST.get("bertscore_model", "").strip() or None,
-            "bertscore_layer": _int_option(request, "bertscore_layer", None, 0, 100),
+            "bertscore_layer": _int_option(request, "bertscore_layer", None, 0, MAX_MODEL_LAYER),
         }
         run = metric_runs.start_run(campaign, request.POST.getlist("metrics") or None, options, request.user)
     except (ValueError, metric_study.StudyError) as error:
@@ -167,25 +169,27 @@ def run_detail(request, run_id):
 @require_GET
 @roles.results_viewer_required
 def download(request, campaign_id, fmt):
-    """The latest finished report (or ``?run=ID``) as json, csv, latex or html.
+    """The latest finished report (or ``?run=ID``) as json, csv, latex or html, rendered again from
+    the stored report by :func:`evalapp.services.exports.metric_report_of`.
 
     Security: organizers and researchers only (raters 403); GET only, read-only; CSV cells go
     through ``write_csv``; the HTML escapes every name.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    if fmt not in metric_report.FORMATS:
-        return HttpResponse(f"unknown format; choose one of {', '.join(metric_report.FORMATS)}", status=404,
-                            content_type="text/plain")
-    runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE)
-    run_id = request.GET.get("run")
-    run = (get_object_or_404(runs, pk=run_id) if run_id and run_id.isdigit() else runs.order_by("-created_at").first())
+    runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).select_related("campaign")
+    run_id = request.GET.get("run", "")
+    if run_id:
+        if not (run_id.isdigit() and len(run_id) <= MAX_ID_DIGITS):
+            return text_response("run must be the id of a finished run of this campaign", NOT_FOUND)
+        run = get_object_or_404(runs, pk=int(run_id))
+    else:
+        run = runs.order_by("-created_at").first()
     if run is None:
-        return HttpResponse("no finished metric study for this campaign yet", status=404, content_type="text/plain")
-    response = HttpResponse(metric_report.render(run.report, fmt), content_type=metric_report.CONTENT_TYPES[fmt])
-    response["Content-Disposition"] = (f'attachment; filename="metrics-{_slug(campaign)}-run{run.pk}.'
-                                       f'{metric_report.EXTENSIONS[fmt]}"')
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
+        return text_response("no finished metric study for this campaign yet", NOT_FOUND)
+    try:
+        return common.download(exports.metric_report_of(run, fmt))
+    except exports.UnknownFormat as error:
+        return text_response(str(error), NOT_FOUND)
 
 
 urlpatterns = [

@@ -2,51 +2,31 @@
 
 Every view here is read-only (GET only; any other method gets 405) and open to organizers and
 researchers (``results_viewer_required``); raters get 403. Exports never show usernames or
-worker ids: raters appear as ``rater-<id>``.
+worker ids: raters appear as ``rater-<id>``. Every download is made by
+:mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
-import json
-
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import path, reverse
 from django.views.decorators.http import require_GET
 
-from annotators.quality import rater_quality
-from evalapp import roles
-from evalapp.formats.csvfile import write_csv
-from evalapp.formats.table6 import FORMATS, INCOMPLETE_MARK, notes, render as render_table6, shown
-from evalapp.models import Campaign
-from evalapp.services import results
-from evalapp.views.common import campaign_index
+from core import roles
+from core.defaults import DEFAULT_RESAMPLES
+from core.models import Campaign
+from core.progress import campaign_progress, flagged_items
+from core.quality import rater_quality
+from evalapp.formats.table6 import INCOMPLETE_MARK
+from evalapp.services import exports, results
+from evalapp.views.common import (
+    BAD_REQUEST,
+    NOT_FOUND,
+    Table6Options,
+    campaign_download,
+    campaign_index,
+    download,
+    text_response,
+)
 
 app_name = "results"
-
-CONTENT_TYPES = {"csv": "text/csv", "json": "application/json", "markdown": "text/markdown", "latex": "application/x-tex"}
-EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "latex": "tex"}
-# The web never runs more resamples than this on a request (the command line has no cap).
-MAX_WEB_BOOTSTRAP = 2000
-WEB_PERMUTATIONS = 2000
-
-
-def _download(text, filename, content_type):
-    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    response["X-Content-Type-Options"] = "nosniff"
-    return response
-
-
-def _slug(campaign):
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in campaign.name)
-
-
-def _exclude_url(campaign, rater_id):
-    """The rater screens' exclude action for this rater, or None while it does not exist."""
-    for args in ((campaign.pk, rater_id), (campaign.pk,)):
-        try:
-            return reverse("annotators:exclude", args=args)
-        except NoReverseMatch:
-            continue
-    return None
 
 
 index = campaign_index("results/index.html")
@@ -63,24 +43,22 @@ def dashboard(request, campaign_id):
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     table = results.table6(campaign)
-    scores = {row["team"]: row for row in table.rows}
     quality = rater_quality(campaign)
     can_exclude = roles.is_organizer(request.user)
     flagged = [dict(q.as_dict(), label=results.rater_label(q.rater_id),
-                    exclude_url=_exclude_url(campaign, q.rater_id) if can_exclude else None)
+                    exclude_url=reverse("campaigns:exclude", args=(campaign.pk, q.rater_id)) if can_exclude else None)
                for q in quality if q.flagged]
     context = {
         "campaign": campaign,
         "table": table,
-        "progress": results.progress(campaign, scores),
-        "active_raters": results.active_raters(campaign),
+        "progress": campaign_progress(campaign),
         "flagged_raters": flagged,
         "excluded_raters": sum(1 for q in quality if q.excluded),
-        "flagged_items": results.flagged_items(campaign),
+        "flagged_items": flagged_items(campaign),
         "can_exclude": can_exclude,
-        "formats": FORMATS,
-        "preview": [shown(row, INCOMPLETE_MARK) for row in table.rows],
-        "notes": notes(table),
+        "downloads": _downloads(campaign),
+        "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
+        "notes": table.notes(),
     }
     return render(request, "results/dashboard.html", context)
 
@@ -89,53 +67,46 @@ def dashboard(request, campaign_id):
 @roles.results_viewer_required
 def table6_download(request, campaign_id, fmt):
     """Table 6 as a file (csv, json, markdown, latex; ``?halves=1`` for LaTeX halves,
-    ``?bootstrap=N&seed=S`` for intervals and clusters, N capped at MAX_WEB_BOOTSTRAP).
+    ``?bootstrap=N&seed=S&permutations=P`` for intervals and clusters, bounded as in the API).
 
     Security: organizers and researchers only (raters 403); GET only, read-only; CSV cells
-    neutralised by ``write_csv``.
+    neutralised by ``write_csv``. A bad query is a 400 that names the parameter.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    if fmt not in FORMATS:
-        return HttpResponse(f"unknown format; choose one of {', '.join(FORMATS)}", status=404,
-                            content_type="text/plain")
+    query = Table6Options(request.GET)
+    if not query.is_valid():
+        return text_response(query.problems(), BAD_REQUEST)
     try:
-        bootstrap = min(max(int(request.GET.get("bootstrap", 0)), 0), MAX_WEB_BOOTSTRAP)
-        seed = int(request.GET.get("seed", results.DEFAULT_BOOTSTRAP_SEED))
-    except ValueError:
-        return HttpResponse("bootstrap and seed must be integers", status=400, content_type="text/plain")
-    table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=WEB_PERMUTATIONS)
-    text = render_table6(table, fmt, halves=fmt == "latex" and request.GET.get("halves") == "1")
-    return _download(text, f"table6-{_slug(campaign)}.{EXTENSIONS[fmt]}", CONTENT_TYPES[fmt])
+        export = exports.table6(campaign, fmt, **query.options())
+    except exports.UnknownFormat as error:
+        return text_response(str(error), NOT_FOUND)
+    except exports.BadOption as error:
+        return text_response(str(error), BAD_REQUEST)
+    return download(export)
 
 
-@require_GET
-@roles.results_viewer_required
-def agreement_download(request, campaign_id):
-    """The agreement report (S8) as JSON, raters pseudonymous.
+def _downloads(campaign):
+    """The dashboard's download links: (label, address), labelled as every page labels them."""
+    table6 = exports.TABLE6
+    links = [(exports.label(table6, fmt), reverse("results:table6", args=(campaign.pk, fmt)))
+             for fmt in exports.FORMATS[table6]]
+    links.append((f"{exports.label(table6, 'latex')}, two halves as in the paper",
+                  reverse("results:table6", args=(campaign.pk, "latex")) + "?halves=1"))
+    links.append((f"{exports.label(table6, 'json')} with 95% bootstrap intervals and significance clusters",
+                  reverse("results:table6", args=(campaign.pk, "json")) + f"?bootstrap={DEFAULT_RESAMPLES}"))
+    for kind, name in ((exports.AGREEMENT, "results:agreement"), (exports.RATINGS, "results:ratings")):
+        links += [(exports.label(kind, fmt), reverse(name, args=(campaign.pk, fmt))) for fmt in exports.FORMATS[kind]]
+    return links
 
-    Security: organizers and researchers only (raters 403); GET only, read-only.
-    """
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    text = json.dumps(results.agreement_report(campaign), indent=2)
-    return _download(text, f"agreement-{_slug(campaign)}.json", CONTENT_TYPES["json"])
 
-
-@require_GET
-@roles.results_viewer_required
-def ratings_download(request, campaign_id):
-    """The counted ratings in long form (CSV), raters pseudonymous, cells neutralised.
-
-    Security: organizers and researchers only (raters 403); GET only, read-only.
-    """
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    text = write_csv(results.ratings_long_rows(campaign), header=results.RATINGS_LONG_HEADER)
-    return _download(text, f"ratings-{_slug(campaign)}.csv", CONTENT_TYPES["csv"])
+agreement_download = campaign_download(exports.agreement)
+ratings_download = campaign_download(exports.ratings)
 
 
 urlpatterns = [
     path("", index, name="index"),
     path("<int:campaign_id>/", dashboard, name="dashboard"),
     path("<int:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
-    path("<int:campaign_id>/agreement.json", agreement_download, name="agreement"),
-    path("<int:campaign_id>/ratings.csv", ratings_download, name="ratings"),
+    path("<int:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
+    path("<int:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),
 ]

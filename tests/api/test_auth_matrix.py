@@ -96,6 +96,7 @@ ENDPOINTS = [
     Endpoint("get", C + "raters/",                         401, 403, 403, 403, 200, 200),
     Endpoint("post", C + "raters/{r}/exclusion/",          401, 403, 403, 403, 201, 201),
     Endpoint("get", C + "flags/",                          401, 403, 403, 403, 200, 200),
+    Endpoint("get", C + "crowd-sessions/",                 401, 403, 403, 403, 200, 200),
     # results
     Endpoint("get", C + "table6/",                         401, 403, 403, 200, 200, 200),
     Endpoint("get", C + "table6/?format=csv",              401, 403, 403, 200, 200, 200),

@@ -7,7 +7,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from evalapp.models import Campaign, Dataset, Instance, Reference, Submission, System
+from core.models import Campaign, Dataset, Instance, Reference, System
+from evalapp.models import Submission
 from evalapp.services.campaigns import campaign_summary
 from tests.api.world import REFERENCES, STATEMENTS, SYSTEMS
 

@@ -5,9 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from annotators import engine
-from annotators.models import Assignment, ItemFlag, Rating
-from evalapp.models import Campaign, Item
+from core import engine
+from core.models import Assignment, Campaign, Item, ItemFlag, Rating
 from tests.api.world import SYSTEMS
 
 # Also run against PostgreSQL (second pass of scripts/test.sh): the API over the real engine.

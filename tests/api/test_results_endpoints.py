@@ -9,7 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
-from annotators.models import Rating, RaterExclusion
+from core.models import RaterExclusion, Rating
 from evalapp.formats.csvfile import write_csv
 from evalapp.services.results import RATINGS_LONG_HEADER, agreement_report, ratings_long_rows
 
@@ -67,7 +67,7 @@ def test_ratings_csv_is_the_service_export_with_pseudonyms(world):
     assert response.status_code == 200
     text = response.content.decode()
     assert text == write_csv(ratings_long_rows(world.campaign), RATINGS_LONG_HEADER)
-    assert 'filename="pilot-ratings.csv"' in response["Content-Disposition"]
+    assert 'filename="ratings-pilot.csv"' in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(text)))
     assert len(rows) == 18
     assert all(row["rater"].startswith("rater-") for row in rows)

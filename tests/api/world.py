@@ -10,9 +10,8 @@ from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotators import engine
-from annotators.models import Rater
-from evalapp import roles
+from core import engine, roles
+from core.models import Rater
 from evalapp.formats.comve import SourceFile
 from evalapp.models import MetricRun
 from evalapp.services.campaigns import create_campaign

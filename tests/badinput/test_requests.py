@@ -8,9 +8,9 @@ from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
-from annotators import engine
-from evalapp.models import Campaign
-from evalapp.roles import ORGANIZER
+from core import engine
+from core.models import Campaign
+from core.roles import ORGANIZER
 from evalapp.services.campaigns import create_campaign
 from tests.badinput.requests import BAD_REQUESTS
 from tests.badinput.world import DATASET, build_world, snapshot

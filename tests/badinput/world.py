@@ -9,8 +9,8 @@ refused input must leave :func:`snapshot` exactly as it was.
 from django.apps import apps
 from django.contrib.auth import get_user_model
 
-from annotators import engine
-from annotators.models import Rater
+from core import engine
+from core.models import Rater
 from evalapp.formats.comve import SourceFile
 from evalapp.services.campaigns import create_campaign
 from evalapp.services.imports import import_comve, import_submission

@@ -59,7 +59,7 @@ def browser_campaign(transactional_db):
 
 @pytest.fixture
 def browser_rater(transactional_db, django_user_model):
-    from annotators.models import Rater
+    from core.models import Rater
 
     user = django_user_model.objects.create_user(username="lab-rater", password=PASSWORD)
     Rater.objects.create(user=user, order_seed=4242)

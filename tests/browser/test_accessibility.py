@@ -50,7 +50,7 @@ def test_every_control_has_an_accessible_name(live_server, new_context, browser_
                                              django_user_model):
     from django.contrib.auth.models import Group
 
-    from annotators.models import Rater
+    from core.models import Rater
 
     page = new_context().new_page()
     page.goto(f"{live_server.url}/accounts/login/")
@@ -71,14 +71,14 @@ def test_every_control_has_an_accessible_name(live_server, new_context, browser_
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     rater = Rater.objects.get(user=browser_rater)
     page = new_context().new_page()
-    log_in(page, live_server, "organizer-1", f"/rate/manage/{browser_campaign.pk}/quality/")
+    log_in(page, live_server, "organizer-1", f"/campaigns/{browser_campaign.pk}/quality/")
     assert_all_named(page, "rater quality")
     page.get_by_text("Change the thresholds").click()
     assert_all_named(page, "rater quality with the thresholds form open")
     page.set_viewport_size(PHONE)
     assert no_horizontal_scroll(page), "the wide table scrolls inside its box, not the page"
     page.set_viewport_size(DESKTOP)
-    page.goto(f"{live_server.url}/rate/manage/{browser_campaign.pk}/exclude/{rater.pk}/")
+    page.goto(f"{live_server.url}/campaigns/{browser_campaign.pk}/exclude/{rater.pk}/")
     assert_all_named(page, "exclude confirmation")
 
 

@@ -110,7 +110,7 @@ def failing(assignment):
 
 def test_mturk_preview_then_hit_in_the_frame_posts_back_to_turk_submit_to(live_server, new_context, platform,
                                                                           crowd_campaign, artifacts_dir):
-    from annotators.models import Rater, Rating
+    from core.models import Rater, Rating
 
     crowd_campaign.items_per_session = HIT_ITEMS
     crowd_campaign.save()
@@ -187,9 +187,8 @@ def test_prolific_study_ends_at_the_completion_url_with_the_code(live_server, ne
 
 def test_prolific_participant_who_fails_the_controls_gets_the_screening_code(live_server, new_context, platform,
                                                                            crowd_campaign, artifacts_dir):
-    from annotators import engine
-    from annotators.models import Rater
-    from evalapp.models import Item
+    from core import engine
+    from core.models import Item, Rater
 
     campaign = prolific_campaign(crowd_campaign, platform)
     page = new_context().new_page()
@@ -219,7 +218,7 @@ def test_organizer_crowd_page_is_accessible_at_phone_width(live_server, new_cont
     organizer = django_user_model.objects.create_user(username="crowd-organizer", password=PASSWORD)
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     page = new_context(viewport=PHONE).new_page()
-    log_in(page, live_server, "crowd-organizer", f"/rate/manage/{crowd_campaign.pk}/crowd/")
+    log_in(page, live_server, "crowd-organizer", f"/campaigns/{crowd_campaign.pk}/crowd/")
     assert_all_named(page, "crowd settings")
     page.screenshot(path=artifacts_dir / "crowd-05-organizer-page.png", full_page=True)
     assert no_horizontal_scroll(page)

@@ -23,8 +23,7 @@ def shortcuts_ready(page):
 
 def test_rater_session_keyboard_then_phone_flag_and_completion(live_server, new_context, browser_campaign,
                                                                browser_rater, artifacts_dir):
-    from annotators.models import ItemFlag, Rating
-    from evalapp.models import Item
+    from core.models import Item, ItemFlag, Rating
 
     total = Item.objects.filter(campaign=browser_campaign).count()
     assert total == KEYBOARD_ITEMS + TAPPED_ITEMS + 1
@@ -93,7 +92,7 @@ def test_rater_session_keyboard_then_phone_flag_and_completion(live_server, new_
 
 def test_item_screen_works_without_javascript(live_server, new_context, browser_campaign, browser_rater,
                                               artifacts_dir):
-    from annotators.models import Rating
+    from core.models import Rating
 
     page = new_context(java_script_enabled=False).new_page()
     log_in(page, live_server, "lab-rater", f"/rate/{browser_campaign.pk}/")
@@ -110,7 +109,7 @@ def test_item_screen_works_without_javascript(live_server, new_context, browser_
 
 def test_stale_token_and_expired_session_keep_the_choice(live_server, new_context, browser_campaign,
                                                          browser_rater, artifacts_dir):
-    from annotators.models import Rating
+    from core.models import Rating
 
     context = new_context()
     page = context.new_page()

@@ -23,8 +23,10 @@ def entry(platform, campaign):
     return reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk})
 
 
-def screen(name, campaign):
-    return reverse(f"annotators:{name}", kwargs={"campaign_id": campaign.pk})
+def screen(name, campaign, **kwargs):
+    """A page of the rater screens, or (crowd, quality and their downloads) of the organizer's campaign pages."""
+    namespace = "campaigns" if name.startswith("crowd") or name.startswith("quality") else "annotators"
+    return reverse(f"{namespace}:{name}", kwargs={"campaign_id": campaign.pk, **kwargs})
 
 
 @pytest.fixture
@@ -37,7 +39,7 @@ def crowd_state():
     """Every row a crowd entry could write."""
     from django.contrib.auth import get_user_model
 
-    from annotators.models import Assignment, CrowdSession, Rater, Rating
+    from core.models import Assignment, CrowdSession, Rater, Rating
 
     return (get_user_model().objects.count(), Rater.objects.count(), CrowdSession.objects.count(),
             Assignment.objects.count(), Rating.objects.count())

@@ -1,7 +1,7 @@
 """Rating through the screens as a crowd worker would, choosing to pass or fail the controls."""
 import re
 
-from annotators.models import Assignment
+from core.models import Assignment
 from tests.crowd.conftest import screen
 
 SYSTEM_ITEM_SCORE = 2

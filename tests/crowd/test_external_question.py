@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ElementTree
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotators.external_question import NAMESPACE, ExternalQuestionError, external_question_xml
+from evalapp.formats.external_question import NAMESPACE, ExternalQuestionError, external_question_xml
 
 EXPECTED = f"""<?xml version="1.0" encoding="UTF-8"?>
 <ExternalQuestion xmlns="{NAMESPACE}">

@@ -53,7 +53,7 @@ def test_kept_choice_cookie_follows_the_session_cookie_samesite(campaign, rater_
 
 
 def iframe_cookie_settings(flag):
-    env = {**os.environ, "COMVE_CROWD_IFRAME_COOKIES": flag, "DJANGO_SETTINGS_MODULE": "evalapp.settings"}
+    env = {**os.environ, "COMVE_CROWD_IFRAME_COOKIES": flag, "DJANGO_SETTINGS_MODULE": "config.settings"}
     code = ("import django; django.setup(); from django.conf import settings as s; "
             "print(s.SESSION_COOKIE_SAMESITE, s.CSRF_COOKIE_SAMESITE, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE)")
     return subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,

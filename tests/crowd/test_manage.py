@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from evalapp.models import Campaign
+from core.models import Campaign
 from tests.crowd.conftest import COMPLETION_CODE, COMPLETION_URL, SCREENING_CODE, entry, mturk_params, screen
 from tests.crowd.helpers import EVERY_CONTROL, rate_items
 
@@ -27,7 +27,7 @@ def test_only_organizers(client, campaign, rater_user, researcher):
         client.force_login(user)
         assert client.get(address).status_code == 403
         assert client.post(address, VALID).status_code == 403
-        assert client.get(screen("crowd_sessions_csv", campaign)).status_code == 403
+        assert client.get(screen("crowd_sessions_download", campaign, fmt="csv")).status_code == 403
     assert crowd_settings(campaign) == ("", "", "", None)
 
 
@@ -70,7 +70,7 @@ def test_sessions_csv_lists_each_session_with_its_ratings_and_code(client, campa
     worker.post(entry("mturk", campaign), mturk_params())
     rate_items(worker, campaign, 15, failed_controls=EVERY_CONTROL)
     client.force_login(organizer)
-    response = client.get(screen("crowd_sessions_csv", campaign))
+    response = client.get(screen("crowd_sessions_download", campaign, fmt="csv"))
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [(row["platform"], row["worker_id"], row["session_id"], row["task_id"], row["ratings"],
              row["screened_out"]) for row in rows] == [

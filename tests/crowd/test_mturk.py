@@ -4,8 +4,7 @@ import re
 import pytest
 from django.test import Client
 
-from annotators.models import Assignment, CrowdSession, Rater
-from evalapp.models import Campaign
+from core.models import Assignment, Campaign, CrowdSession, Rater
 from tests.crowd.conftest import SANDBOX, crowd_state, entry, mturk_params, screen
 from tests.crowd.helpers import rate_items, shown_assignment
 from tests.screens.conftest import SYSTEM_NAMES

@@ -4,10 +4,16 @@ import re
 import pytest
 from django.test import Client
 
-from annotators import engine, quality
-from annotators.models import CrowdSession, Rater
+from core import engine, quality
+from core.models import CrowdSession, Rater
 from tests.crowd.conftest import (
-    COMPLETION_CODE, COMPLETION_URL, SCREENING_CODE, crowd_state, entry, prolific_params, screen,
+    COMPLETION_CODE,
+    COMPLETION_URL,
+    SCREENING_CODE,
+    crowd_state,
+    entry,
+    prolific_params,
+    screen,
 )
 from tests.crowd.helpers import EVERY_CONTROL, rate_items, shown_assignment
 

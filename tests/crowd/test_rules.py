@@ -1,8 +1,10 @@
 """The crowd service's rules, below the web layer: screening, completion links, session counts."""
 import pytest
 
-from annotators import crowd, engine, quality
-from annotators.models import Rater
+from annotators import crowd
+from core import engine, quality
+from evalapp.services.crowd import session_reviews
+from core.models import Rater
 from tests.crowd.conftest import mturk_params
 from tests.crowd.helpers import score_for
 
@@ -59,7 +61,7 @@ def test_sessions_split_the_workers_ratings(campaign):
     for _ in range(3):
         engine.submit_rating(engine.next_assignment(campaign, rater).pk, rater, 2)
     assert [crowd.session_ratings(s) for s in (first, second, third)] == [2, 0, 3]
-    reviews = {review.session_id: review.ratings for review in crowd.session_reviews(campaign)}
+    reviews = {review.session_id: review.ratings for review in session_reviews(campaign)}
     assert reviews == {"3ASSIGNMENT0": 2, "3ASSIGNMENT1": 0, "3ASSIGNMENT2": 3}
     assert Rater.objects.count() == 1
 

@@ -1,6 +1,7 @@
 """A three-instance dataset written inline, and a snapshot of the data tables."""
+from core.models import Dataset, Instance, Reference, System, SystemOutput
 from evalapp.formats.comve import SourceFile
-from evalapp.models import Dataset, Instance, Reference, Submission, System, SystemOutput
+from evalapp.models import Submission
 
 STATEMENTS = (b"id,FalseSent\n1,He put an elephant into the fridge.\n2,The sun rises in the west.\n"
               b"3,Cats read newspapers.\n")

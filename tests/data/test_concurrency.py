@@ -4,7 +4,8 @@ import threading
 import pytest
 from django.db import connection, connections
 
-from evalapp.models import Submission, System, SystemOutput
+from core.models import System, SystemOutput
+from evalapp.models import Submission
 from evalapp.services.imports import import_submission
 from tests.data.helpers import SUBMISSION, import_mini, source
 

@@ -7,8 +7,9 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from evalapp import roles
-from evalapp.models import Campaign, Item, Submission, System
+from core import roles
+from core.models import Campaign, Item, System
+from evalapp.models import Submission
 from evalapp.services.demo import ACCOUNTS, DEMO_DATA, SYSTEMS
 from tests.data.helpers import db_counts
 

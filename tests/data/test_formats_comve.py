@@ -1,9 +1,8 @@
 """The pure file parsers: records, cross-file checks, collected and capped problems."""
 import pytest
 
+from core.problems import MAX_REPORTED_PROBLEMS, FormatError
 from evalapp.formats.comve import parse_dataset, parse_submission
-from evalapp.formats.csvfile import FormatError
-from evalapp.formats.problems import MAX_REPORTED_PROBLEMS
 from tests.data.helpers import PAIR_ANSWERS, PAIRS, REFERENCES, STATEMENTS, SUBMISSION, source
 
 IDS = ["1", "2", "3"]

@@ -6,9 +6,10 @@ import pytest
 from django.core.management import call_command, execute_from_command_line
 from django.core.management.base import CommandError
 
-from evalapp.compute import comve_bleu
-from evalapp.formats.csvfile import FormatError
-from evalapp.models import Campaign, Instance, Item, ItemOutput, Submission, System, SystemOutput
+from core.models import Campaign, Instance, Item, ItemOutput, System, SystemOutput
+from core.problems import FormatError
+from evalapp.compute import official_bleu
+from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 from tests.data.helpers import PAIR_ANSWERS, PAIRS, REFERENCES, STATEMENTS, SUBMISSION, db_counts, import_mini, source
 
@@ -26,7 +27,7 @@ REASONS = ["An elephant is too big for a fridge.", "The sun rises in the east.",
 
 
 def expected_bleu():
-    return comve_bleu.corpus_bleu(REASONS, REFERENCE_LISTS).score
+    return official_bleu.corpus_bleu(REASONS, REFERENCE_LISTS).score
 
 
 @pytest.mark.django_db

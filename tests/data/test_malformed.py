@@ -2,7 +2,7 @@
 database is left exactly as it was (counts before == after)."""
 import pytest
 
-from evalapp.formats.csvfile import FormatError
+from core.problems import FormatError
 from evalapp.services.imports import import_comve, import_submission
 from tests.data.helpers import PAIR_ANSWERS, PAIRS, REFERENCES, STATEMENTS, SUBMISSION, db_counts, import_mini, source
 

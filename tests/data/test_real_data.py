@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from evalapp.models import Instance, Reference, SystemOutput
+from core.models import Instance, Reference, SystemOutput
 from evalapp.services.imports import import_comve, import_submission
 from tests.conftest import shared_file
 

@@ -5,7 +5,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from evalapp.models import Dataset, Submission, System
+from core.models import Dataset, System
+from evalapp.models import Submission
 from tests.data.helpers import PAIR_ANSWERS, PAIRS, REFERENCES, STATEMENTS, SUBMISSION, db_counts, import_mini
 
 pytestmark = pytest.mark.django_db

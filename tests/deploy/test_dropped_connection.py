@@ -11,9 +11,8 @@ import pytest
 from django.db import OperationalError, connection
 from django.test import Client
 
-from annotators import engine
-from annotators.models import Rating
-from evalapp.models import Item
+from core import engine
+from core.models import Item, Rating
 from tests.badinput.world import build_world, snapshot
 
 RATING_INSERT = f"INSERT INTO {Rating._meta.db_table} "

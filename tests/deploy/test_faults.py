@@ -8,12 +8,12 @@ file SQLite database, or (marked ``postgres``, second pass of scripts/test.sh) o
 database of the PostgreSQL test server.
 """
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 import json
 import os
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 

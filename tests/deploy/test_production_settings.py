@@ -17,7 +17,7 @@ SECRET = "k" * 20 + "-production-test-secret-0123456789abcdefghij"
 def production_env(tmp_path, **overrides):
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "COMVE_", "DB_"))}
     env.update({
-        "DJANGO_SETTINGS_MODULE": "evalapp.settings_production",
+        "DJANGO_SETTINGS_MODULE": "config.settings_production",
         "DJANGO_SECRET_KEY": SECRET,
         "DJANGO_ALLOWED_HOSTS": "eval.example.org",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
@@ -82,17 +82,25 @@ def test_production_values(tmp_path):
     result = manage(tmp_path, "shell", "--no-imports", "-c", code, DJANGO_ALLOWED_HOSTS="a.example.org, b.example.org")
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [
-        "False", "600", "True", "['a.example.org',", "'b.example.org']", "evalapp.urls",
+        "False", "600", "True", "['a.example.org',", "'b.example.org']", "config.urls",
         "whitenoise.storage.CompressedManifestStaticFilesStorage",
     ]
 
 
-def test_benchmark_baseline_is_routed_only_when_asked(tmp_path):
-    code = ("from django.urls import resolve, Resolver404\n"
-            "try:\n    print(resolve('/bench-baseline/').url_name)\n"
-            "except Resolver404:\n    print('absent')")
-    assert manage(tmp_path, "shell", "--no-imports", "-c", code).stdout.strip() == "absent"
-    assert manage(tmp_path, "shell", "--no-imports", "-c", code, COMVE_BENCH_BASELINE="1").stdout.strip() == "bench_baseline"
+def test_the_benchmark_baseline_exists_only_under_the_benchmark_settings(tmp_path):
+    code = ("from django.apps import apps; from django.urls import resolve, Resolver404\n"
+            "try:\n    print(resolve('/bench-baseline/').url_name, apps.is_installed('bench.baseline'))\n"
+            "except Resolver404:\n    print('absent', apps.is_installed('bench.baseline'))")
+    assert manage(tmp_path, "shell", "--no-imports", "-c", code).stdout.split() == ["absent", "False"]
+    bench = manage(tmp_path, "shell", "--no-imports", "-c", code, DJANGO_SETTINGS_MODULE="bench.settings")
+    assert bench.stdout.split() == ["bench_baseline", "True"], bench.stderr
+
+
+def test_no_product_migration_mentions_a_benchmark():
+    product_migrations = [path for app in ("core", "evalapp", "annotators") for path in (REPO / app).glob("migrations/*.py")]
+    assert product_migrations
+    for path in product_migrations:
+        assert "bench" not in path.read_text(encoding="utf-8").lower(), path
 
 
 @pytest.mark.parametrize("threshold, expected", [(None, "True 5"), ("2", "True 2"), ("off", "True None")])

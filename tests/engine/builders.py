@@ -1,5 +1,5 @@
 """Datasets with systems and references built straight with the ORM, for the engine tests."""
-from evalapp.models import Dataset, Instance, Reference, System, SystemOutput
+from core.models import Dataset, Instance, Reference, System, SystemOutput
 
 
 def build_dataset(name="ds", instances=10, systems=("alpha", "beta"), references=3, outputs=None):

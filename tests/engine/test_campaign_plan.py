@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 
+from core import item_order
 from evalapp.compute import campaign_plan as plan
 from evalapp.compute.campaign_plan import InstanceMaterial
 
@@ -96,8 +97,8 @@ def test_shuffle_keys_are_seeded_and_within_the_modulus():
 
 
 def rater_order(keys, order_seed):
-    multiplier, offset = plan.rater_order_parameters(order_seed)
-    return sorted(range(len(keys)), key=lambda index: (keys[index] * multiplier + offset) % plan.SHUFFLE_MODULUS)
+    multiplier, offset = item_order.rater_order_parameters(order_seed)
+    return sorted(range(len(keys)), key=lambda index: (keys[index] * multiplier + offset) % item_order.SHUFFLE_MODULUS)
 
 
 def test_each_rater_gets_a_different_permutation_not_a_rotation():
@@ -110,6 +111,7 @@ def test_each_rater_gets_a_different_permutation_not_a_rotation():
 
 
 def test_rater_order_stays_inside_64_bit_integers():
-    multiplier, offset = plan.rater_order_parameters(2**62 - 1)
-    assert 1 <= multiplier < plan.SHUFFLE_MODULUS and 0 <= offset < plan.SHUFFLE_MODULUS
-    assert (plan.SHUFFLE_MODULUS - 1) * multiplier + offset < 2**63
+    multiplier, offset = item_order.rater_order_parameters(2**62 - 1)
+    modulus = item_order.SHUFFLE_MODULUS
+    assert 1 <= multiplier < modulus and 0 <= offset < modulus
+    assert (modulus - 1) * multiplier + offset < 2**63

@@ -6,11 +6,10 @@ from collections import Counter
 import pytest
 from django.core.management import CommandError, call_command
 
-from evalapp.formats.csvfile import FormatError
+from core.models import Campaign, CampaignInstance, Instance, Item, ItemOutput, System, SystemOutput, default_rubric
+from core.problems import FormatError
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import read_rubric
-from evalapp.models import (Campaign, CampaignInstance, Instance, Item, ItemOutput, System, SystemOutput,
-                            default_rubric)
 from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
 from tests.engine.builders import build_dataset
 
@@ -311,15 +310,15 @@ def test_command_refuses_sample_and_list_together(dataset):
 @pytest.mark.shared
 def test_real_comve_test_set_sample_of_100(tmp_path):
     """The paper's protocol on the real test set: 100 instances, seed 2020, 3 real systems + Human."""
-    from tests.conftest import shared_file
     from evalapp.formats.csvfile import read_file
+    from tests.conftest import shared_file
 
     statements = read_file(shared_file("test_statements.csv"))[1:]
     references = {row.fields[0]: row.fields[1:] for row in read_file(shared_file("test_references.csv"))}
     dataset = build_dataset(name="comve-test", instances=0, systems=())
     Instance.objects.bulk_create(Instance(dataset=dataset, external_id=row.fields[0], position=index,
                                           false_sent=row.fields[1]) for index, row in enumerate(statements))
-    from evalapp.models import Reference
+    from core.models import Reference
     instances = {instance.external_id: instance for instance in Instance.objects.filter(dataset=dataset)}
     Reference.objects.bulk_create(Reference(instance=instances[key], position=position, text=text)
                                   for key, texts in references.items() for position, text in enumerate(texts, 1) if text)

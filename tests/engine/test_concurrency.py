@@ -13,10 +13,9 @@ from django.db import connection
 from django.db.models import Count
 from django.utils import timezone
 
-from annotators import engine
-from annotators.engine import SubmissionRefused
-from annotators.models import Assignment, Rater, Rating
-from evalapp.models import Item
+from core import engine
+from core.engine import SubmissionRefused
+from core.models import Assignment, Item, Rater, Rating
 from evalapp.services.campaigns import create_campaign
 from tests.engine.builders import build_dataset
 from tests.engine.threads import require_threadable_database, run_in_threads

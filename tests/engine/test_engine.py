@@ -1,4 +1,4 @@
-"""Every path of the assignment engine (annotators.engine), one request at a time."""
+"""Every path of the assignment engine (core.engine), one request at a time."""
 from collections import Counter
 from datetime import timedelta
 
@@ -6,14 +6,14 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotators import engine
-from annotators.engine import SubmissionRefused
-from annotators.models import Assignment, Rater, RaterExclusion, Rating
-from evalapp.models import Campaign, Item
+from core import engine
+from core.engine import SubmissionRefused
+from core.models import Assignment, Campaign, Item, Rater, RaterExclusion, Rating
+from core.progress import campaign_progress, rater_progress
 from evalapp.services.campaigns import create_campaign
 from tests.engine.builders import build_dataset
 
-# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+# On both databases: the engine runs some statements differently on PostgreSQL (core.rating_sql).
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 T0 = timezone.now()
@@ -269,17 +269,17 @@ def test_exclusion_also_reopens_imported_ratings(campaign):
 
 def test_rater_progress_counts_what_is_still_open_to_the_rater(campaign):
     first, second, third = new_raters(3)
-    assert engine.rater_progress(campaign, first) == (0, 8)
+    assert rater_progress(campaign, first) == (0, 8)
     assert len(rate_all(campaign, first)) == 8
-    assert engine.rater_progress(campaign, first) == (8, 8)
+    assert rater_progress(campaign, first) == (8, 8)
     assignment = engine.next_assignment(campaign, second, T0)
     engine.submit_rating(assignment.pk, second, 1, now=T0)
     engine.next_assignment(campaign, second, T0)
-    assert engine.rater_progress(campaign, second) == (1, 8)
-    done, total = engine.rater_progress(campaign, third)
+    assert rater_progress(campaign, second) == (1, 8)
+    done, total = rater_progress(campaign, third)
     assert (done, total) == (0, 6)  # two items are full (first + second) or held
     engine.exclude_rater(campaign, third)
-    assert engine.rater_progress(campaign, third) == (0, 0)
+    assert rater_progress(campaign, third) == (0, 0)
 
 
 def test_campaign_progress_per_system_and_controls():
@@ -290,7 +290,7 @@ def test_campaign_progress_per_system_and_controls():
     rater, = new_raters(1)
     shared = Item.objects.filter(campaign=campaign, item_outputs__output__system__name="alpha").first()
     Item.objects.filter(pk=shared.pk).update(active_count=1, done_count=1)
-    progress = engine.campaign_progress(campaign)
+    progress = campaign_progress(campaign)
     # 4 instances x (alpha = beta shared, gamma, Human) = 12 system items; controls: round(0.5 * 12) = 6.
     assert (progress.items, progress.expected, progress.ratings) == (12, 24, 1)
     assert (progress.control_items, progress.control_expected) == (6, 12)
@@ -299,7 +299,7 @@ def test_campaign_progress_per_system_and_controls():
     assert (by_name["alpha"].ratings, by_name["beta"].ratings, by_name["gamma"].ratings) == (1, 1, 0)
     assert by_name["alpha"].expected == 8 and not by_name["alpha"].complete
     engine.next_assignment(campaign, rater, T0)
-    progress = engine.campaign_progress(campaign, T0)
+    progress = campaign_progress(campaign, T0)
     assert (progress.leased, progress.active_raters) == (1, 1)
     data = progress.as_dict()
     assert data["systems"][1]["name"] == "alpha" and data["fraction"] == pytest.approx(1 / 24)

@@ -1,6 +1,6 @@
 """The rater screen's submit: the score stored and the next item leased in one transaction.
 
-Also the SQL of the rating path (``annotators.statements``) read back as the ORM reads it.
+Also the SQL of the rating path (``core.rating_sql``) read back as the ORM reads it.
 """
 from datetime import timedelta
 
@@ -9,13 +9,13 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotators import engine, statements
-from annotators.engine import SubmissionRefused
-from annotators.models import Assignment, Rating
-from evalapp.models import Item
+from core import engine, rating_sql
+from core.engine import SubmissionRefused
+from core.models import Assignment, Item, Rating
+from core.progress import rater_progress
 from tests.engine.test_engine import T0, check_counters, new_raters
 
-# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+# On both databases: the engine runs some statements differently on PostgreSQL (core.rating_sql).
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
@@ -113,14 +113,14 @@ def test_the_live_lease_reads_back_as_the_orm_reads_it(campaign):
     rater, = new_raters(1)
     now = timezone.now()
     leased = engine.next_assignment(campaign, rater, now)
-    read = statements.live_lease(campaign.pk, rater.pk, now)
+    read = rating_sql.live_lease(campaign.pk, rater.pk, now)
     orm = Assignment.objects.select_related("item__instance").get(pk=leased.pk)
     assert (read.pk, read.item_id, read.leased_at, read.lease_expires_at, read.sequence, read.status) == (
         orm.pk, orm.item_id, orm.leased_at, orm.lease_expires_at, orm.sequence, orm.status)
     assert timezone.is_aware(read.leased_at)
     assert (read.item.text, read.item.instance.false_sent) == (orm.item.text, orm.item.instance.false_sent)
     assert read.item.needed == orm.item.needed  # a field not read loads on access
-    assert statements.live_lease(campaign.pk, rater.pk, orm.lease_expires_at) is None
+    assert rating_sql.live_lease(campaign.pk, rater.pk, orm.lease_expires_at) is None
 
 
 def test_the_item_page_reads_the_lease_and_the_progress_in_one_statement(campaign, django_assert_num_queries):
@@ -131,6 +131,6 @@ def test_the_item_page_reads_the_lease_and_the_progress_in_one_statement(campaig
     with django_assert_num_queries(1):
         lease, progress = engine.live_lease_and_progress(campaign, rater, now)
     assert lease.pk == leased.pk and lease.item.text == leased.item.text
-    assert progress == engine.rater_progress(campaign, rater) == (0, 8)
+    assert progress == rater_progress(campaign, rater) == (0, 8)
     engine.exclude_rater(campaign, rater)
     assert engine.live_lease_and_progress(campaign, rater, now) == (None, (0, 0))

@@ -3,13 +3,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from annotators import engine
-from annotators.models import Rater
-from evalapp.models import Campaign, Item
+from core import engine
+from core.models import Campaign, Item, Rater
 from evalapp.services.campaigns import create_campaign
 from tests.engine.builders import build_dataset
 
-# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+# On both databases: the engine runs some statements differently on PostgreSQL (core.rating_sql).
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 

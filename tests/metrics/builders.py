@@ -1,7 +1,7 @@
 """A small rated campaign for the metric study tests, built with the results area's factories."""
 import numpy as np
 
-from evalapp.models import Item, Reference, System
+from core.models import Item, Reference, System
 from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system
 
 WORDS = ["elephant", "fridge", "big", "small", "sun", "east", "cat", "read", "fish", "water", "ice", "cold"]

@@ -7,9 +7,15 @@ import pytest
 from scipy import stats
 
 from evalapp.compute import bootstrap as bootstrap_compute
-from evalapp.compute import comve_bleu
-from evalapp.compute.correlation_study import (CAMPAIGN_DOMAIN, MetricData, Resampler, StudyData,
-                                               correlation_report, default_top_k)
+from evalapp.compute import official_bleu
+from evalapp.compute.correlation_study import (
+    CAMPAIGN_DOMAIN,
+    MetricData,
+    Resampler,
+    StudyData,
+    correlation_report,
+    default_top_k,
+)
 
 N_SYSTEMS, N_INSTANCES, RATERS = 6, 30, 3
 
@@ -95,14 +101,14 @@ def test_corpus_statistics_resample_equals_recomputing_bleu():
     hypotheses = ["the cat sat on the mat", "a dog can not fly at all", "ice is cold", "fish live in water"]
     references = [["the cat sat on a mat", "a cat is on the mat"], ["dogs can not fly", "a dog has no wings"],
                   ["ice is very cold"], ["fish live in the water", "water is where fish live"]]
-    stats_rows = comve_bleu.stats_matrix(comve_bleu.corpus_stats(hypotheses, references))
-    resampler = Resampler(CAMPAIGN_DOMAIN, stats_rows[None].astype(float), comve_bleu.bleu_from_totals_array)
+    stats_rows = official_bleu.stats_matrix(official_bleu.corpus_stats(hypotheses, references))
+    resampler = Resampler(CAMPAIGN_DOMAIN, stats_rows[None].astype(float), official_bleu.bleu_from_totals_array)
     indices = bootstrap_compute.resample_indices(len(hypotheses), 5, seed=1)
     counts = bootstrap_compute.resample_counts(indices, len(hypotheses))
     for row, weights in zip(indices, counts):
-        direct = comve_bleu.corpus_bleu([hypotheses[i] for i in row], [references[i] for i in row]).score
+        direct = official_bleu.corpus_bleu([hypotheses[i] for i in row], [references[i] for i in row]).score
         assert resampler.scores(weights)[0] == pytest.approx(direct, abs=1e-9)
-    assert resampler.scores()[0] == pytest.approx(comve_bleu.corpus_bleu(hypotheses, references).score)
+    assert resampler.scores()[0] == pytest.approx(official_bleu.corpus_bleu(hypotheses, references).score)
 
 
 def test_human_resamples_are_the_results_modules():

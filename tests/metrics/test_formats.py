@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from core.problems import FormatError
 from evalapp.formats import metric_report
-from evalapp.formats.csvfile import FormatError
 from evalapp.formats.metric_scores import parse_metric_scores
 from evalapp.services import metric_study
 from tests.metrics.builders import build_study_campaign

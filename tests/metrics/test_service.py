@@ -5,10 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from evalapp.compute import comve_bleu
+from core.models import Reference, SystemOutput
+from core.problems import FormatError
+from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile
-from evalapp.formats.csvfile import FormatError
-from evalapp.models import MetricScore, Reference, SystemOutput
+from evalapp.models import MetricScore
 from evalapp.services import metric_study
 from tests.metrics.builders import build_study_campaign
 
@@ -60,7 +61,7 @@ def test_system_bleu_is_the_official_bleu_of_the_outputs():
     outputs = list(SystemOutput.objects.filter(system=system).order_by("instance__position"))
     references = [list(Reference.objects.filter(instance=o.instance_id).order_by("position")
                        .values_list("text", flat=True)) for o in outputs]
-    expected = comve_bleu.corpus_bleu([o.text for o in outputs], references).score
+    expected = official_bleu.corpus_bleu([o.text for o in outputs], references).score
     row = next(s for s in report["systems"] if s["system"] == "sys3")
     assert row["metrics"]["comve_bleu"] == pytest.approx(expected)
 

@@ -8,9 +8,21 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from annotators.models import Assignment, Rater, Rating
-from evalapp.models import (Campaign, CampaignInstance, Dataset, Instance, Item, ItemOutput, Reference,
-                            Submission, System, SystemOutput)
+from core.models import (
+    Assignment,
+    Campaign,
+    CampaignInstance,
+    Dataset,
+    Instance,
+    Item,
+    ItemOutput,
+    Rater,
+    Rating,
+    Reference,
+    System,
+    SystemOutput,
+)
+from evalapp.models import Submission
 
 
 def make_dataset(name="test", n_instances=3):

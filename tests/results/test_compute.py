@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from evalapp.compute import bootstrap, significance
-from evalapp.compute.human_score import RatingRecords, human_scores, score_matrix
+from evalapp.compute.human_score import RatingRecords, score_matrix, system_scores
 from evalapp.compute.ranks import competition_ranks, display
 
 TOLERANCE = 1e-9
@@ -17,28 +17,28 @@ def records(rows):
 def test_formula_1_is_the_sum_over_n_times_m_when_complete():
     # N=2 instances, M=3 raters: (3+2+2 + 1+1+0) / (2*3) = 9/6.
     rows = [("a", "S", r, s) for r, s in zip("xyz", (3, 2, 2))] + [("b", "S", r, s) for r, s in zip("xyz", (1, 1, 0))]
-    score = human_scores(records(rows), n_instances=2, raters_per_item=3)["S"]
+    score = system_scores(records(rows), n_instances=2, raters_per_item=3)["S"]
     assert score.human == 9 / 6 and score.ratings == score.expected_ratings == 6 and score.complete
 
 
 def test_incomplete_system_gets_mean_over_present_ratings_and_is_marked():
     rows = [("a", "S", "x", 3), ("a", "S", "y", 3), ("b", "S", "x", 1)]
-    score = human_scores(records(rows), n_instances=2, raters_per_item=3)["S"]
+    score = system_scores(records(rows), n_instances=2, raters_per_item=3)["S"]
     # Not (3+3+1)/6 = 1.17 as if complete: the mean of the 3 ratings present, flagged.
     assert score.human == pytest.approx(7 / 3) and not score.complete and score.coverage == 0.5
 
 
 def test_system_without_ratings_is_listed_with_no_score():
-    scores = human_scores(records([("a", "S", "x", 2)]), 1, 1, systems=["T", "S"])
+    scores = system_scores(records([("a", "S", "x", 2)]), 1, 1, systems=["T", "S"])
     assert list(scores) == ["T", "S"]
     assert scores["T"].human is None and scores["T"].ratings == 0 and not scores["T"].complete
 
 
 def test_contradicting_records_are_refused():
     with pytest.raises(ValueError, match="at most 1"):
-        human_scores(records([("a", "S", "x", 2), ("a", "S", "y", 2)]), 1, 1)
+        system_scores(records([("a", "S", "x", 2), ("a", "S", "y", 2)]), 1, 1)
     with pytest.raises(ValueError, match="samples 1"):
-        human_scores(records([("a", "S", "x", 2), ("b", "S", "x", 2)]), 1, 1)
+        system_scores(records([("a", "S", "x", 2), ("b", "S", "x", 2)]), 1, 1)
 
 
 def test_score_matrix_sums_and_counts_per_cell():

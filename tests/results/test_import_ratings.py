@@ -6,10 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotators.models import Assignment, Rater, Rating
-from evalapp.formats.csvfile import FormatError
+from core.models import Assignment, Item, Rater, Rating
+from core.problems import FormatError
 from evalapp.formats.ratings import parse_score
-from evalapp.models import Item
 from evalapp.services.ratings_import import import_ratings
 from evalapp.services.results import human_scores, table6
 from tests.results.factories import make_campaign, make_dataset, make_system
@@ -48,8 +47,8 @@ def test_two_out_of_range_answers_are_reported_and_the_score_uses_the_valid_rati
     assert Rater.objects.filter(platform=Rater.Platform.MTURK).count() == 3
     for item in Item.objects.filter(campaign=campaign):
         assert item.done_count == item.active_count == item.ratings.count() <= item.needed
-    row = next(r for r in table6(campaign).rows if r["team"] == "alpha")
-    assert row["complete"] is False and row["human"] == pytest.approx(2.0)
+    row = next(r for r in table6(campaign).rows if r.team == "alpha")
+    assert row.complete is False and row.human == pytest.approx(2.0)
 
 
 def test_rejected_assignments_are_skipped(campaign):

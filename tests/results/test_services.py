@@ -5,8 +5,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from annotators.models import Rater, RaterExclusion, Rating
-from evalapp.models import Item, ItemOutput, SystemOutput
+from core.models import Item, ItemOutput, Rater, RaterExclusion, Rating, SystemOutput
 from evalapp.services.ratings_import import import_ratings
 from evalapp.services.results import agreement_report, human_scores, ratings_records, table6
 from tests.conftest import shared_file
@@ -69,11 +68,11 @@ def test_agreement_report_equals_krippendorff_package(campaign):
 
 def test_partial_submission_has_no_bleu_and_latest_submission_decides(db):
     campaign, systems = rated_campaign({"A": [[2]], "B": [[1]]}, name="bleu", bleu={"A": 20.0}, partial={"B"})
-    rows = {row["team"]: row for row in table6(campaign).rows}
-    assert rows["A"]["bleu"] == 20.0 and rows["A"]["bleu_rank"] == 1
-    assert rows["B"]["bleu"] is None and rows["B"]["bleu_rank"] is None
+    rows = {row.team: row for row in table6(campaign).rows}
+    assert rows["A"].bleu == 20.0 and rows["A"].bleu_rank == 1
+    assert rows["B"].bleu is None and rows["B"].bleu_rank is None
     systems["A"].submissions.create(filename="a2.csv", sha256="1" * 64, rows=1, partial=True)
-    assert table6(campaign).rows[0]["bleu"] is None
+    assert table6(campaign).rows[0].bleu is None
 
 
 @pytest.mark.shared

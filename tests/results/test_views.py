@@ -6,8 +6,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from annotators.models import ItemFlag
-from evalapp.models import Item
+from core.models import Item, ItemFlag
 from tests.results.factories import lease, make_raters, rated_campaign
 
 SCORES = {"alpha": [[3, 2, 3], [2, 2, 1]], "=cmd": [[0, 1, None], [1, 1, 1]]}
@@ -22,7 +21,8 @@ def campaign(db):
 
 def urls(campaign):
     return [reverse("results:index"), reverse("results:dashboard", args=[campaign.pk]),
-            reverse("results:agreement", args=[campaign.pk]), reverse("results:ratings", args=[campaign.pk])] + [
+            reverse("results:agreement", args=[campaign.pk, "json"]),
+            reverse("results:ratings", args=[campaign.pk, "csv"])] + [
         reverse("results:table6", args=[campaign.pk, fmt]) for fmt in ("csv", "json", "markdown", "latex")]
 
 
@@ -56,8 +56,9 @@ def test_dashboard_shows_progress_incomplete_mark_and_active_raters(client, camp
     lease(campaign, item, make_raters(1, prefix="live")[0])
     client.force_login(organizer)
     response = client.get(reverse("results:dashboard", args=[campaign.pk]))
-    assert response.context["active_raters"] == 1
-    assert response.context["progress"]["overall"] == {"ratings": 17, "expected_ratings": 18, "share": 17 / 18}
+    progress = response.context["progress"]
+    assert progress.active_raters == 1
+    assert (progress.ratings, progress.expected, progress.fraction) == (17, 18, 17 / 18)
     body = response.content.decode()
     assert "0.80†" in body and "incomplete, 5 of 6 ratings" in body
 
@@ -72,7 +73,7 @@ def test_flagged_items_are_listed(client, campaign, organizer):
 
 def test_ratings_export_is_pseudonymous_and_neutralised(client, campaign, researcher):
     client.force_login(researcher)
-    text = client.get(reverse("results:ratings", args=[campaign.pk])).content.decode()
+    text = client.get(reverse("results:ratings", args=[campaign.pk, "csv"])).content.decode()
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0] == ["instance_id", "system", "rater", "score", "seconds", "source", "shared_item"]
     assert len(rows) == 1 + 17

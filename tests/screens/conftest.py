@@ -28,7 +28,7 @@ def campaign(db):
 
 
 def make_rater(django_user_model, username, **profile):
-    from annotators.models import Rater
+    from core.models import Rater
 
     user = django_user_model.objects.create_user(username=username, password="pw-" + username)
     Rater.objects.create(user=user, order_seed=len(username) * 7919, **profile)

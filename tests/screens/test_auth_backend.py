@@ -1,10 +1,10 @@
-"""The authentication backend loads the user's Rater profile with the user (evalapp.auth_backend)."""
+"""The authentication backend loads the user's Rater profile with the user (core.auth_backend)."""
 import pytest
 from django.contrib.auth import get_user
 from django.test import RequestFactory
 
-from evalapp import roles
-from evalapp.auth_backend import RaterLoadingBackend
+from core import roles
+from core.auth_backend import RaterLoadingBackend
 
 pytestmark = pytest.mark.django_db
 
@@ -34,4 +34,4 @@ def test_a_logged_in_session_gets_its_user_through_the_backend(client, rater_use
     request = RequestFactory().get("/")
     request.session = client.session
     assert get_user(request) == rater_user
-    assert request.session["_auth_user_backend"] == "evalapp.auth_backend.RaterLoadingBackend"
+    assert request.session["_auth_user_backend"] == "core.auth_backend.RaterLoadingBackend"

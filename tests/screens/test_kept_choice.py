@@ -4,8 +4,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotators import pending
-from annotators.flags import MAX_NOTE_CHARS
-from annotators.models import Assignment, ItemFlag, Rating
+from core.flags import MAX_NOTE_CHARS
+from core.models import Assignment, ItemFlag, Rating
 from tests.screens.test_rating_views import shown_assignment, state, url
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,8 @@ from itertools import combinations
 
 import pytest
 
-from annotators import engine, quality
-from annotators.models import Assignment, ItemFlag, Rater, Rating
-from evalapp.models import Campaign, Dataset, Instance, Item
+from core import engine, quality
+from core.models import Assignment, Campaign, Dataset, Instance, Item, ItemFlag, Rater, Rating
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 

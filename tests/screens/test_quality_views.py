@@ -5,9 +5,8 @@ import io
 import pytest
 from django.test import Client
 
-from annotators import engine
-from annotators.models import Assignment, Rater, RaterExclusion, Rating
-from evalapp.models import Item
+from core import engine
+from core.models import Assignment, Item, Rater, RaterExclusion, Rating
 from tests.screens.test_rating_views import shown_assignment, start, state, url
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +23,7 @@ def rate_some(user, campaign, count, score=1):
 
 
 def quality_urls(campaign, rater_id):
-    return [url("quality", campaign), url("quality_csv", campaign), url("exclude", campaign, rater_id=rater_id)]
+    return [url("quality", campaign), url("quality_download", campaign, fmt="csv"), url("exclude", campaign, rater_id=rater_id)]
 
 
 def test_only_organizers_see_quality(client, campaign, rater_user, researcher):
@@ -55,7 +54,7 @@ def test_quality_csv_is_neutralised(client, organizer, django_user_model, campai
 
     rate_some(make_rater(django_user_model, "=HYPERLINK(1)"), campaign, 2)
     client.force_login(organizer)
-    response = client.get(url("quality_csv", campaign))
+    response = client.get(url("quality_download", campaign, fmt="csv"))
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [row["rater"] for row in rows] == ["'=HYPERLINK(1)"]
@@ -141,7 +140,7 @@ def test_organizer_sets_thresholds_and_bad_values_change_nothing(client, organiz
 
 
 def test_set_thresholds_service_checks_ranges(campaign):
-    from annotators.quality import ThresholdError, Thresholds, set_thresholds
+    from core.quality import ThresholdError, Thresholds, set_thresholds
 
     with pytest.raises(ThresholdError) as error:
         set_thresholds(campaign, Thresholds(1.2, "high", -1))

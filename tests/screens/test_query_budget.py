@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotators import engine
+from core import engine
 from tests.screens.conftest import make_campaign
 
 pytestmark = pytest.mark.django_db
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 # session, the user and the campaign, then in one transaction: the rater's lock and state, the
 # assignment's lock, the rating's writes, the item pick (two statements) and the new lease's
 # writes. PostgreSQL sends the rating's three writes as one statement and the lease's two as
-# one (annotators.statements.writes_combine).
+# one (core.rating_sql.writes_combine).
 ITEM_PAGE_QUERIES = 5
 SUBMIT_QUERIES = {"sqlite": 12, "postgresql": 9}
 

@@ -6,20 +6,24 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from annotators import engine
-from annotators.models import Assignment, ItemFlag, Rater, Rating
 from annotators.seconds import measured_seconds
-from evalapp.models import Campaign, Item
+from core import engine
+from core.models import Assignment, Campaign, Item, ItemFlag, Rater, Rating
 from tests.screens.conftest import SYSTEM_NAMES
 
-# On both databases: the engine runs some statements differently on PostgreSQL (annotators.statements).
+# On both databases: the engine runs some statements differently on PostgreSQL (core.rating_sql).
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
+ORGANIZER_PAGES = ("quality", "quality_download", "thresholds", "exclude", "crowd", "crowd_sessions_download")
+
+
 def url(name, campaign=None, **kwargs):
+    """A rater screen, or one of the organizer's campaign pages (quality, exclusion, crowd)."""
     if campaign is not None:
         kwargs["campaign_id"] = campaign.pk
-    return reverse(f"annotators:{name}", kwargs=kwargs)
+    namespace = "campaigns" if name in ORGANIZER_PAGES else "annotators"
+    return reverse(f"{namespace}:{name}", kwargs=kwargs)
 
 
 def rater_of(user):

@@ -1,9 +1,8 @@
 """manage.py agreement: inter-rater agreement of a campaign (S8)."""
-import json
-
 from django.core.management.base import BaseCommand
 
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.services import exports
 from evalapp.services.results import agreement_report
 
 LABELS = (
@@ -27,10 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print the full report (with per-rater figures) as JSON.")
 
     def handle(self, *args, **options):
-        report = agreement_report(campaign_named(options["campaign"]))
+        campaign = campaign_named(options["campaign"])
         if options["json"]:
-            self.stdout.write(json.dumps(report, indent=2))
+            self.stdout.write(exports.agreement(campaign).text, ending="")
             return
+        report = agreement_report(campaign)
         self.stdout.write(f"Agreement of campaign '{report['campaign']}': {report['ratings']} ratings on "
                           f"{report['units']} items ({report['pairable_units']} with two or more ratings)")
         for key, label in LABELS:

@@ -4,11 +4,12 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from evalapp.formats.csvfile import FormatError, Problem, decode
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
+from core.problems import FormatError, Problem
+from evalapp.formats.csvfile import decode
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import read_rubric
 from evalapp.management.commands._import_output import refuse
-from evalapp.models import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
 from evalapp.services.campaigns import campaign_summary, create_campaign
 
 SECONDS_PER_MINUTE = 60

@@ -4,8 +4,8 @@ import os
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from evalapp.formats.csvfile import FormatError
-from evalapp.models import Item
+from core.models import Item
+from core.problems import FormatError
 from evalapp.services.demo import load_demo
 
 DEFAULT_ADDRESS = "127.0.0.1:8000"

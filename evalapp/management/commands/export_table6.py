@@ -1,12 +1,9 @@
 """manage.py export_table6: Table 6 of the task paper for a campaign."""
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
-from evalapp.compute.significance import DEFAULT_PERMUTATIONS
-from evalapp.formats.table6 import FORMATS, render
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.services.results import DEFAULT_BOOTSTRAP_SEED, table6
+from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
+from evalapp.services import exports
 
 
 class Command(BaseCommand):
@@ -15,29 +12,33 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--format", choices=FORMATS, default="markdown", help="Output format (default markdown).")
-        parser.add_argument("--halves", action="store_true",
-                            help="LaTeX only: two side-by-side halves, as in the task paper.")
+        parser.add_argument("--format", choices=exports.FORMATS[exports.TABLE6], default="markdown",
+                            help="Output format (default markdown).")
+        add_table6_arguments(parser)
         parser.add_argument("--out", help="Write to this file instead of standard output.")
-        parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
-                            help="Add 95%% bootstrap intervals (N resamples of the instances) and significance "
-                                 "clusters. Default 0: none.")
-        parser.add_argument("--seed", type=int, default=DEFAULT_BOOTSTRAP_SEED,
-                            help=f"Seed of the bootstrap and of the permutation test (default {DEFAULT_BOOTSTRAP_SEED}).")
-        parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
-                            help=f"Permutations of the paired significance test (default {DEFAULT_PERMUTATIONS}).")
 
     def handle(self, *args, **options):
-        if options["halves"] and options["format"] != "latex":
-            raise CommandError("--halves applies to --format latex only")
-        if options["bootstrap"] < 0 or options["permutations"] < 1:
-            raise CommandError("--bootstrap must be >= 0 and --permutations >= 1")
+        check_table6_options(options)
         campaign = campaign_named(options["campaign"])
-        table = table6(campaign, bootstrap=options["bootstrap"], seed=options["seed"],
-                       permutations=options["permutations"])
-        text = render(table, options["format"], halves=options["halves"])
-        if options["out"]:
-            Path(options["out"]).write_text(text, encoding="utf-8")
-            self.stderr.write(f"Table 6 of '{campaign.name}' written to {options['out']}")
-        else:
-            self.stdout.write(text, ending="")
+        export = exports.table6(campaign, options["format"], halves=options["halves"], bootstrap=options["bootstrap"],
+                                seed=options["seed"], permutations=options["permutations"])
+        write_export(self, export, options["out"], f"Table 6 of '{campaign.name}'")
+
+
+def add_table6_arguments(parser):
+    """The options of a Table 6 export (shared with ``manage.py export table6``)."""
+    parser.add_argument("--halves", action="store_true", help="LaTeX only: two side-by-side halves, as in the task paper.")
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                        help="Add 95%% bootstrap intervals (N resamples of the instances) and significance "
+                             "clusters. Default 0: none.")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                        help=f"Seed of the bootstrap and of the permutation test (default {DEFAULT_SEED}).")
+    parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
+                        help=f"Permutations of the paired significance test (default {DEFAULT_PERMUTATIONS}).")
+
+
+def check_table6_options(options):
+    if options["halves"] and options["format"] != "latex":
+        raise CommandError("--halves applies to --format latex only")
+    if options["bootstrap"] < 0 or options["permutations"] < 1:
+        raise CommandError("--bootstrap must be >= 0 and --permutations >= 1")

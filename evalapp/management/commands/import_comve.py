@@ -1,9 +1,9 @@
 """manage.py import_comve: load a ComVE dataset (statements, references, optional pairs)."""
 from django.core.management.base import BaseCommand, CommandError
 
-from evalapp.formats.csvfile import FormatError
+from core.models import Dataset
+from core.problems import FormatError
 from evalapp.management.commands._import_output import print_result, refuse
-from evalapp.models import Dataset
 from evalapp.services.imports import import_comve
 
 

@@ -1,7 +1,7 @@
 """manage.py import_metric_scores: a researcher's own metric for a campaign (S5, S10)."""
 from django.core.management.base import BaseCommand
 
-from evalapp.formats.csvfile import FormatError
+from core.problems import FormatError
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
 from evalapp.management.commands._import_output import print_result, refuse

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evalapp.formats.csvfile import FormatError
+from core.problems import FormatError
 from evalapp.formats.ratings import DEFAULT_COLUMNS, FORMATS, LONG, MTURK
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
 from evalapp.management.commands._import_output import print_result, refuse

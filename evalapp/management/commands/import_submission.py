@@ -1,9 +1,9 @@
 """manage.py import_submission: load a system's official-format submission and score its BLEU."""
 from django.core.management.base import BaseCommand
 
-from evalapp.formats.csvfile import FormatError
+from core.models import System
+from core.problems import FormatError
 from evalapp.management.commands._import_output import print_result, refuse
-from evalapp.models import System
 from evalapp.services.imports import import_submission
 
 MARKER_NONE = "none"

@@ -3,8 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evalapp.compute.correlation import PERMUTATION_RESAMPLES
-from evalapp.compute.correlation_study import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
 from evalapp.formats.metric_report import FORMATS, render
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
 from evalapp.metrics.bertscore import BertScoreUnavailable
@@ -26,10 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, default="json", help="Output format (default json).")
         parser.add_argument("--out", help="Write to this file instead of standard output.")
         parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Seed (default {DEFAULT_SEED}).")
-        parser.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="N",
-                            help=f"Bootstrap resamples of the instances (default {DEFAULT_BOOTSTRAP}; 0: none).")
-        parser.add_argument("--permutations", type=int, default=PERMUTATION_RESAMPLES,
-                            help=f"Permutations of the paired permutation test (default {PERMUTATION_RESAMPLES}).")
+        parser.add_argument("--bootstrap", type=int, default=DEFAULT_RESAMPLES, metavar="N",
+                            help=f"Bootstrap resamples of the instances (default {DEFAULT_RESAMPLES}; 0: none).")
+        parser.add_argument("--permutations", type=int, default=METRIC_STUDY_PERMUTATIONS,
+                            help=f"Permutations of the paired permutation test (default {METRIC_STUDY_PERMUTATIONS}).")
         parser.add_argument("--top-k", type=int, dest="top_k", metavar="K",
                             help="The top-k analysis uses the K best systems by human score "
                                  "(default: half of the systems, at least 3).")

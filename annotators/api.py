@@ -1,0 +1,175 @@
+"""The rater's endpoints: campaigns, the current/next item, submit a score, flag an item.
+
+Blind like the rater screens (``annotators/views/rating.py``): a response carries the
+statement, the reason, the rubric, the rater's own progress and the rater's own assignment
+id, never a system name, an item id or anyone else's score. Leasing and submitting go
+through :mod:`core.engine`, so the S7 invariants hold for API and browser raters alike.
+Getting an item leases it, so it is a POST; GET only shows the item the rater already holds.
+"""
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.parsers import JSONParser
+from rest_framework.response import Response
+
+from annotators.seconds import measured_seconds
+from annotators.serializers import (
+    FlagResultSerializer,
+    FlagSerializer,
+    RaterCampaignSerializer,
+    RaterItemSerializer,
+    RatingResultSerializer,
+    RatingSerializer,
+)
+from core import engine, flags, roles
+from core.api.base import ApiView, ListApiView
+from core.api.errors import Conflict
+from core.api.permissions import RATER
+from core.api.serializers import ErrorSerializer
+from core.models import Assignment, Campaign
+from core.progress import rater_progress
+
+NOT_YOURS = "No such assignment of yours."
+NOTHING_HELD = "You hold no item in this campaign; POST to next to get one."
+
+
+def open_campaign_or_404(campaign_id):
+    return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
+
+
+def own_assignment_or_404(request, assignment_id):
+    """The requesting rater's assignment; someone else's gives the same 404 as a missing one."""
+    assignment = (Assignment.objects.select_related("item__instance", "campaign")
+                  .filter(pk=assignment_id, rater=roles.rater_of(request.user)).first())
+    if assignment is None:
+        raise NotFound(NOT_YOURS)
+    return assignment
+
+
+def progress_of(campaign, rater):
+    progress = rater_progress(campaign, rater)
+    return {"done": progress.done, "total": progress.total, "finished": progress.done >= progress.total}
+
+
+def item_body(campaign, rater, assignment):
+    """What a rater may see of their item; ``assignment`` None when nothing is left for them."""
+    body = {"campaign_id": campaign.pk, "rubric": campaign.rubric, "progress": progress_of(campaign, rater),
+            "assignment_id": None, "statement": None, "reason": None, "lease_expires_at": None}
+    if assignment is not None:
+        body.update(assignment_id=assignment.pk, statement=assignment.item.instance.false_sent,
+                    reason=assignment.item.text, lease_expires_at=assignment.lease_expires_at)
+    return body
+
+
+class RaterCampaignListView(ListApiView):
+    """GET: the open campaigns the rater can take part in, with their own progress.
+
+    Security: raters only; own counts only; campaigns the rater was excluded from are left out.
+    """
+
+    permission_classes = RATER
+    serializer_class = RaterCampaignSerializer
+
+    def get_queryset(self):
+        rater = roles.rater_of(self.request.user)
+        return [{"id": campaign.pk, "name": campaign.name, "instructions": campaign.instructions,
+                 "rubric": campaign.rubric, "progress": progress_of(campaign, rater)}
+                for campaign in engine.campaigns_open_to(rater)]
+
+    @extend_schema(tags=["rate"])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class CurrentItemView(ApiView):
+    """GET: the item the rater holds in this campaign (404 when none: POST next to get one).
+
+    Security: raters only; shows only the rater's own live lease. Read-only: never leases.
+    """
+
+    permission_classes = RATER
+
+    @extend_schema(responses=RaterItemSerializer, tags=["rate"])
+    def get(self, request, campaign_id):
+        campaign = open_campaign_or_404(campaign_id)
+        rater = roles.rater_of(request.user)
+        assignment = engine.live_lease(campaign, rater)
+        if assignment is None:
+            raise NotFound(NOTHING_HELD)
+        return Response(item_body(campaign, rater, assignment))
+
+
+class NextItemView(ApiView):
+    """POST: the rater's current item, or a newly leased one; ``assignment_id`` null when done.
+
+    Security: raters only, POST (CSRF with a session). Repeating it returns the same item
+    while its lease lasts; the engine only leases items this rater never had.
+    """
+
+    permission_classes = RATER
+
+    @extend_schema(request=None, responses=RaterItemSerializer, tags=["rate"])
+    def post(self, request, campaign_id):
+        campaign = open_campaign_or_404(campaign_id)
+        rater = roles.rater_of(request.user)
+        return Response(item_body(campaign, rater, engine.next_assignment(campaign, rater)))
+
+
+class SubmitRatingView(ApiView):
+    """POST: the score (0-3) of the rater's assignment, and optionally the seconds it took.
+
+    Security: raters only, own assignments only (someone else's id gives 404, as a missing
+    one does, and writes nothing). Idempotent: a repeated submit returns the stored rating
+    with 200 instead of 201. 409 when the rating is no longer needed, the campaign is
+    closed or the rater was excluded; the message says which.
+    """
+
+    permission_classes = RATER
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=RatingSerializer,
+                   responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
+                   tags=["rate"])
+    def post(self, request, assignment_id):
+        form = RatingSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        rater = roles.rater_of(request.user)
+        now = timezone.now()
+        reported = form.validated_data.get("seconds")
+        # The engine checks ownership under the row lock; reading the assignment first would be a second query.
+        try:
+            rating, created = engine.submit_rating(
+                assignment_id, rater, form.validated_data["score"], now=now,
+                seconds=lambda assignment: measured_seconds(assignment, now, reported))
+        except engine.SubmissionRefused as refusal:
+            if refusal.code == engine.SubmissionRefused.NOT_FOUND:
+                raise NotFound(NOT_YOURS) from None
+            raise Conflict(refusal.message, code=refusal.code) from None
+        body = {"assignment_id": rating.assignment_id, "score": rating.score, "seconds": rating.seconds,
+                "created": created, "progress": progress_of(rating.campaign, rater)}
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class FlagItemView(ApiView):
+    """POST: report the rater's item as broken; the item is skipped and never comes back to them.
+
+    Security: raters only, own assignments only (404 otherwise, nothing written); POST with
+    CSRF when a session is used. Flagging twice keeps the first report.
+    """
+
+    permission_classes = RATER
+    parser_classes = [JSONParser]
+
+    @extend_schema(request=FlagSerializer, responses={201: FlagResultSerializer}, tags=["rate"])
+    def post(self, request, assignment_id):
+        assignment = own_assignment_or_404(request, assignment_id)
+        form = FlagSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            _, released = flags.flag_item(assignment.pk, assignment.rater, form.validated_data["note"])
+        except flags.FlagRefused:
+            raise NotFound(NOT_YOURS) from None
+        return Response({"assignment_id": assignment.pk, "flagged": True, "released": released},
+                        status=status.HTTP_201_CREATED)

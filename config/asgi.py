@@ -1,0 +1,7 @@
+"""ASGI entry point (e.g. ``uvicorn config.asgi:application``); gunicorn serves ``config.wsgi``."""
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+application = get_asgi_application()

@@ -1,0 +1,186 @@
+"""Settings read from the environment.
+
+Defaults give the embedded setup (SQLite file under var/, DEBUG on); production overrides
+live in ``config.settings_production``. ``DATABASE_URL`` accepts ``sqlite:///PATH`` and
+``postgres://USER:PASS@HOST:PORT/NAME``.
+"""
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(os.environ.get("COMVE_VAR_DIR", BASE_DIR / "var"))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_bool(name, default=False):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name, default=""):
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+DEBUG = env_bool("DJANGO_DEBUG", True)
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+# Keeps a rater's choice when the page's token went stale (S6), instead of a bare 403.
+CSRF_FAILURE_VIEW = "annotators.views.csrf_failure"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
+    "core",
+    "evalapp",
+    "annotators",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "core.roles.context_processor",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "config.wsgi.application"
+
+
+# psycopg's own default: a statement is prepared on its fifth run on a connection.
+PREPARE_THRESHOLD = 5
+
+
+def database_from_env():
+    """Parse DATABASE_URL; SQLite gets IMMEDIATE transactions so writers queue, never fail."""
+    url = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+    config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
+    if config["ENGINE"] == "django.db.backends.sqlite3":
+        config.setdefault("OPTIONS", {}).update(
+            {"transaction_mode": "IMMEDIATE", "timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        )
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # Parameters bound by the server, and a statement prepared the fifth time it runs on a
+        # connection (Django turns that off by default, for poolers that cannot keep them): the
+        # rater loop's statements are then parsed once per connection instead of on every call.
+        # DB_PREPARE_THRESHOLD=off behind PgBouncer older than 1.21 in transaction mode.
+        threshold = os.environ.get("DB_PREPARE_THRESHOLD", str(PREPARE_THRESHOLD))
+        config.setdefault("OPTIONS", {}).update(
+            server_side_binding=True, prepare_threshold=None if threshold == "off" else int(threshold))
+    # Lets parallel test runs share one PostgreSQL server (each its own test database).
+    if os.environ.get("COMVE_TEST_DB_NAME"):
+        config.setdefault("TEST", {})["NAME"] = os.environ["COMVE_TEST_DB_NAME"]
+    # SQLite tests run on a file under var/ when named (or asked for with COMVE_SQLITE_TEST_FILE=1):
+    # threads cannot share an in-memory database, and the concurrency tests need threads.
+    if config["ENGINE"] == "django.db.backends.sqlite3" and (
+        os.environ.get("COMVE_TEST_DB_NAME") or env_bool("COMVE_SQLITE_TEST_FILE")
+    ):
+        name = os.environ.get("COMVE_TEST_DB_NAME") or "test_comve"
+        config.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"{name}.sqlite3")
+    return config
+
+
+DATABASES = {"default": database_from_env()}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise warns on every request when it is missing
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# Crowd platforms (S11). Extra origins (besides www.mturk.com and workersandbox.mturk.com) that
+# turkSubmitTo may name and that may frame the rater screens: only for tests with a fake MTurk.
+COMVE_MTURK_SUBMIT_HOSTS = env_list("COMVE_MTURK_SUBMIT_HOSTS")
+# The rater screens inside MTurk's frame are a third-party context: the session and CSRF cookies
+# must be SameSite=None, which browsers accept only with Secure (HTTPS). Off by default so that
+# plain http on 127.0.0.1 keeps working.
+if env_bool("COMVE_CROWD_IFRAME_COOKIES"):
+    SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "None"
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
+
+# Django's ModelBackend, reading the user's Rater profile with the user.
+AUTHENTICATION_BACKENDS = ["core.auth_backend.RaterLoadingBackend"]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+# Uploads: a submission or ratings file larger than this is refused with a clear message.
+COMVE_MAX_UPLOAD_BYTES = int(os.environ.get("COMVE_MAX_UPLOAD_BYTES", str(20 * 1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ComVE-Eval API",
+    "DESCRIPTION": "Human evaluation of generated explanations (SemEval-2020 Task 4, Subtask C).",
+    "VERSION": "1.0.0",
+    "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True,
+}
+
+TASKS = {
+    "default": {
+        "BACKEND": os.environ.get("COMVE_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+    }
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("COMVE_LOG_LEVEL", "WARNING")},
+}

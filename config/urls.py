@@ -1,0 +1,28 @@
+"""Root URLs. Each area keeps its own URL list next to its views; the ``/api/`` tree is assembled
+here from the shared account endpoints and both apps' endpoints, with the catch-all last."""
+from django.contrib import admin
+from django.urls import include, path
+
+from annotators import urls as rating_urls
+from core.api import urls as api_urls
+from evalapp.api import urls as evaluation_api_urls
+from evalapp.views.home import home
+
+api_urlpatterns = [
+    *api_urls.urlpatterns,
+    *evaluation_api_urls.urlpatterns,
+    *rating_urls.api_urlpatterns,
+    *api_urls.catch_all,
+]
+
+urlpatterns = [
+    path("", home, name="home"),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("admin/", admin.site.urls),
+    path("data/", include("evalapp.views.data")),
+    path("campaigns/", include("evalapp.views.campaigns")),
+    path("results/", include("evalapp.views.results")),
+    path("metrics/", include("evalapp.views.metrics")),
+    path("rate/", include("annotators.urls")),
+    path("api/", include((api_urlpatterns, "api"))),
+]

@@ -1,0 +1,57 @@
+"""The policy every API view shares: authentication, error body, pagination, JSON errors.
+
+Token authentication is tried first so that an anonymous request gets 401 with
+``WWW-Authenticate: Token`` (DRF answers 403 when session authentication comes first);
+a session still works from the browser, with DRF's CSRF check on unsafe methods.
+"""
+from rest_framework import generics
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.renderers import JSONRenderer
+from rest_framework.views import APIView
+
+from core.api.errors import exception_handler
+from core.api.renderers import TextRenderer
+from core.api.schema import ApiSchema
+from core.defaults import MAX_PAGE_SIZE, PAGE_SIZE
+
+
+class Pagination(PageNumberPagination):
+    """``?page=N`` (1-based) and ``?page_size=N`` (at most 500)."""
+
+    page_size = PAGE_SIZE
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+
+
+class ApiPolicy:
+    """Mixed into every API view; see the module docstring."""
+
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    pagination_class = Pagination
+    schema = ApiSchema()
+
+    def get_exception_handler(self):
+        return exception_handler
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        """Data that is not finished text (an error body, OPTIONS metadata) goes out as JSON."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if isinstance(response.accepted_renderer, TextRenderer) and not isinstance(response.data, str):
+            response.accepted_renderer = JSONRenderer()
+            response.accepted_media_type = JSONRenderer.media_type
+        return response
+
+
+class ApiView(ApiPolicy, APIView):
+    pass
+
+
+class ListApiView(ApiPolicy, generics.ListAPIView):
+    pass
+
+
+def download_headers(filename):
+    """Headers of a file download: saved as ``filename`` (already reduced to safe characters by
+    ``core.defaults.download_filename``), never cached."""
+    return {"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"}

@@ -1,0 +1,32 @@
+"""The API's shared URL pieces: the ``id`` path converter, the schema and docs, the account
+endpoints, and the catch-all that answers 404 in the API's error body."""
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from core.api import auth
+from core.defaults import MAX_ID_DIGITS
+
+
+class IdConverter:
+    """A database id: at most 18 digits, so that it always fits a 64-bit integer column
+    (a longer one is a 404 here, not an overflow in the database driver)."""
+
+    regex = f"[0-9]{{1,{MAX_ID_DIGITS}}}"
+
+    def to_python(self, value):
+        return int(value)
+
+    def to_url(self, value):
+        return str(value)
+
+
+urlpatterns = [
+    # Schema and documentation: public, they describe the API and hold no data. The docs page
+    # is Swagger UI served from this site (drf-spectacular-sidecar): no outside network needed.
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("auth/token/", auth.TokenView.as_view(), name="token"),
+    path("me/", auth.MeView.as_view(), name="me"),
+]
+# Last: every other path under /api/ answers 404 with the API's error body, not an HTML page.
+catch_all = [re_path(r"", auth.UnknownEndpointView.as_view(), name="unknown")]

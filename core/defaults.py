@@ -1,0 +1,89 @@
+"""Every default and limit that more than one entry point uses, in one place. No Django imports.
+
+The command line, the web pages and the REST API import their seeds, resample counts, caps,
+text lengths and download types from here, so that the same request gives the same result
+(and the same bytes) whichever door it comes through. A value that only one algorithm uses
+internally (a block size, an n-gram order) stays beside that algorithm.
+"""
+
+# --- the protocol (S2) ---------------------------------------------------------------------
+SCORE_MIN, SCORE_MAX = 0, 3
+REFERENCE_POSITIONS = (1, 2, 3)
+PAPER_SAMPLE_SIZE = 100
+DEFAULT_RATERS_PER_ITEM = 3
+# Far beyond any published protocol; stops a typo (30 for 3) from making an unfinishable campaign.
+MAX_RATERS_PER_ITEM = 50
+DEFAULT_LEASE_SECONDS = 30 * 60
+# A shorter lease would run out while a rater is still reading the item; a longer one than a
+# week would keep an abandoned item from other raters for most of a campaign.
+MIN_LEASE_SECONDS = 60
+MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
+
+# --- seeds -------------------------------------------------------------------------------------
+# The task's year: the default seed of the sample, the bootstrap, the permutation tests and
+# the metric study, so that a figure computed without a seed can be computed again.
+DEFAULT_SEED = 2020
+# A campaign's stored sample seed fits a signed 64-bit column; a seed drawn for the organizer
+# stays short enough to read out and type again; a request's seed fits NumPy's 32-bit seeding.
+CAMPAIGN_SEED_BOUND = 2**63
+DRAWN_SEED_BOUND = 2**31
+REQUEST_SEED_BOUND = 2**32
+
+# --- statistics --------------------------------------------------------------------------------
+CONFIDENCE_LEVEL = 0.95
+SIGNIFICANCE_ALPHA = 0.05
+# Bootstrap resamples of the instances (intervals of human scores and of correlations).
+DEFAULT_RESAMPLES = 1000
+# Permutations of the paired test behind Table 6's significance clusters.
+DEFAULT_PERMUTATIONS = 10_000
+# Permutations of the metric study's paired tests (a study runs many of them).
+METRIC_STUDY_PERMUTATIONS = 1000
+# What one web or API request may ask for: ten times the defaults is plenty for a paper.
+# The command line has no cap.
+MAX_REQUEST_RESAMPLES = 10 * DEFAULT_RESAMPLES
+MAX_REQUEST_PERMUTATIONS = 10 * DEFAULT_PERMUTATIONS
+MAX_STUDY_PERMUTATIONS = 10 * METRIC_STUDY_PERMUTATIONS
+MAX_TOP_K = 10_000
+MAX_MODEL_LAYER = 100
+
+# --- text --------------------------------------------------------------------------------------
+NAME_MAX_CHARS = 100          # datasets, systems, campaigns, metrics
+MODEL_NAME_MAX_CHARS = 200    # a BERTScore model name or local path
+NOTE_MAX_CHARS = 2000         # a rater's note on a broken item
+REASON_MAX_CHARS = 1000       # an organizer's reason for excluding a rater
+
+# --- downloads ---------------------------------------------------------------------------------
+# Every download is UTF-8 text of one of these media types (the API's renderers use them too).
+MEDIA_TYPES = {
+    "csv": "text/csv",
+    "json": "application/json",
+    "markdown": "text/markdown",
+    "latex": "application/x-latex",
+    "html": "text/html",
+}
+DOWNLOAD_CHARSET = "utf-8"
+EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "latex": "tex", "html": "html"}
+FORMAT_LABELS = {"csv": "CSV", "json": "JSON", "markdown": "Markdown", "latex": "LaTeX", "html": "HTML"}
+
+# --- the REST API ------------------------------------------------------------------------------
+# Ids in URLs and queries stay below 10**18, inside a signed 64-bit integer column.
+MAX_ID_DIGITS = 18
+MAX_ID = 10**MAX_ID_DIGITS - 1
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+
+def content_type(fmt):
+    """The ``Content-Type`` of a download in format ``fmt``."""
+    return f"{MEDIA_TYPES[fmt]}; charset={DOWNLOAD_CHARSET}"
+
+
+def download_filename(kind, campaign_name, fmt, suffix=""):
+    """The one file name of a download: ``<kind>-<campaign>[-<suffix>].<extension>``.
+
+    The campaign name is reduced to letters, digits, ``-`` and ``_`` so that it can never
+    break out of a ``Content-Disposition`` header's quoted string.
+    """
+    stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in campaign_name).strip("_")
+    parts = [kind, stem or "campaign"] + ([suffix] if suffix else [])
+    return f"{'-'.join(parts)}.{EXTENSIONS[fmt]}"

@@ -1,0 +1,373 @@
+"""The assignment engine: which item a rater gets next, and which submissions count (S7).
+
+Every invariant is enforced by the database, so it holds with any number of web, API or
+worker processes, on SQLite and on PostgreSQL:
+
+- capacity: ``Item.active_count`` (leased + done) only grows through a conditional UPDATE
+  ``... WHERE active_count < needed``; check constraints keep done <= active <= needed;
+- distinct raters: unique (item, rater) on Assignment and on Rating, and a Rating is one-to-one
+  with its Assignment, so a doubled or retried submit cannot store a second rating;
+- every change of an assignment's status is made under its row lock (or as an UPDATE
+  conditional on the old status), so two workers never both act on one transition;
+- a rater's own requests queue on a lock of their Rater row: two open tabs never lease twice,
+  and an exclusion cannot interleave with a new lease.
+
+On PostgreSQL the next item is taken with ``SELECT ... FOR NO KEY UPDATE SKIP LOCKED`` so that
+concurrent raters take different items instead of queueing on one row. On SQLite transactions
+start IMMEDIATE (settings), so writers queue. Lock timeouts, deadlocks and serialisation
+failures are retried (:func:`core.retry.retry_on_contention`), never shown.
+The statements a rating runs through are in :mod:`core.rating_sql`, as SQL.
+
+Lock order, the same everywhere: rater, then assignments, then items.
+"""
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import partial
+from typing import NamedTuple
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from core import progress, rating_sql
+from core.defaults import SCORE_MAX, SCORE_MIN
+from core.item_order import rater_order_parameters
+from core.models import Assignment, Campaign, Item, Rater, RaterExclusion, Rating
+from core.retry import retry_on_contention
+
+ORDER_SEED_BOUND = 2**62
+SWEEP_INTERVAL = timedelta(seconds=1)
+# How many items, from the rater's place in the campaign's key order on, their own order chooses among.
+ORDER_WINDOW = 16
+_last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
+
+
+class SubmissionRefused(Exception):
+    """A rating that cannot be stored; ``message`` is written for the rater, ``code`` for programs."""
+
+    NOT_FOUND = "not_found"
+    NOT_NEEDED = "not_needed"
+    EXCLUDED = "excluded"
+    CLOSED = "closed"
+    INVALID = "invalid"
+    ALREADY_RATED = "already_rated"
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def new_order_seed():
+    """A random seed for a new rater's item order."""
+    return secrets.randbelow(ORDER_SEED_BOUND)
+
+
+def rater_for_user(user):
+    """The user's Rater profile, created on first use with a random order seed."""
+    rater, _ = Rater.objects.get_or_create(user=user, defaults={"order_seed": new_order_seed()})
+    return rater
+
+
+def is_excluded(campaign, rater):
+    return RaterExclusion.objects.filter(campaign=campaign, rater=rater).exists()
+
+
+def campaigns_open_to(rater):
+    """The open campaigns ``rater`` was not excluded from, by name (one query for the list)."""
+    return Campaign.objects.filter(status=Campaign.Status.OPEN).exclude(exclusions__rater=rater).order_by("name")
+
+
+# --- leasing -------------------------------------------------------------------------------
+
+def next_assignment(campaign, rater, now=None):
+    """The rater's current item in ``campaign``, leasing a new one when they hold none.
+
+    Resumes a live lease (a reload shows the same item). Otherwise leases an item the rater
+    never had, that still has room, preferring the items closest to completion (so the
+    campaign fills evenly) and within those the rater's own random order. Returns None when
+    nothing is left for this rater, when the rater is excluded, or when the campaign is closed.
+    Expired leases go back to the pool lazily (at most every ``SWEEP_INTERVAL`` per process,
+    and whenever the rater would otherwise get nothing), so no scheduled job is needed.
+    """
+    now = now or timezone.now()
+    if campaign.status != Campaign.Status.OPEN:
+        return None
+    swept = _sweep_if_due(campaign, now)
+    lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
+    if lease is None and not swept and expire_leases(campaign, now):
+        lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
+    return None if lease is None else Assignment.objects.select_related("item__instance").get(pk=lease)
+
+
+def _sweep_if_due(campaign, now):
+    """Return the campaign's expired leases to the pool, at most every ``SWEEP_INTERVAL`` per process.
+
+    Whether it swept (a cheap throttle: one dictionary look-up when it is not due).
+    """
+    last = _last_sweep.get(campaign.pk)
+    if last is not None and timedelta(0) <= now - last < SWEEP_INTERVAL:
+        return False
+    _last_sweep[campaign.pk] = now
+    expire_leases(campaign, now)
+    return True
+
+
+def _lease(campaign, rater, now):
+    with transaction.atomic():
+        return _lease_locked(campaign, rater, now)
+
+
+def _lease_locked(campaign, rater, now, state=None):
+    """The rater's live lease or a new one (an Assignment id, or None), inside the caller's transaction.
+
+    One statement locks the rater (their requests queue here) and reads what decides the rest;
+    ``state`` is that statement's result when the caller has already run it.
+    """
+    state = state or rating_sql.lock_rater_state(rater.pk, campaign.pk, now)
+    if state is None:
+        return None
+    excluded, live, held = state
+    if excluded:
+        return None
+    if live is not None:
+        return live
+    item_id = _pick_item(campaign, rater, skip_locked=True)
+    if item_id is None and connection.features.has_select_for_update_skip_locked:
+        item_id = _pick_item(campaign, rater, skip_locked=False)
+    if item_id is None:
+        return None
+    leased = rating_sql.lease_item(item_id, rater.pk, campaign.pk, now,
+                                   now + timedelta(seconds=campaign.lease_seconds), held + 1)
+    # Under the row lock the item cannot have filled up; the condition is the database's guarantee anyway.
+    if leased is None:
+        raise IntegrityError(f"item {item_id} filled up while locked")
+    return leased
+
+
+def _pick_item(campaign, rater, skip_locked):
+    """Lock the rater's best open item and return its id, or None.
+
+    Best: among the open items closest to completion (the highest ``active_count``), the
+    rater's random order. That order is read through the item index instead of sorting every
+    open item: the rater starts at their own point of the campaign's random key order
+    (``shuffle_key``), wrapping round at the end, and of the next ``ORDER_WINDOW`` items takes
+    the first in their own permutation of the keys. So raters start at different places and
+    walk the items in different orders, at the cost of an index probe and ``ORDER_WINDOW`` rows.
+
+    With ``skip_locked`` rows other raters are taking right now are passed over; without it,
+    the query waits for them (used only when every open item is locked at this instant).
+    """
+    multiplier, start = rater_order_parameters(rater.order_seed)
+    # A query of its own: as a subquery, SQLite reads every open item instead of one level.
+    fullest = rating_sql.fullest_open_level(campaign.pk, rater.pk, campaign.raters_per_item)
+    if fullest is None:
+        return None
+    for wrapped in (False, True):
+        item_id = rating_sql.lock_item_in_window(campaign.pk, rater.pk, fullest, start, wrapped, multiplier,
+                                                 ORDER_WINDOW, skip_locked)
+        if item_id is not None:
+            return item_id
+    # Every item of the window is being taken right now: any open item will do.
+    return rating_sql.lock_any_open_item(campaign.pk, rater.pk, campaign.raters_per_item, multiplier, start,
+                                         skip_locked)
+
+
+def live_lease(campaign, rater, now=None):
+    """The rater's unexpired leased assignment in ``campaign`` (with item and statement), or None."""
+    return rating_sql.live_lease(campaign.pk, rater.pk, now or timezone.now())
+
+
+def expire_leases(campaign=None, now=None):
+    """Return expired leases (of one campaign, or all) to the pool; the number returned.
+
+    The rows stay, marked expired, so the rater never gets the same item again; a late
+    submit may still count if the item has room then (see :func:`submit_rating`).
+    """
+    now = now or timezone.now()
+    stale = Assignment.objects.filter(status=Assignment.Status.LEASED, lease_expires_at__lte=now)
+    if campaign is not None:
+        stale = stale.filter(campaign=campaign)
+    expired = 0
+    for assignment_id, item_id in stale.order_by("pk").values_list("pk", "item_id"):
+        expired += retry_on_contention(partial(_expire, assignment_id, item_id, now))
+    return expired
+
+
+def _expire(assignment_id, item_id, now):
+    with transaction.atomic():
+        if not Assignment.objects.filter(
+            pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
+        ).update(status=Assignment.Status.EXPIRED):
+            return 0  # submitted, excluded or expired by someone else meanwhile
+        Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
+        return 1
+
+
+# --- submitting ----------------------------------------------------------------------------
+
+def _checked_score(score):
+    if isinstance(score, bool) or not isinstance(score, int) or not SCORE_MIN <= score <= SCORE_MAX:
+        raise SubmissionRefused(f"A score must be a whole number from {SCORE_MIN} to {SCORE_MAX}.",
+                                SubmissionRefused.INVALID)
+    return score
+
+
+def _checked_seconds(seconds):
+    if seconds is None:
+        return None
+    try:
+        seconds = float(seconds)
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise SubmissionRefused("The time spent on an item must be a non-negative number of seconds.",
+                                SubmissionRefused.INVALID)
+    return seconds
+
+
+def submit_rating(assignment_id, rater, score, seconds=None, now=None, campaign=None):
+    """Store the rater's score for their assignment; returns ``(rating, created)``.
+
+    ``seconds`` is the time spent on the item, or a function of the (locked) assignment that
+    returns it, so that a screen can measure from the lease without reading the assignment
+    first. With ``campaign``, an assignment of another campaign counts as not the rater's.
+
+    Idempotent: a repeated submit (double click, retried request) returns the stored rating
+    with ``created=False`` and ignores the repeated score. Accepted while the lease is held,
+    and after it expired if the item still has room then. Raises :class:`SubmissionRefused`
+    when the item no longer needs the rating, the assignment is not the rater's (the message
+    does not say whether it exists), the rater was excluded, the campaign is closed, or the
+    score is not an integer 0-3.
+    """
+    score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign))
+
+
+class Submitted(NamedTuple):
+    """What :func:`submit_and_lease` did: the rating, whether it is new, the rater's next assignment id."""
+
+    rating: Rating
+    created: bool
+    next_assignment_id: int | None
+
+
+def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=None):
+    """Store the score as :func:`submit_rating` does and lease the rater's next item, in one transaction.
+
+    The rater screen's submit: one transaction and one commit instead of two. The rater's
+    row is locked first, as every lease does. ``next_assignment_id`` is None when nothing
+    is left for the rater right now; the caller then asks :func:`next_assignment`, which
+    also returns expired leases to the pool.
+    """
+    score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
+    if campaign.status == Campaign.Status.OPEN:
+        _sweep_if_due(campaign, now)
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign, lease=True),
+                               retry_also=(IntegrityError,))
+
+
+def _checked_or_deferred(seconds):
+    return seconds if callable(seconds) else _checked_seconds(seconds)
+
+
+def _submit(assignment_id, rater, score, seconds, now, campaign, lease=False):
+    try:
+        with transaction.atomic():
+            if not lease:
+                return _store_rating(assignment_id, rater, score, seconds, now, campaign)
+            # Lock order: the rater, then the assignment, then items (module docstring).
+            state = rating_sql.lock_rater_state(rater.pk, campaign.pk, now, submitting=assignment_id)
+            rating, created = _store_rating(assignment_id, rater, score, seconds, now, campaign)
+            open_ = campaign.status == Campaign.Status.OPEN
+            next_id = _lease_locked(campaign, rater, now, state) if open_ and state is not None else None
+            return Submitted(rating, created, next_id)
+    except IntegrityError:
+        # An imported rating of the same (item, rater) is the only one that can be there.
+        if not Rating.objects.filter(rater=rater, item__assignments__pk=assignment_id).exists():
+            raise
+        raise SubmissionRefused("You have already rated this item; nothing new was recorded.",
+                                SubmissionRefused.ALREADY_RATED) from None
+
+
+def _store_rating(assignment_id, rater, score, seconds, now, campaign):
+    locked = rating_sql.lock_assignment(assignment_id, rater.pk, campaign.pk if campaign is not None else None)
+    if locked is None:
+        raise SubmissionRefused("This item is not one of yours; nothing was recorded.", SubmissionRefused.NOT_FOUND)
+    item_id, campaign_id, status, leased_at, campaign_status, needed = locked
+    if status == Assignment.Status.DONE:
+        return Rating.objects.get(assignment_id=assignment_id), False
+    if status == Assignment.Status.EXCLUDED:
+        raise SubmissionRefused("You are no longer part of this campaign; your choice was not recorded.",
+                                SubmissionRefused.EXCLUDED)
+    if campaign_status != Campaign.Status.OPEN:
+        raise SubmissionRefused("This campaign is closed; your choice was not recorded.", SubmissionRefused.CLOSED)
+    retaken = status == Assignment.Status.EXPIRED
+    # An expired lease gave its slot back to the pool: take one again, if the item still has room.
+    if retaken and not rating_sql.take_slot(item_id, also_done=True):
+        raise SubmissionRefused(f"This item already has its {needed} ratings; your choice was not needed.",
+                                SubmissionRefused.NOT_NEEDED)
+    if callable(seconds):
+        seconds = _checked_seconds(seconds(rating_sql.from_row(
+            Assignment, ("id", "item", "rater", "campaign", "status", "leased_at"),
+            (assignment_id, item_id, rater.pk, campaign_id, status, leased_at))))
+    rating = rating_sql.record_rating(assignment_id, item_id, rater.pk, campaign_id, score, seconds, now,
+                                      count=not retaken)
+    rating.rater = rater
+    if campaign is not None:
+        rating.campaign = campaign
+    return rating, True
+
+
+# --- exclusion -----------------------------------------------------------------------------
+
+@dataclass
+class ExclusionResult:
+    exclusion: RaterExclusion
+    created: bool
+    ratings_excluded: int = 0
+    items_reopened: int = 0
+
+
+def exclude_rater(campaign, rater, by=None, reason=""):
+    """Drop ``rater`` from ``campaign`` (S8): their ratings stop counting and their items reopen.
+
+    Their ratings are marked excluded (kept for the record), their assignments become
+    excluded, and every item they held or rated gets the slot back for a new rater. Excluding
+    twice changes nothing the second time.
+    """
+    return retry_on_contention(partial(_exclude, campaign, rater, by, reason))
+
+
+def _exclude(campaign, rater, by, reason):
+    with transaction.atomic():
+        list(Rater.objects.select_for_update(no_key=True).filter(pk=rater.pk).values_list("pk"))
+        exclusion, created = RaterExclusion.objects.get_or_create(
+            campaign=campaign, rater=rater, defaults={"excluded_by": by, "reason": reason})
+        if not created:
+            return ExclusionResult(exclusion, created=False)
+        held = list(
+            Assignment.objects.select_for_update(no_key=True)
+            .filter(campaign=campaign, rater=rater)
+            .exclude(status=Assignment.Status.EXCLUDED)
+            .values_list("pk", "item_id", "status")
+        )
+        leased = [item_id for _, item_id, status in held if status == Assignment.Status.LEASED]
+        rated = [item_id for _, item_id, status in held if status == Assignment.Status.DONE]
+        # Imported ratings have no assignment but count in the items' counters all the same.
+        rated += list(Rating.objects.filter(campaign=campaign, rater=rater, excluded=False, assignment__isnull=True)
+                      .values_list("item_id", flat=True))
+        # Expired ones too, so that a late submit cannot re-take a slot.
+        Assignment.objects.filter(pk__in=[pk for pk, _, _ in held]).update(status=Assignment.Status.EXCLUDED)
+        ratings_excluded = Rating.objects.filter(campaign=campaign, rater=rater, excluded=False).update(excluded=True)
+        Item.objects.filter(pk__in=leased).update(active_count=F("active_count") - 1)
+        Item.objects.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
+        return ExclusionResult(exclusion, True, ratings_excluded, len(leased) + len(rated))
+
+
+def live_lease_and_progress(campaign, rater, now=None):
+    """:func:`live_lease` and the rater's progress read in one statement: what the item page shows."""
+    lease, figures = rating_sql.live_lease_and_progress(campaign.pk, rater.pk, campaign.raters_per_item,
+                                                        now or timezone.now())
+    return lease, progress.from_figures(figures)

@@ -1,0 +1,450 @@
+"""The domain every part of ComVE-Eval shares: datasets and systems, campaigns and their items,
+raters, their assignments and ratings.
+
+The invariants that must survive concurrent writers are database constraints here, not
+Python checks (S7): one assignment and one rating per (item, rater), one rating per
+assignment, scores in 0-3, and an item's ``active_count``/``done_count`` within ``needed``,
+which the engine (:mod:`core.engine`) only moves with conditional updates.
+"""
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, SCORE_MAX, SCORE_MIN
+
+# Table 1 of the task paper: the default rubric of every campaign.
+DEFAULT_RUBRIC = [
+    {"score": 0, "label": "Not a reason",
+     "description": "The reason is not grammatically correct, or not comprehensible at all, "
+                    "or not related to the statement at all."},
+    {"score": 1, "label": "Negation or paraphrase",
+     "description": "The reason is just the negation of the statement or a simple paraphrase. "
+                    "Obviously, a better explanation can be made."},
+    {"score": 2, "label": "Relevant",
+     "description": "The reason is relevant and appropriate, though it may contain a few "
+                    "grammatical errors or unnecessary parts. Or like case 1, but it's hard to "
+                    "write a proper reason."},
+    {"score": 3, "label": "Solid explanation",
+     "description": "The reason is appropriate and is a solid explanation of why the "
+                    "statement does not make sense."},
+]
+
+
+def default_rubric():
+    return [dict(entry) for entry in DEFAULT_RUBRIC]
+
+
+class Dataset(models.Model):
+    """A set of ComVE instances (e.g. the official test set)."""
+
+    class Split(models.TextChoices):
+        TEST = "test", "test"
+        DEV = "dev", "dev"
+        TRAIN = "train", "train"
+        OTHER = "other", "other"
+
+    name = models.CharField(max_length=100, unique=True)
+    split = models.CharField(max_length=10, choices=Split.choices, default=Split.TEST)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Instance(models.Model):
+    """One nonsensical statement, identified by its id in the dataset's files."""
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="instances")
+    external_id = models.CharField(max_length=64, help_text="The id used in the dataset's CSV files.")
+    position = models.PositiveIntegerField(help_text="0-based order in the statements file.")
+    false_sent = models.TextField(help_text="The statement against common sense.")
+    true_sent = models.TextField(blank=True, default="", help_text="Its sensical twin, when known.")
+
+    class Meta:
+        ordering = ["dataset", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "external_id"], name="instance_unique_id"),
+            models.UniqueConstraint(fields=["dataset", "position"], name="instance_unique_position"),
+            models.CheckConstraint(condition=~Q(external_id=""), name="instance_id_not_empty"),
+            models.CheckConstraint(condition=~Q(false_sent=""), name="instance_statement_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.dataset.name}:{self.external_id}"
+
+
+class Reference(models.Model):
+    """A human-written reason (position 1-3) for an instance."""
+
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="references")
+    position = models.PositiveSmallIntegerField()
+    text = models.TextField()
+
+    class Meta:
+        ordering = ["instance", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["instance", "position"], name="reference_unique_position"),
+            models.CheckConstraint(condition=Q(position__gte=1) & Q(position__lte=3), name="reference_position_1_3"),
+            models.CheckConstraint(condition=~Q(text=""), name="reference_not_empty"),
+        ]
+
+
+class System(models.Model):
+    """A team's system on a dataset, or the Human pseudo-system built from reference k."""
+
+    class Marker(models.TextChoices):
+        NONE = "", "none"
+        NO_PAPER = "*", "* no system description paper"
+        NOT_SUBTASK_C = "+", "+ paper does not describe Subtask C"
+
+    HUMAN_NAME = "Human"
+
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=100)
+    marker = models.CharField(max_length=1, choices=Marker.choices, blank=True, default="")
+    is_human = models.BooleanField(default=False)
+    human_reference = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="For the Human pseudo-system: which reference (1-3) it is."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["dataset", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dataset", "name"], condition=Q(is_human=False), name="system_unique_name"
+            ),
+            models.UniqueConstraint(
+                fields=["dataset", "human_reference"], condition=Q(is_human=True), name="system_unique_human"
+            ),
+            models.CheckConstraint(
+                condition=(Q(is_human=True) & Q(human_reference__gte=1) & Q(human_reference__lte=3))
+                | (Q(is_human=False) & Q(human_reference__isnull=True)),
+                name="system_human_has_reference",
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.name}{self.marker}"
+
+    @property
+    def display_name(self):
+        return f"{self.name}{self.marker}"
+
+
+class SystemOutput(models.Model):
+    """A system's reason for one instance."""
+
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    instance = models.ForeignKey(Instance, on_delete=models.CASCADE, related_name="outputs")
+    text = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["system", "instance__position"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "instance"], name="output_unique_system_instance"),
+        ]
+
+
+class Campaign(models.Model):
+    """A rating campaign: sampled instances x systems, each item rated by M distinct raters."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        CLOSED = "closed", "closed"
+
+    name = models.CharField(max_length=100, unique=True)
+    dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    seed = models.BigIntegerField(null=True, blank=True, help_text="Seed of the instance sample (S2).")
+    sample_size = models.PositiveIntegerField(null=True, blank=True)
+    raters_per_item = models.PositiveSmallIntegerField(default=DEFAULT_RATERS_PER_ITEM)
+    rubric = models.JSONField(default=default_rubric)
+    instructions = models.TextField(blank=True, default="")
+    lease_seconds = models.PositiveIntegerField(default=DEFAULT_LEASE_SECONDS)
+    share_identical_outputs = models.BooleanField(
+        default=False, help_text="Rate identical reasons of different systems for an instance once."
+    )
+    control_rate = models.FloatField(default=0.0, help_text="Control items per system item (0-1).")
+    human_reference = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Reference k used as the Human pseudo-system."
+    )
+    # Quality-control thresholds (S8): raters below them are flagged for the organizer.
+    min_control_pass_rate = models.FloatField(default=0.7)
+    min_coagreement = models.FloatField(default=0.0, help_text="Minimum exact agreement with co-raters.")
+    min_median_seconds = models.FloatField(default=3.0)
+    # Crowd platforms (S11).
+    completion_url = models.URLField(blank=True, default="")
+    completion_code = models.CharField(max_length=100, blank=True, default="")
+    screening_code = models.CharField(max_length=100, blank=True, default="")
+    items_per_session = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).",
+    )
+    systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
+    instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(raters_per_item__gte=1), name="campaign_raters_positive"),
+            models.CheckConstraint(
+                condition=Q(control_rate__gte=0) & Q(control_rate__lte=1), name="campaign_control_rate_0_1"
+            ),
+            models.CheckConstraint(condition=Q(lease_seconds__gte=1), name="campaign_lease_positive"),
+            models.CheckConstraint(
+                condition=Q(human_reference__isnull=True) | (Q(human_reference__gte=1) & Q(human_reference__lte=3)),
+                name="campaign_human_reference_1_3",
+            ),
+            models.CheckConstraint(
+                condition=Q(items_per_session__isnull=True) | Q(items_per_session__gte=1),
+                name="campaign_items_per_session_positive",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class CampaignInstance(models.Model):
+    """An instance sampled into a campaign, in sample order."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sampled")
+    instance = models.ForeignKey(Instance, on_delete=models.PROTECT)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "instance"], name="campaign_instance_unique"),
+            models.UniqueConstraint(fields=["campaign", "position"], name="campaign_instance_position_unique"),
+        ]
+
+
+class Item(models.Model):
+    """One thing a rater scores: a reason shown with its statement.
+
+    A system item carries one output (or several identical ones when the campaign shares
+    identical outputs); a control item carries none and has an expected score range (S8).
+    ``active_count`` counts leased plus done assignments and ``done_count`` accepted ratings;
+    the check constraints keep both within ``needed`` whatever the concurrency.
+    """
+
+    class Kind(models.TextChoices):
+        SYSTEM = "system", "system output"
+        CONTROL = "control", "control"
+
+    class Control(models.TextChoices):
+        OTHER_REASON = "other_reason", "a reason from another instance (expected 0)"
+        STATEMENT = "statement", "the statement itself (expected at most 1)"
+        REFERENCE = "reference", "a human reference (expected at least 2)"
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    instance = models.ForeignKey(Instance, on_delete=models.PROTECT, related_name="items")
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.SYSTEM)
+    control_kind = models.CharField(max_length=20, choices=Control.choices, blank=True, default="")
+    expected_min = models.PositiveSmallIntegerField(null=True, blank=True)
+    expected_max = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.TextField(blank=True, help_text="The reason shown to raters.")
+    outputs = models.ManyToManyField(SystemOutput, through="ItemOutput", related_name="items", blank=True)
+    needed = models.PositiveSmallIntegerField(help_text="Ratings this item needs (the campaign's M).")
+    active_count = models.PositiveSmallIntegerField(default=0)
+    done_count = models.PositiveSmallIntegerField(default=0)
+    shuffle_key = models.BigIntegerField(default=0, help_text="Random key; per-rater order derives from it.")
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        # The engine reads the open items fullest first, then in random key order (core.engine).
+        indexes = [models.Index(fields=["campaign", "active_count", "shuffle_key"], name="item_pick_idx")]
+        constraints = [
+            models.CheckConstraint(condition=Q(needed__gte=1), name="item_needed_positive"),
+            models.CheckConstraint(condition=Q(active_count__lte=F("needed")), name="item_active_le_needed"),
+            models.CheckConstraint(condition=Q(done_count__lte=F("active_count")), name="item_done_le_active"),
+            models.CheckConstraint(
+                condition=(Q(kind="system") & Q(control_kind=""))
+                | (Q(kind="control") & ~Q(control_kind="")),
+                name="item_control_kind_matches",
+            ),
+        ]
+
+    def __str__(self):
+        return f"item {self.pk} ({self.kind})"
+
+    @property
+    def is_control(self):
+        return self.kind == self.Kind.CONTROL
+
+
+class ItemOutput(models.Model):
+    """Links an item to the system output(s) it stands for; each output has one item per campaign."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="item_outputs")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="item_outputs")
+    output = models.ForeignKey(SystemOutput, on_delete=models.PROTECT, related_name="item_outputs")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "output"], name="item_output_unique_per_campaign"),
+        ]
+
+
+class Rater(models.Model):
+    """A person who rates: a site account, or a worker on a crowd platform.
+
+    Crowd workers get a site account too (unusable password) so that every screen works
+    the same way; ratings imported from files may have a rater without an account.
+    """
+
+    class Platform(models.TextChoices):
+        SITE = "site", "site account"
+        MTURK = "mturk", "Mechanical Turk"
+        PROLIFIC = "prolific", "Prolific"
+        IMPORT = "import", "imported ratings"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="rater"
+    )
+    platform = models.CharField(max_length=10, choices=Platform.choices, default=Platform.SITE)
+    external_id = models.CharField(max_length=255, blank=True, default="")
+    order_seed = models.BigIntegerField(default=0, help_text="Randomises this rater's item order.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["platform", "external_id"], condition=~Q(external_id=""), name="rater_unique_external_id"
+            ),
+        ]
+
+    def __str__(self):
+        if self.external_id:
+            return f"{self.platform}:{self.external_id}"
+        return self.user.get_username() if self.user_id else f"rater {self.pk}"
+
+
+class Assignment(models.Model):
+    """An item handed to a rater. Leased until ``lease_expires_at``; then done, expired or excluded.
+
+    The row stays after expiry so that the rater never gets the same item again.
+    """
+
+    class Status(models.TextChoices):
+        LEASED = "leased", "leased"
+        DONE = "done", "done"
+        EXPIRED = "expired", "expired"
+        EXCLUDED = "excluded", "excluded"
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="assignments")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LEASED)
+    leased_at = models.DateTimeField()
+    lease_expires_at = models.DateTimeField()
+    completed_at = models.DateTimeField(null=True, blank=True)
+    sequence = models.PositiveIntegerField(default=0, help_text="1-based position in the rater's queue.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["campaign", "rater", "status"], name="assignment_rater_idx"),
+            models.Index(fields=["status", "lease_expires_at"], name="assignment_lease_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "rater"], name="assignment_unique_item_rater"),
+            models.CheckConstraint(
+                condition=Q(status="done", completed_at__isnull=False) | ~Q(status="done"),
+                name="assignment_done_has_time",
+            ),
+        ]
+
+
+class Rating(models.Model):
+    """A score 0-3 for an item by a rater, made in the app or imported from a file."""
+
+    class Source(models.TextChoices):
+        APP = "app", "rated in the app"
+        MTURK = "mturk", "Mechanical Turk import"
+        LONG = "long", "long-form import"
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="ratings")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="ratings")
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="ratings")
+    assignment = models.OneToOneField(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="rating"
+    )
+    score = models.PositiveSmallIntegerField()
+    seconds = models.FloatField(null=True, blank=True, help_text="Time spent on the item.")
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP)
+    excluded = models.BooleanField(default=False, help_text="Set when the rater is excluded (S8).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["campaign", "excluded"], name="rating_campaign_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "rater"], name="rating_unique_item_rater"),
+            models.CheckConstraint(
+                condition=Q(score__gte=SCORE_MIN) & Q(score__lte=SCORE_MAX), name="rating_score_0_3"
+            ),
+            models.CheckConstraint(condition=Q(seconds__isnull=True) | Q(seconds__gte=0), name="rating_seconds_nonneg"),
+        ]
+
+
+class ItemFlag(models.Model):
+    """A rater's report that an item is broken (unreadable, wrong statement, ...)."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="flags")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="flags")
+    note = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["item", "rater"], name="flag_unique_item_rater")]
+
+
+class RaterExclusion(models.Model):
+    """An organizer's decision to drop a rater from a campaign (S8)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="exclusions")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="exclusions")
+    reason = models.TextField(blank=True, default="")
+    excluded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "rater"], name="exclusion_unique")]
+
+
+class CrowdSession(models.Model):
+    """One Mechanical Turk assignment or one Prolific study session of a crowd rater in a campaign.
+
+    Kept so that a returning worker resumes the same session, the per-session cap counts only
+    this session's ratings, and the organizer can review the work by assignment or session id.
+    The session's ratings are the rater's assignments numbered after ``assignments_before``.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="crowd_sessions")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="crowd_sessions")
+    platform = models.CharField(max_length=10, choices=Rater.Platform.choices)
+    session_id = models.CharField(max_length=255, help_text="MTurk assignmentId, or Prolific SESSION_ID.")
+    task_id = models.CharField(max_length=255, help_text="MTurk hitId, or Prolific STUDY_ID.")
+    submit_to = models.CharField(max_length=255, blank=True, default="",
+                                 help_text="MTurk: the checked turkSubmitTo origin the HIT is submitted to.")
+    assignments_before = models.PositiveIntegerField(
+        default=0, help_text="How many assignments the rater had in the campaign when the session started.")
+    started_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "started_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["platform", "session_id"], name="crowd_session_unique_id"),
+            models.CheckConstraint(condition=Q(platform__in=["mturk", "prolific"]), name="crowd_session_platform"),
+            models.CheckConstraint(condition=~Q(session_id="") & ~Q(task_id=""), name="crowd_session_ids_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"{self.platform}:{self.session_id}"

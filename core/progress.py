@@ -1,0 +1,156 @@
+"""How far a campaign and a rater are: the one place progress is counted.
+
+The organizer's dashboard, the campaign pages, the campaign list, the API and the rater's
+screens (browser and API) all read progress here. Counts come from the items' counters
+(``done_count``, ``needed``), which the engine moves in the same transaction as the ratings,
+so they never disagree with the ratings that count: an excluded rater's ratings leave both.
+An item shared by several systems' identical outputs counts once per system.
+"""
+from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
+
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from core import rating_sql
+from core.models import Assignment, Item, ItemFlag, ItemOutput, Rating
+
+# --- a rater -----------------------------------------------------------------------------------
+
+class RaterProgress(NamedTuple):
+    """``done`` ratings of the rater; ``total`` = done + held + items still open to them."""
+
+    done: int
+    total: int
+
+    @property
+    def finished(self):
+        return self.done >= self.total
+
+    def as_dict(self):
+        return {"done": self.done, "total": self.total, "finished": self.finished}
+
+
+def rater_progress(campaign, rater):
+    """How far the rater is: (done, total available to this rater), e.g. "12 of 50".
+
+    The total shrinks as other raters fill items, since no item needs more than M ratings.
+    """
+    return from_figures(rating_sql.progress_counts(campaign.pk, rater.pk, campaign.raters_per_item))
+
+
+def from_figures(figures):
+    """A :class:`RaterProgress` from the figures the rating path's SQL reads in one statement."""
+    done, held, had_with_room, excluded, with_room, imported_with_room = figures
+    if excluded:
+        return RaterProgress(done, done)
+    # Items with room less those the rater had: counted from the rater's side, not per open item.
+    still_open = with_room - had_with_room - imported_with_room
+    return RaterProgress(done, done + held + still_open)
+
+
+# --- a campaign --------------------------------------------------------------------------------
+
+class _RatingsAgainstExpected:
+    """``ratings`` collected of ``expected``: complete when all are in, and the fraction done."""
+
+    @property
+    def complete(self):
+        return self.ratings >= self.expected > 0
+
+    @property
+    def fraction(self):
+        return self.ratings / self.expected if self.expected else 0.0
+
+    @property
+    def percent(self):
+        return int(self.fraction * 100)
+
+
+@dataclass
+class SystemProgress(_RatingsAgainstExpected):
+    system_id: int
+    name: str
+    marker: str
+    is_human: bool
+    items: int
+    ratings: int
+    expected: int
+
+
+@dataclass
+class CampaignProgress(_RatingsAgainstExpected):
+    """Ratings collected against ratings needed, overall and per system (controls apart),
+    who is rating right now, and how many items raters reported as broken."""
+
+    items: int = 0
+    ratings: int = 0
+    expected: int = 0
+    control_items: int = 0
+    control_ratings: int = 0
+    control_expected: int = 0
+    leased: int = 0
+    active_raters: int = 0
+    raters: int = 0
+    flagged_items: int = 0
+    systems: list = field(default_factory=list)
+
+    def as_dict(self):
+        data = asdict(self)
+        data["complete"], data["fraction"] = self.complete, self.fraction
+        for row, system in zip(data["systems"], self.systems):
+            row["complete"], row["fraction"] = system.complete, system.fraction
+        return data
+
+
+def campaign_progress(campaign, now=None):
+    """Totals of the campaign: items, ratings done/expected, live leases, raters, flagged items, per system."""
+    now = now or timezone.now()
+    progress = CampaignProgress()
+    for row in Item.objects.filter(campaign=campaign).values("kind").annotate(
+        items=Count("pk"), ratings=Sum("done_count"), expected=Sum("needed")
+    ):
+        if row["kind"] == Item.Kind.SYSTEM:
+            progress.items, progress.ratings, progress.expected = row["items"], row["ratings"], row["expected"]
+        else:
+            progress.control_items, progress.control_ratings = row["items"], row["ratings"]
+            progress.control_expected = row["expected"]
+    live = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
+    progress.leased = live.count()
+    progress.active_raters = live.values("rater").distinct().count()
+    progress.raters = (Rating.objects.filter(campaign=campaign, excluded=False)
+                       .values("rater").distinct().count())
+    progress.flagged_items = ItemFlag.objects.filter(item__campaign=campaign).values("item").distinct().count()
+    per_system = {
+        row["output__system"]: row
+        for row in ItemOutput.objects.filter(campaign=campaign).values("output__system").annotate(
+            items=Count("pk"), ratings=Sum("item__done_count"), expected=Sum("item__needed"))
+    }
+    for system in campaign.systems.order_by("-is_human", "name"):
+        row = per_system.get(system.pk, {})
+        progress.systems.append(SystemProgress(
+            system.pk, system.name, system.marker, system.is_human,
+            row.get("items", 0), row.get("ratings") or 0, row.get("expected") or 0))
+    return progress
+
+
+def with_progress(campaigns):
+    """``campaigns`` (a queryset) annotated with ``ratings_done`` and ``ratings_expected`` of their system
+    items: the progress of many campaigns in one query (the campaign list, the home page)."""
+    system_items = Q(items__kind=Item.Kind.SYSTEM)
+    return campaigns.annotate(ratings_done=Sum("items__done_count", filter=system_items),
+                              ratings_expected=Sum("items__needed", filter=system_items))
+
+
+def flagged_items(campaign):
+    """Items raters reported as broken: item, instance, how many flags and their notes."""
+    rows = (ItemFlag.objects.filter(item__campaign=campaign)
+            .values_list("item_id", "item__instance__external_id", "item__kind", "note").order_by("item_id", "id"))
+    items = {}
+    for item_id, instance, kind, note in rows:
+        entry = items.setdefault(item_id, {"item": item_id, "instance_id": instance, "kind": kind, "flags": 0,
+                                           "notes": []})
+        entry["flags"] += 1
+        if note:
+            entry["notes"].append(note)
+    return list(items.values())

@@ -8,8 +8,8 @@ PORT=${COMVE_PG_PORT:-54329}
 DATA=${COMVE_PG_DATA:-/tmp/comve-pgtest-$PORT}
 URL_VAR=${COMVE_PG_URL_VAR:-COMVE_TEST_POSTGRES_URL}
 # random_page_cost 1.1: the data sit on SSD or in memory, where an index probe costs little
-# more than a sequential read (PostgreSQL's default of 4 assumes spinning disks); the README's
-# Deploy section recommends the same for production.
+# more than a sequential read (PostgreSQL's default of 4 assumes spinning disks); docs/deploy.md
+# recommends the same for production.
 if [ "${COMVE_PG_DURABLE:-0}" = 1 ]; then
   TUNING="-c shared_buffers=512MB -c random_page_cost=1.1"
 else

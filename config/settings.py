@@ -9,6 +9,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.logging import logging_config
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("COMVE_VAR_DIR", BASE_DIR / "var"))
 VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -178,9 +180,4 @@ TASKS = {
     }
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("COMVE_LOG_LEVEL", "WARNING")},
-}
+LOGGING = logging_config(os.environ.get("COMVE_LOG_LEVEL", "WARNING"))

@@ -23,6 +23,7 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.logging import logging_config
 from config.settings import *  # noqa: F401,F403
 from config.settings import DATABASES, env_bool, env_list
 
@@ -83,13 +84,8 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("COMVE_LOG_LEVEL", "INFO")},
-    # 4xx lines are noise under load (an expired session is a 302, a stale form a 409);
-    # server errors still go out with their traceback.
-    "loggers": {"django.request": {"level": "ERROR"}, "django.security": {"level": "WARNING"}},
-}
+# 4xx lines are noise under load (an expired session is a 302, a stale form a 409);
+# server errors still go out with their traceback.
+LOGGING = logging_config(os.environ.get("COMVE_LOG_LEVEL", "INFO"),
+                         formatter="%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s",
+                         loggers={"django.request": {"level": "ERROR"}, "django.security": {"level": "WARNING"}})

@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
-# Install everything the tests need and run the whole suite: once on SQLite (all tests), then
-# the tests marked `postgres` again against a real PostgreSQL server started here.
+# Install everything the tests need and run the whole suite: the architecture contract
+# (import-linter) and the manual (MkDocs, strict), then every test on SQLite, then the tests
+# marked `postgres` again against a real PostgreSQL server started here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh
 bash scripts/bootstrap.sh
+if ! contract=$(.venv/bin/lint-imports --no-cache 2>&1); then
+  echo "$contract"; echo "The architecture contract (.importlinter) is broken."; exit 1
+fi
+echo "Architecture contract (.importlinter): $(echo "$contract" | grep '^Contracts: ')"
+echo "Manual (mkdocs build --strict):"
+site=$(mktemp -d)
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"
 eval "$(bash scripts/pg-test-server.sh)"
 export COMVE_TEST_POSTGRES_URL
 export COMVE_SQLITE_TEST_FILE=1   # the concurrency tests run threads, which need a file database

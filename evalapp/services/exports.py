@@ -33,8 +33,8 @@ FORMATS = {
     TABLE6: ("json", "csv", "markdown", "latex"),
     AGREEMENT: ("json",),
     RATINGS: ("csv", "json"),
-    QUALITY: ("csv", "json"),
-    CROWD_SESSIONS: ("csv", "json"),
+    QUALITY: ("csv",),
+    CROWD_SESSIONS: ("csv",),
     METRIC_REPORT: metric_report.FORMATS,
 }
 QUALITY_COLUMNS = (
@@ -121,26 +121,20 @@ def _quality_cell(value):
 
 
 def rater_quality(campaign, fmt=None):
-    """Every rater's quality figures (S8), flagged raters first: the organizer's review."""
+    """Every rater's quality figures (S8), flagged raters first: the organizer's review (the API also lists
+    them as JSON records, page by page)."""
     fmt = check_format(QUALITY, fmt)
     records = [record.as_dict() for record in quality.rater_quality(campaign)]
-    if fmt == "json":
-        text = _json([{column: record[column] for column in QUALITY_COLUMNS} for record in records])
-    else:
-        text = write_csv([[_quality_cell(record[column]) for column in QUALITY_COLUMNS] for record in records],
-                         header=QUALITY_COLUMNS)
+    text = write_csv([[_quality_cell(record[column]) for column in QUALITY_COLUMNS] for record in records],
+                     header=QUALITY_COLUMNS)
     return _export(QUALITY, campaign.name, fmt, text)
 
 
 def crowd_sessions(campaign, fmt=None):
     """The campaign's crowd sessions with their ratings and the code each worker is owed."""
     fmt = check_format(CROWD_SESSIONS, fmt)
-    reviews = crowd.session_reviews(campaign)
-    if fmt == "json":
-        text = _json([dict(zip(crowd.SessionReview.COLUMNS, review.row())) for review in reviews])
-    else:
-        text = write_csv([review.row() for review in reviews], header=crowd.SessionReview.COLUMNS)
-    return _export(CROWD_SESSIONS, campaign.name, fmt, text)
+    rows = [review.row() for review in crowd.session_reviews(campaign)]
+    return _export(CROWD_SESSIONS, campaign.name, fmt, write_csv(rows, header=crowd.SessionReview.COLUMNS))
 
 
 def metric_report_of(run, fmt=None):

@@ -3,8 +3,8 @@ import pytest
 
 from annotators import crowd
 from core import engine, quality
-from evalapp.services.crowd import session_reviews
 from core.models import Rater
+from evalapp.services.crowd import session_reviews
 from tests.crowd.conftest import mturk_params
 from tests.crowd.helpers import score_for
 

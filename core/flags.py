@@ -47,3 +47,23 @@ def _flag(assignment_id, rater, note):
         if released:
             Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
         return flag, bool(released)
+
+
+# --- the organizer's view of the reports ----------------------------------------------------------
+
+def campaign_flags(campaign):
+    """Every report of a broken item in the campaign, newest first, with its item, statement and rater."""
+    return (ItemFlag.objects.filter(item__campaign=campaign).select_related("item__instance", "rater__user")
+            .order_by("-created_at", "-id"))
+
+
+def flagged_items(campaign):
+    """The reported items, one record each: item, instance, kind, how many reports and their notes (no names)."""
+    items = {}
+    for flag in sorted(campaign_flags(campaign), key=lambda flag: (flag.item_id, flag.pk)):
+        entry = items.setdefault(flag.item_id, {"item": flag.item_id, "instance_id": flag.item.instance.external_id,
+                                                "kind": flag.item.kind, "flags": 0, "notes": []})
+        entry["flags"] += 1
+        if flag.note:
+            entry["notes"].append(flag.note)
+    return list(items.values())

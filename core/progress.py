@@ -140,17 +140,3 @@ def with_progress(campaigns):
     system_items = Q(items__kind=Item.Kind.SYSTEM)
     return campaigns.annotate(ratings_done=Sum("items__done_count", filter=system_items),
                               ratings_expected=Sum("items__needed", filter=system_items))
-
-
-def flagged_items(campaign):
-    """Items raters reported as broken: item, instance, how many flags and their notes."""
-    rows = (ItemFlag.objects.filter(item__campaign=campaign)
-            .values_list("item_id", "item__instance__external_id", "item__kind", "note").order_by("item_id", "id"))
-    items = {}
-    for item_id, instance, kind, note in rows:
-        entry = items.setdefault(item_id, {"item": item_id, "instance_id": instance, "kind": kind, "flags": 0,
-                                           "notes": []})
-        entry["flags"] += 1
-        if note:
-            entry["notes"].append(note)
-    return list(items.values())

@@ -12,7 +12,8 @@ from core.api.errors import Unprocessable
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.api.renderers import CSVRenderer
 from core.models import Campaign, Rater
-from core.progress import campaign_progress, flagged_items
+from core.flags import flagged_items
+from core.progress import campaign_progress
 from core.quality import rater_quality
 from evalapp.api.downloads import export_response, format_parameter
 from evalapp.api.serializers import (

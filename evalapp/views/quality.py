@@ -6,9 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core import engine, quality, roles
+from core import engine, flags, quality, roles
 from core.defaults import REASON_MAX_CHARS
-from core.models import Campaign, ItemFlag, Rater
+from core.models import Campaign, Rater
 from evalapp.services import exports
 from evalapp.views.common import campaign_download
 
@@ -21,8 +21,7 @@ class ThresholdsForm(forms.Form):
 
 
 def _quality_page(request, campaign, form, status=200):
-    item_flags = (ItemFlag.objects.filter(item__campaign=campaign)
-                  .select_related("item__instance", "rater__user").order_by("-created_at"))
+    item_flags = flags.campaign_flags(campaign)
     return render(request, "campaigns/quality.html", {
         "campaign": campaign,
         "records": quality.rater_quality(campaign),

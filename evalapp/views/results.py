@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET
 from core import roles
 from core.defaults import DEFAULT_RESAMPLES
 from core.models import Campaign
-from core.progress import campaign_progress, flagged_items
+from core.flags import flagged_items
+from core.progress import campaign_progress
 from core.quality import rater_quality
 from evalapp.formats.table6 import INCOMPLETE_MARK
 from evalapp.services import exports, results

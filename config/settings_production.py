@@ -79,6 +79,7 @@ if env_bool("DJANGO_TRUST_X_FORWARDED_PROTO", True):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 # Hashed file names (cacheable for ever) and pre-compressed copies, served by whitenoise.
+WHITENOISE_USE_FINDERS = False
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},

@@ -1,6 +1,8 @@
 """Root URLs. Each area keeps its own URL list next to its views; the ``/api/`` tree is assembled
 here from the shared account endpoints and both apps' endpoints, with the catch-all last."""
 from django.contrib import admin
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
 
 from annotators import urls as rating_urls
@@ -15,8 +17,14 @@ api_urlpatterns = [
     *api_urls.catch_all,
 ]
 
+def favicon(request):
+    """The site's icon, where browsers look for it first. Security: public; a redirect to a static file."""
+    return redirect(static("favicon.ico"), permanent=True)
+
+
 urlpatterns = [
     path("", home, name="home"),
+    path("favicon.ico", favicon, name="favicon"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("data/", include("evalapp.views.data")),
@@ -26,3 +34,8 @@ urlpatterns = [
     path("rate/", include("annotators.urls")),
     path("api/", include((api_urlpatterns, "api"))),
 ]
+
+handler400 = "config.errors.bad_request"
+handler403 = "config.errors.permission_denied"
+handler404 = "config.errors.page_not_found"
+handler500 = "config.errors.server_error"

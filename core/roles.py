@@ -7,6 +7,7 @@
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 
 ORGANIZER = "organizer"
@@ -74,7 +75,9 @@ rater_required = role_required(is_rater)
 
 
 def context_processor(request):
-    user = request.user
+    """The user's roles for every template; anonymous when the request never reached the
+    authentication middleware (a refused host is answered before it)."""
+    user = getattr(request, "user", None) or AnonymousUser()
     return {
         "is_organizer": is_organizer(user),
         "is_researcher": is_researcher(user),

@@ -1,4 +1,5 @@
 """Getting a token, and asking who one is."""
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
@@ -91,3 +92,35 @@ class MeView(ApiView):
         return Response({"username": user.get_username(),
                          "roles": [name for name, check in ROLE_CHECKS if check(user)],
                          "rater_id": rater.pk if rater else None})
+
+
+class ApiIndexView(ApiView):
+    """GET /api/: what the API has and where, so that a client (or a person) can find their way.
+
+    Security: open to anyone; it lists addresses only, never data.
+    """
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+
+    @extend_schema(responses=inline_serializer("ApiIndex", {
+        "docs": serializers.CharField(), "schema": serializers.CharField(),
+        "authentication": serializers.DictField(child=serializers.CharField()),
+        "parts": serializers.DictField(child=serializers.CharField()),
+    }), tags=["auth"])
+    def get(self, request):
+        def url(name, **kwargs):
+            return request.build_absolute_uri(reverse(f"api:{name}", kwargs=kwargs or None))
+
+        return Response({
+            "docs": url("docs"),
+            "schema": url("schema"),
+            "authentication": {"token": url("token"), "me": url("me"),
+                               "how": "POST username and password to the token address, then send "
+                                      "'Authorization: Token <token>' (or use the site's session)"},
+            "parts": {"datasets (organizers; researchers read)": url("datasets"),
+                      "campaigns, progress, quality and crowd (organizers; researchers read)": url("campaigns"),
+                      "results and metric studies (organizers and researchers)":
+                          url("campaigns") + "{campaign_id}/table6/",
+                      "rating (raters)": url("rate-campaigns")},
+        })

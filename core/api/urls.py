@@ -21,6 +21,7 @@ class IdConverter:
 
 
 urlpatterns = [
+    path("", auth.ApiIndexView.as_view(), name="index"),
     # Schema and documentation: public, they describe the API and hold no data. The docs page
     # is Swagger UI served from this site (drf-spectacular-sidecar): no outside network needed.
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

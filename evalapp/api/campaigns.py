@@ -22,7 +22,7 @@ from evalapp.api.serializers import (
     CampaignSerializer,
     CampaignSummarySerializer,
     CrowdSessionSerializer,
-    ExclusionRequestSerializer,
+    ExclusionSerializer,
     ExclusionResultSerializer,
     FlaggedItemSerializer,
     RaterQualitySerializer,
@@ -158,12 +158,12 @@ class RaterExclusionView(ApiView):
     permission_classes = ORGANIZER
     parser_classes = [JSONParser]
 
-    @extend_schema(request=ExclusionRequestSerializer,
+    @extend_schema(request=ExclusionSerializer,
                    responses={201: ExclusionResultSerializer, 200: ExclusionResultSerializer}, tags=["quality"])
     def post(self, request, campaign_id, rater_id):
         campaign = campaign_or_404(campaign_id)
         rater = get_object_or_404(Rater, pk=rater_id)
-        form = ExclusionRequestSerializer(data=request.data)
+        form = ExclusionSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         result = engine.exclude_rater(campaign, rater, by=request.user, reason=form.validated_data["reason"])
         body = {"rater_id": rater.pk, "excluded": True, "created": result.created,

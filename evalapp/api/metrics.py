@@ -22,7 +22,7 @@ from evalapp.api.campaigns import campaign_or_404
 from evalapp.api.downloads import TEXT, export_response, format_parameter, renderers_for
 from evalapp.api.serializers import (
     MetricImportReportSerializer,
-    MetricRunRequestSerializer,
+    NewMetricRunSerializer,
     MetricRunSerializer,
     MetricScoresImportSerializer,
 )
@@ -52,10 +52,10 @@ class MetricRunListView(ListApiView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=MetricRunRequestSerializer, responses={202: MetricRunSerializer}, tags=["metrics"])
+    @extend_schema(request=NewMetricRunSerializer, responses={202: MetricRunSerializer}, tags=["metrics"])
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        form = MetricRunRequestSerializer(data=request.data)
+        form = NewMetricRunSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         options = dict(form.validated_data)
         metrics = options.pop("metrics", None) or None

@@ -265,7 +265,7 @@ class CrowdSessionSerializer(serializers.Serializer):
     code = serializers.CharField(allow_blank=True, help_text="Prolific: the code the worker was shown.")
 
 
-class ExclusionRequestSerializer(serializers.Serializer):
+class ExclusionSerializer(serializers.Serializer):
     reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=REASON_MAX_CHARS)
 
 
@@ -365,7 +365,7 @@ class MetricImportReportSerializer(serializers.Serializer):
     systems = serializers.IntegerField()
 
 
-class MetricRunRequestSerializer(serializers.Serializer):
+class NewMetricRunSerializer(serializers.Serializer):
     """What to compute; the caps on resamples are those of the metric pages."""
 
     metrics = serializers.ListField(child=serializers.CharField(max_length=NAME_MAX_CHARS), required=False,

@@ -1,16 +1,22 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
 
 from core import roles
+from evalapp.services import checklist
 
 
+@require_GET
 @login_required
 def home(request):
-    """Send each role to its start page; a rater goes straight to their campaigns.
+    """Each role's way through the app as a short checklist; a rater goes straight to their campaigns.
 
-    Security: login required; shows only links the user's role may follow.
+    Security: login required; shows only the steps (and links) the user's roles may follow; read-only.
     """
     user = request.user
     if roles.is_rater(user) and not roles.can_view_results(user):
         return redirect("annotators:campaigns")
-    return render(request, "home.html")
+    return render(request, "home.html", {
+        "organizer_steps": checklist.organizer_steps() if roles.is_organizer(user) else None,
+        "researcher_steps": checklist.researcher_steps() if roles.can_view_results(user) else None,
+    })

@@ -10,6 +10,8 @@ internally (a block size, an n-gram order) stays beside that algorithm.
 SCORE_MIN, SCORE_MAX = 0, 3
 REFERENCE_POSITIONS = (1, 2, 3)
 PAPER_SAMPLE_SIZE = 100
+# Table 6's team markers, as the task paper's footnotes explain them: one text for every page and export.
+TEAM_MARKERS = {"*": "* no system description paper", "+": "+ the system description paper does not describe Subtask C"}
 DEFAULT_RATERS_PER_ITEM = 3
 # Far beyond any published protocol; stops a typo (30 for 3) from making an unfinishable campaign.
 MAX_RATERS_PER_ITEM = 50

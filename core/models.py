@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, SCORE_MAX, SCORE_MIN
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, SCORE_MAX, SCORE_MIN, TEAM_MARKERS
 
 # Table 1 of the task paper: the default rubric of every campaign.
 DEFAULT_RUBRIC = [
@@ -97,8 +97,8 @@ class System(models.Model):
 
     class Marker(models.TextChoices):
         NONE = "", "none"
-        NO_PAPER = "*", "* no system description paper"
-        NOT_SUBTASK_C = "+", "+ paper does not describe Subtask C"
+        NO_PAPER = "*", TEAM_MARKERS["*"]
+        NOT_SUBTASK_C = "+", TEAM_MARKERS["+"]
 
     HUMAN_NAME = "Human"
 
@@ -134,6 +134,12 @@ class System(models.Model):
     @property
     def display_name(self):
         return f"{self.name}{self.marker}"
+
+    @staticmethod
+    def marker_legend(markers):
+        """What the markers among ``markers`` mean, in the paper's order: the footnote under a list of teams."""
+        used = set(markers)
+        return [note for marker, note in TEAM_MARKERS.items() if marker in used]
 
 
 class SystemOutput(models.Model):

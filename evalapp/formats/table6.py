@@ -11,6 +11,7 @@ import json
 import math
 from dataclasses import dataclass
 
+from core.defaults import TEAM_MARKERS
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, display
 from evalapp.formats.csvfile import write_csv
 from evalapp.formats.latex import escape
@@ -20,7 +21,6 @@ MISSING = "-"
 INCOMPLETE_MARK = "†"
 LATEX_INCOMPLETE_MARK = r"$^\dagger$"
 JSON_KEYS = ("team", "marker", "bleu", "bleu_rank", "human", "human_rank", "ratings", "expected_ratings", "complete")
-MARKER_NOTES = {"*": "* no system description paper", "+": "+ the system description paper does not describe Subtask C"}
 HEADER = ("Team", "BLEU", "BLEU rank", "Human", "Human rank")
 LATEX_HEADER = ("Team", "BLEU", "Rank", "Human", "Rank")
 INTERVAL_HEADER = ("95% CI", "Cluster")
@@ -106,7 +106,8 @@ class Table6:
 
     def notes(self):
         """The lines printed under a text table: markers used, incomplete systems, intervals and test."""
-        lines = [MARKER_NOTES[m] for m in MARKER_NOTES if any(row.marker == m for row in self.rows)]
+        used = {row.marker for row in self.rows}
+        lines = [note for marker, note in TEAM_MARKERS.items() if marker in used]
         lines += [note for note in (row.incomplete_note() for row in self.rows) if note]
         if self.with_intervals:
             lines.append(f"95% CI: {self.intervals['method']}, {self.intervals['resamples']} resamples, "

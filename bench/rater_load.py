@@ -145,6 +145,9 @@ def main(argv=None):
     parser.add_argument("--no-analyze", action="store_true",
                         help="PostgreSQL: skip ANALYZE after creating the campaign (a campaign rated the minute it "
                              "is created, before autovacuum has run)")
+    parser.add_argument("--sqlite-synchronous", choices=("FULL", "NORMAL"), default="FULL",
+                        help="SQLite's synchronous mode (default FULL, the product's: an acknowledged rating "
+                             "survives a power loss; NORMAL to measure what that costs)")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     args.max_seconds = min(args.max_seconds, MAX_SECONDS)
@@ -152,7 +155,7 @@ def main(argv=None):
 
     workdir = Path(tempfile.mkdtemp(prefix="comve-load-"))
     database = BenchDatabase(args.database, workdir, f"comve_load_{os.getpid()}", args.postgres_url)
-    env = production_env(database.url, workdir, baseline=True)
+    env = production_env(database.url, workdir, baseline=True, COMVE_SQLITE_SYNCHRONOUS=args.sqlite_synchronous)
     prepare(env)
     setup_django(env)
     server = Gunicorn(env, workdir / "gunicorn.log", workers=args.workers, threads=args.threads)
@@ -160,8 +163,9 @@ def main(argv=None):
     try:
         with server:
             threads = server.env.get("GUNICORN_THREADS", "gunicorn.conf.py's")
+            durability = f" (synchronous={args.sqlite_synchronous})" if args.database == "sqlite" else ""
             print(f"gunicorn {server.url}: {len(server.worker_pids())} workers x {threads} threads; "
-                  f"{args.database}; load average before the run {os.getloadavg()[0]:.2f}")
+                  f"{args.database}{durability}; load average before the run {os.getloadavg()[0]:.2f}")
             results = [run_one(server, k, args) for k in ks]
     finally:
         database.drop()

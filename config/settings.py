@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.logging import logging_config
 
@@ -88,13 +89,28 @@ WSGI_APPLICATION = "config.wsgi.application"
 PREPARE_THRESHOLD = 5
 
 
+# An acknowledged rating must survive a power loss: in WAL mode only FULL syncs the log at every
+# commit (NORMAL may lose the last commits, though never corrupts the file). docs/benchmarks.md
+# has what it costs the rater loop.
+SQLITE_SYNCHRONOUS_MODES = ("FULL", "EXTRA", "NORMAL")
+
+
+def sqlite_synchronous():
+    """SQLite's ``synchronous`` mode: FULL unless COMVE_SQLITE_SYNCHRONOUS says otherwise (a benchmark's baseline)."""
+    mode = os.environ.get("COMVE_SQLITE_SYNCHRONOUS", "FULL").strip().upper()
+    if mode not in SQLITE_SYNCHRONOUS_MODES:
+        raise ImproperlyConfigured(f"COMVE_SQLITE_SYNCHRONOUS={mode!r}: choose one of {', '.join(SQLITE_SYNCHRONOUS_MODES)}")
+    return mode
+
+
 def database_from_env():
     """Parse DATABASE_URL; SQLite gets IMMEDIATE transactions so writers queue, never fail."""
     url = os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
     config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config.setdefault("OPTIONS", {}).update(
-            {"transaction_mode": "IMMEDIATE", "timeout": 30, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+            {"transaction_mode": "IMMEDIATE", "timeout": 30,
+             "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={sqlite_synchronous()};"}
         )
     if config["ENGINE"] == "django.db.backends.postgresql":
         # Parameters bound by the server, and a statement prepared the fifth time it runs on a

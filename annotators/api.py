@@ -11,7 +11,6 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from annotators.seconds import measured_seconds
@@ -26,6 +25,7 @@ from annotators.serializers import (
 from core import engine, flags, roles
 from core.api.base import ApiView, ListApiView
 from core.api.errors import Conflict
+from core.api.parsers import SafeJSONParser
 from core.api.permissions import RATER
 from core.api.serializers import ErrorSerializer
 from core.models import Assignment, Campaign
@@ -127,7 +127,7 @@ class SubmitRatingView(ApiView):
     """
 
     permission_classes = RATER
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(request=RatingSerializer,
                    responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
@@ -160,7 +160,7 @@ class FlagItemView(ApiView):
     """
 
     permission_classes = RATER
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(request=FlagSerializer, responses={201: FlagResultSerializer}, tags=["rate"])
     def post(self, request, assignment_id):

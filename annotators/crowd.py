@@ -204,7 +204,7 @@ def enter(request, campaign, visit):
     crowd_session = start_session(campaign, visit)
     user = crowd_session.rater.user
     if request.user != user:
-        auth.login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
+        auth.login(request, user, backend=settings.USER_BACKEND)
     current = request.session.get(SESSION_KEY, {})
     current[str(campaign.pk)] = crowd_session.pk
     request.session[SESSION_KEY] = current

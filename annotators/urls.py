@@ -7,13 +7,13 @@ from annotators.views import crowd, rating
 app_name = "annotators"
 urlpatterns = [
     path("", rating.campaign_list, name="campaigns"),
-    path("<int:campaign_id>/", rating.instructions, name="instructions"),
-    path("<int:campaign_id>/next/", rating.next_item, name="next"),
-    path("<int:campaign_id>/item/", rating.item, name="item"),
-    path("<int:campaign_id>/flag/", rating.flag, name="flag"),
-    path("<int:campaign_id>/done/", rating.done, name="done"),
-    path("mturk/<int:campaign_id>/", crowd.mturk_entry, name="mturk"),
-    path("prolific/<int:campaign_id>/", crowd.prolific_entry, name="prolific"),
+    path("<id:campaign_id>/", rating.instructions, name="instructions"),
+    path("<id:campaign_id>/next/", rating.next_item, name="next"),
+    path("<id:campaign_id>/item/", rating.item, name="item"),
+    path("<id:campaign_id>/flag/", rating.flag, name="flag"),
+    path("<id:campaign_id>/done/", rating.done, name="done"),
+    path("mturk/<id:campaign_id>/", crowd.mturk_entry, name="mturk"),
+    path("prolific/<id:campaign_id>/", crowd.prolific_entry, name="prolific"),
 ]
 
 # The rater's own work through the REST API (mounted under ``/api/`` by ``config/urls.py``).

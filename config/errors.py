@@ -5,9 +5,9 @@ They answer with DEBUG off (with DEBUG on Django shows its own debugging pages i
 500 page must render when the database is down, so it renders without the request's context
 processors (which read the user's roles from the database): it keeps the header and the way home.
 """
+from django.http import HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
-from django.http import HttpResponseServerError
 
 PAGES = {
     400: ("Bad request", "The request could not be understood: a parameter or a header is malformed."),

@@ -5,6 +5,7 @@ live in ``config.settings_production``. ``DATABASE_URL`` accepts ``sqlite:///PAT
 ``postgres://USER:PASS@HOST:PORT/NAME``.
 """
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -28,7 +29,8 @@ def env_list(name, default=""):
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# Off unless set: only scripts/demo.sh (the embedded demo on 127.0.0.1) turns it on.
+DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
@@ -43,7 +45,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
+    "axes",
+    "csp",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_tasks",
@@ -62,6 +66,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "core.middleware.RequestHygieneMiddleware",
+    "core.middleware.IdleTimeoutMiddleware",
+    "core.middleware.NoStoreForSignedInMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its own response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -136,9 +146,6 @@ def database_from_env():
 DATABASES = {"default": database_from_env()}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
-]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -167,8 +174,57 @@ if env_bool("COMVE_CROWD_IFRAME_COOKIES"):
     SESSION_COOKIE_SAMESITE = CSRF_COOKIE_SAMESITE = "None"
     SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = True
 
-# Django's ModelBackend, reading the user's Rater profile with the user.
-AUTHENTICATION_BACKENDS = ["core.auth_backend.RaterLoadingBackend"]
+# django-axes first (it refuses a locked-out login before any password is checked), then Django's
+# ModelBackend, reading the user's Rater profile with the user.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "core.auth_backend.RaterLoadingBackend"]
+USER_BACKEND = "core.auth_backend.RaterLoadingBackend"  # the one that logs users in and loads them
+
+# Login protection on every door (the web login, the admin login, the API token): after
+# AXES_FAILURE_LIMIT failures for one account from one client address, that pair is locked out
+# for COMVE_LOCKOUT_MINUTES. The counts are kept in the database, so every process and machine
+# counts together; admins see and clear them in the admin (Axes), or with `manage.py axes_reset`.
+AXES_FAILURE_LIMIT = int(os.environ.get("COMVE_LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("COMVE_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "errors/locked.html"
+# The client's address: REMOTE_ADDR, or X-Forwarded-For only behind COMVE_TRUSTED_PROXIES proxies
+# (a header a client sets itself cannot choose its address then).
+TRUSTED_PROXIES = int(os.environ.get("COMVE_TRUSTED_PROXIES", "0"))
+AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXIES or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXIES else ("REMOTE_ADDR",)
+
+# Passwords: Django's four validators.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 8}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# A signed-in session ends after this long without a request (core.middleware.IdleTimeoutMiddleware).
+SESSION_IDLE_SECONDS = int(os.environ.get("COMVE_SESSION_IDLE_MINUTES", "120")) * 60
+
+# One shared cache for every process (the API throttles count there): a table of the database.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "comve_cache"}}
+
+# Content-Security-Policy (django-csp): only this site's own scripts, styles and images (plots are
+# images, data: URLs included); no inline script or style; no framing, except the rater screens by
+# Mechanical Turk (annotators/views/framing.py).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'", *(f"{origin}" for origin in ("https://www.mturk.com", "https://workersandbox.mturk.com"))],
+        "frame-ancestors": ["'none'"],
+    },
+}
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -181,9 +237,14 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "knox.auth.TokenAuthentication",
     ],
+    # The throttles' client address: REMOTE_ADDR, or X-Forwarded-For behind the trusted proxies only.
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.SafeJSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
@@ -200,3 +261,11 @@ TASKS = {
 }
 
 LOGGING = logging_config(os.environ.get("COMVE_LOG_LEVEL", "WARNING"))
+
+# API tokens (django-rest-knox): hashed at rest, sent as "Authorization: Token <token>", valid
+# for COMVE_TOKEN_DAYS days.
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=int(os.environ.get("COMVE_TOKEN_DAYS", "30"))),
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+}

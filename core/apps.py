@@ -10,6 +10,8 @@ class CoreConfig(AppConfig):
     def ready(self):
         from django.urls import register_converter
 
+        from core import signals
         from core.api.urls import IdConverter
 
         register_converter(IdConverter, "id")
+        signals.connect()

@@ -49,6 +49,7 @@ MAX_TOP_K = 10_000
 MAX_MODEL_LAYER = 100
 
 # --- text --------------------------------------------------------------------------------------
+NUL = "\x00"                   # no text field accepts it (and PostgreSQL cannot store it)
 NAME_MAX_CHARS = 100          # datasets, systems, campaigns, metrics
 MODEL_NAME_MAX_CHARS = 200    # a BERTScore model name or local path
 NOTE_MAX_CHARS = 2000         # a rater's note on a broken item
@@ -64,10 +65,15 @@ MEDIA_TYPES = {
     "html": "text/html",
 }
 DOWNLOAD_CHARSET = "utf-8"
+# A download, like every page of a signed-in user, is never kept by a cache (core/middleware.py).
+NO_STORE = "no-store, private"
 EXTENSIONS = {"csv": "csv", "json": "json", "markdown": "md", "latex": "tex", "html": "html"}
 FORMAT_LABELS = {"csv": "CSV", "json": "JSON", "markdown": "Markdown", "latex": "LaTeX", "html": "HTML"}
 
 # --- the REST API ------------------------------------------------------------------------------
+# A JSON request body: at most this many bytes, nested at most this deep.
+MAX_JSON_BYTES = 1024 * 1024
+MAX_JSON_DEPTH = 32
 # Ids in URLs and queries stay below 10**18, inside a signed 64-bit integer column.
 MAX_ID_DIGITS = 18
 MAX_ID = 10**MAX_ID_DIGITS - 1

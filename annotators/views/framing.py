@@ -1,7 +1,8 @@
 """Let Mechanical Turk show the rater screens in its frame, and no other site.
 
-Django sends ``X-Frame-Options: DENY`` by default, which would blank the HIT. The rater
-screens instead send ``Content-Security-Policy: frame-ancestors`` naming the MTurk origins
+Every page sends the site's Content-Security-Policy (django-csp, ``config/settings.py``), whose
+``frame-ancestors 'none'`` refuses every frame, with ``X-Frame-Options: DENY`` for old browsers.
+The rater screens replace that one directive with the MTurk origins
 (``annotators.crowd.frame_origins``); browsers that know CSP ignore X-Frame-Options when
 frame-ancestors is present, so that header is dropped for these views only.
 """
@@ -9,11 +10,11 @@ from functools import wraps
 
 from annotators import crowd
 
-POLICY_HEADER = "Content-Security-Policy"
+FRAME_ANCESTORS = "frame-ancestors"
 
 
-def frame_ancestors_policy():
-    return "frame-ancestors " + " ".join(("'self'", *crowd.frame_origins()))
+def frame_ancestors():
+    return ["'self'", *crowd.frame_origins()]
 
 
 def frameable_by_mturk(view):
@@ -23,11 +24,9 @@ def frameable_by_mturk(view):
     def wrapped(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
         response.xframe_options_exempt = True
-        existing = response.get(POLICY_HEADER)
-        if not existing:
-            response[POLICY_HEADER] = frame_ancestors_policy()
-        elif "frame-ancestors" not in existing:
-            response[POLICY_HEADER] = f"{existing}; {frame_ancestors_policy()}"
+        # django-csp's per-response override (what its @csp_replace sets), computed per request
+        # because the allowed origins are settings.
+        response._csp_replace = {**(getattr(response, "_csp_replace", None) or {}), FRAME_ANCESTORS: frame_ancestors()}
         return response
 
     return wrapped

@@ -1,8 +1,13 @@
-"""Getting a token, and asking who one is."""
+"""Getting a token, listing and revoking one's tokens, and asking who one is.
+
+Tokens are django-rest-knox's: only a hash is stored, each expires (``COMVE_TOKEN_DAYS``), an
+owner lists and revokes their own, an admin anyone's (here or in the admin), and a password
+change revokes every token of the account (``core/signals.py``).
+"""
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
+from knox.models import AuthToken
 from rest_framework import serializers
-from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
@@ -45,14 +50,60 @@ class TokenView(ApiView):
 
     @extend_schema(
         request=AuthTokenSerializer,
-        responses={200: inline_serializer("Token", {"token": serializers.CharField()}), 400: ErrorSerializer},
+        responses={200: inline_serializer("Token", {"token": serializers.CharField(),
+                                                    "token_id": serializers.CharField(),
+                                                    "expiry": serializers.DateTimeField(allow_null=True)}),
+                   400: ErrorSerializer},
         tags=["auth"],
     )
     def post(self, request):
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
-        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
-        return Response({"token": token.key})
+        instance, token = AuthToken.objects.create(user=serializer.validated_data["user"])
+        return Response({"token": token, "token_id": instance.token_key, "expiry": instance.expiry})
+
+
+class TokenRecordSerializer(serializers.Serializer):
+    token_id = serializers.CharField(source="token_key", help_text="The token's first characters: its name here.")
+    user = serializers.CharField(source="user.get_username")
+    created = serializers.DateTimeField()
+    expiry = serializers.DateTimeField(allow_null=True)
+
+
+def _visible_tokens(user):
+    tokens = AuthToken.objects.select_related("user").order_by("-created")
+    return tokens if user.is_superuser else tokens.filter(user=user)
+
+
+class TokenListView(ApiView):
+    """GET: the caller's API tokens (an admin: everyone's), by their first characters; never the token itself.
+
+    Security: any signed-in user, who sees only their own tokens; admins (superusers) see all.
+    """
+
+    permission_classes = [IsAuthenticated]
+    pagination_class = None
+
+    @extend_schema(responses=TokenRecordSerializer(many=True), tags=["auth"])
+    def get(self, request):
+        return Response(TokenRecordSerializer(_visible_tokens(request.user), many=True).data)
+
+
+class TokenRevokeView(ApiView):
+    """DELETE: revoke a token by its ``token_id`` (204); it stops working at once.
+
+    Security: any signed-in user, for their own tokens (someone else's is a 404, as a missing
+    one); admins (superusers) revoke anyone's. Unsafe method: CSRF with a session.
+    """
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={204: None, 404: ErrorSerializer}, tags=["auth"])
+    def delete(self, request, token_id):
+        deleted, _ = _visible_tokens(request.user).filter(token_key=token_id).delete()
+        if not deleted:
+            raise NotFound("No such token of yours.")
+        return Response(status=204)
 
 
 class UnknownEndpointView(ApiView):

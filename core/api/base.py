@@ -5,7 +5,8 @@ Token authentication is tried first so that an anonymous request gets 401 with
 a session still works from the browser, with DRF's CSRF check on unsafe methods.
 """
 from rest_framework import generics
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from knox.auth import TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
@@ -13,7 +14,7 @@ from rest_framework.views import APIView
 from core.api.errors import exception_handler
 from core.api.renderers import TextRenderer
 from core.api.schema import ApiSchema
-from core.defaults import MAX_PAGE_SIZE, PAGE_SIZE
+from core.defaults import MAX_PAGE_SIZE, NO_STORE, PAGE_SIZE
 
 
 class Pagination(PageNumberPagination):
@@ -54,4 +55,4 @@ class ListApiView(ApiPolicy, generics.ListAPIView):
 def download_headers(filename):
     """Headers of a file download: saved as ``filename`` (already reduced to safe characters by
     ``core.defaults.download_filename``), never cached."""
-    return {"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": "no-store"}
+    return {"Content-Disposition": f'attachment; filename="{filename}"', "Cache-Control": NO_STORE}

@@ -27,6 +27,8 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("auth/token/", auth.TokenView.as_view(), name="token"),
+    path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
+    path("auth/tokens/<str:token_id>/", auth.TokenRevokeView.as_view(), name="token-revoke"),
     path("me/", auth.MeView.as_view(), name="me"),
 ]
 # Last: every other path under /api/ answers 404 with the API's error body, not an HTML page.

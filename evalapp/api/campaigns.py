@@ -2,17 +2,17 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
-from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from core import engine
 from core.api.base import ApiPolicy, ApiView, ListApiView
 from core.api.errors import Unprocessable
+from core.api.parsers import SafeJSONParser
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.api.renderers import CSVRenderer
-from core.models import Campaign, Rater
 from core.flags import flagged_items
+from core.models import Campaign, Rater
 from core.progress import campaign_progress
 from core.quality import rater_quality
 from evalapp.api.downloads import export_response, format_parameter
@@ -22,8 +22,8 @@ from evalapp.api.serializers import (
     CampaignSerializer,
     CampaignSummarySerializer,
     CrowdSessionSerializer,
-    ExclusionSerializer,
     ExclusionResultSerializer,
+    ExclusionSerializer,
     FlaggedItemSerializer,
     RaterQualitySerializer,
 )
@@ -48,7 +48,7 @@ class CampaignListView(ListApiView):
     permission_classes = RESULTS_VIEWER
     serializer_class = CampaignSerializer
     queryset = Campaign.objects.select_related("dataset").prefetch_related("systems")
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(tags=["campaigns"])
     def get(self, request, *args, **kwargs):
@@ -156,7 +156,7 @@ class RaterExclusionView(ApiView):
     """
 
     permission_classes = ORGANIZER
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     @extend_schema(request=ExclusionSerializer,
                    responses={201: ExclusionResultSerializer, 200: ExclusionResultSerializer}, tags=["quality"])

@@ -11,20 +11,21 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from core.api.base import ApiView, ListApiView
 from core.api.errors import Unprocessable
+from core.api.parsers import SafeJSONParser
 from core.api.permissions import METRIC_STUDY, RESULTS_VIEWER
 from core.defaults import MAX_ID
 from evalapp.api.campaigns import campaign_or_404
 from evalapp.api.downloads import TEXT, export_response, format_parameter, renderers_for
 from evalapp.api.serializers import (
     MetricImportReportSerializer,
-    NewMetricRunSerializer,
     MetricRunSerializer,
     MetricScoresImportSerializer,
+    NewMetricRunSerializer,
 )
 from evalapp.models import MetricRun
 from evalapp.services import exports, metric_runs, metric_study
@@ -42,7 +43,7 @@ class MetricRunListView(ListApiView):
 
     permission_classes = METRIC_STUDY
     serializer_class = MetricRunSerializer
-    parser_classes = [JSONParser]
+    parser_classes = [SafeJSONParser]
 
     def get_queryset(self):
         campaign = campaign_or_404(self.kwargs["campaign_id"])

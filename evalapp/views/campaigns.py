@@ -215,8 +215,8 @@ app_name = "campaigns"
 urlpatterns = [
     path("", index, name="index"),
     path("new/", create, name="create"),
-    path("<int:campaign_id>/", detail, name="detail"),
-    path("<int:campaign_id>/status/", status, name="status"),
+    path("<id:campaign_id>/", detail, name="detail"),
+    path("<id:campaign_id>/status/", status, name="status"),
     *quality.urlpatterns,
     *crowd.urlpatterns,
 ]

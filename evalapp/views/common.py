@@ -6,6 +6,7 @@ from django.views.decorators.http import require_GET
 
 from core import roles
 from core.defaults import (
+    NO_STORE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
     MAX_REQUEST_PERMUTATIONS,
@@ -40,7 +41,7 @@ def download(export):
     response = HttpResponse(export.text, content_type=export.content_type)
     response["Content-Disposition"] = f'attachment; filename="{export.filename}"'
     response["X-Content-Type-Options"] = "nosniff"
-    response["Cache-Control"] = "no-store"
+    response["Cache-Control"] = NO_STORE
     return response
 
 

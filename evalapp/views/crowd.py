@@ -83,6 +83,6 @@ crowd_sessions_download = campaign_download(exports.crowd_sessions, roles.organi
 
 
 urlpatterns = [
-    path("<int:campaign_id>/crowd/", crowd_settings, name="crowd"),
-    path("<int:campaign_id>/crowd-sessions.<str:fmt>", crowd_sessions_download, name="crowd_sessions_download"),
+    path("<id:campaign_id>/crowd/", crowd_settings, name="crowd"),
+    path("<id:campaign_id>/crowd-sessions.<str:fmt>", crowd_sessions_download, name="crowd_sessions_download"),
 ]

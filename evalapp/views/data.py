@@ -160,6 +160,6 @@ app_name = "data"
 urlpatterns = [
     path("", index, name="index"),
     path("import/", import_dataset, name="import_dataset"),
-    path("<int:pk>/", dataset_detail, name="dataset"),
-    path("<int:pk>/upload/", upload_submission, name="upload_submission"),
+    path("<id:pk>/", dataset_detail, name="dataset"),
+    path("<id:pk>/upload/", upload_submission, name="upload_submission"),
 ]

@@ -194,9 +194,9 @@ def download(request, campaign_id, fmt):
 
 urlpatterns = [
     path("", index, name="index"),
-    path("campaign/<int:campaign_id>/", campaign_report, name="campaign"),
-    path("campaign/<int:campaign_id>/start/", start, name="start"),
-    path("campaign/<int:campaign_id>/import/", import_scores, name="import"),
-    path("campaign/<int:campaign_id>/download/<str:fmt>/", download, name="download"),
-    path("run/<int:run_id>/", run_detail, name="run"),
+    path("campaign/<id:campaign_id>/", campaign_report, name="campaign"),
+    path("campaign/<id:campaign_id>/start/", start, name="start"),
+    path("campaign/<id:campaign_id>/import/", import_scores, name="import"),
+    path("campaign/<id:campaign_id>/download/<str:fmt>/", download, name="download"),
+    path("run/<id:run_id>/", run_detail, name="run"),
 ]

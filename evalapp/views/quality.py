@@ -92,8 +92,8 @@ def exclude(request, campaign_id, rater_id):
 
 
 urlpatterns = [
-    path("<int:campaign_id>/quality/", quality_table, name="quality"),
-    path("<int:campaign_id>/quality.<str:fmt>", quality_download, name="quality_download"),
-    path("<int:campaign_id>/thresholds/", thresholds, name="thresholds"),
-    path("<int:campaign_id>/exclude/<int:rater_id>/", exclude, name="exclude"),
+    path("<id:campaign_id>/quality/", quality_table, name="quality"),
+    path("<id:campaign_id>/quality.<str:fmt>", quality_download, name="quality_download"),
+    path("<id:campaign_id>/thresholds/", thresholds, name="thresholds"),
+    path("<id:campaign_id>/exclude/<id:rater_id>/", exclude, name="exclude"),
 ]

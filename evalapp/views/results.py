@@ -11,8 +11,8 @@ from django.views.decorators.http import require_GET
 
 from core import roles
 from core.defaults import DEFAULT_RESAMPLES
-from core.models import Campaign
 from core.flags import flagged_items
+from core.models import Campaign
 from core.progress import campaign_progress
 from core.quality import rater_quality
 from evalapp.formats.table6 import INCOMPLETE_MARK
@@ -106,8 +106,8 @@ ratings_download = campaign_download(exports.ratings)
 
 urlpatterns = [
     path("", index, name="index"),
-    path("<int:campaign_id>/", dashboard, name="dashboard"),
-    path("<int:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
-    path("<int:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
-    path("<int:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),
+    path("<id:campaign_id>/", dashboard, name="dashboard"),
+    path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
+    path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
+    path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),
 ]

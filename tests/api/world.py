@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from core import engine, roles
@@ -65,7 +65,7 @@ class World:
         client = APIClient()
         user = self.users.get(role)
         if user is not None:
-            client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+            client.credentials(HTTP_AUTHORIZATION=f"Token {AuthToken.objects.create(user=user)[1]}")
         return client
 
     def rater(self, role="rater"):
@@ -130,6 +130,6 @@ def build_world(campaign_name="pilot"):
 def fuzzing_seed():
     """Build the world in the configured database; the ids and tokens a fuzzer needs, as plain data."""
     world = build_world()
-    tokens = {role: Token.objects.get_or_create(user=user)[0].key for role, user in world.users.items()}
+    tokens = {role: AuthToken.objects.create(user=user)[1] for role, user in world.users.items()}
     return {"tokens": tokens, "dataset_id": world.dataset.pk, "campaign_id": world.campaign.pk,
             "rater_id": world.rater().pk, "assignment_id": world.assignment.pk, "run_id": world.metric_run.pk}

@@ -82,7 +82,7 @@ BAD_REQUESTS = [
     BadRequest("upload a binary file", "organizer", "POST", UPLOAD, {"system": "gamma"}, 400,
                "file looks binary", upload="submission_zip.zip"),
     BadRequest("upload with a NUL byte in the system name", "organizer", "POST", UPLOAD, {"system": "gam\x00ma"},
-               400, "Null characters are not allowed", upload="submission_repeated_id.csv"),
+               400, "The field 'system' contains a NUL byte", upload="submission_repeated_id.csv"),
     BadRequest("upload over the size limit", "organizer", "POST", UPLOAD, {"system": "gamma"}, 400,
                "the limit is", upload_bytes=SMALL_UPLOAD_LIMIT + 1,
                settings={"COMVE_MAX_UPLOAD_BYTES": SMALL_UPLOAD_LIMIT}),

@@ -4,6 +4,7 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import authenticate
+from django.test import RequestFactory
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -37,7 +38,8 @@ def test_demo_loads_everything_and_is_idempotent(settings):
     assert "http://127.0.0.1:8000/" in text
     for account in ACCOUNTS:
         assert f"{account.username:<11} password {account.password}" in text
-        user = authenticate(username=account.username, password=account.password)
+        user = authenticate(RequestFactory().post("/accounts/login/"), username=account.username,
+                            password=account.password)
         assert user is not None
         assert {roles.ORGANIZER: roles.is_organizer, roles.RESEARCHER: roles.is_researcher,
                 roles.RATER: roles.is_rater}[account.role](user)

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from core.defaults import NO_STORE
 from core.models import CrowdSession, Rater
 from evalapp.models import MetricRun
 from evalapp.services import exports, metric_study
@@ -94,7 +95,7 @@ def test_web_api_and_command_give_the_same_bytes(campaign, clients, kind, fmt, o
     assert from_web.content == from_api.content == from_command
     assert from_web["Content-Disposition"] == from_api["Content-Disposition"]
     assert from_web["Content-Type"] == from_api["Content-Type"] == exports.content_type(fmt)
-    assert from_web["Cache-Control"] == from_api["Cache-Control"] == "no-store"
+    assert from_web["Cache-Control"] == from_api["Cache-Control"] == NO_STORE
 
 
 def _halves(campaign):

@@ -1,0 +1,83 @@
+"""The API's JSON parser: bounded in size and depth, and refusing text that no field can hold.
+
+Python's parser recurses once per nesting level, so ``[[[...]]]`` 50,000 deep would end in a
+RecursionError (a 500); a NUL byte or a lone surrogate in a string would reach the database as
+an error there. Each is a 400 here that says what is wrong and where (a JSON path).
+"""
+import json
+
+from django.conf import settings
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser
+
+from core.defaults import MAX_JSON_BYTES, MAX_JSON_DEPTH, NUL
+
+OPENERS, CLOSERS = frozenset(b"[{"), frozenset(b"]}")
+QUOTE, BACKSLASH = ord('"'), ord("\\")
+
+
+def nesting_depth(data):
+    """How deep the arrays and objects of JSON text ``data`` (bytes) nest, read without recursion."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == BACKSLASH:
+                escaped = True
+            elif byte == QUOTE:
+                in_string = False
+        elif byte == QUOTE:
+            in_string = True
+        elif byte in OPENERS:
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in CLOSERS:
+            depth -= 1
+    return deepest
+
+
+def bad_text(value, path="$"):
+    """The JSON path and the trouble of the first string (key or value) no text field accepts, or None."""
+    stack = [(path, value)]
+    while stack:
+        where, node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, child in items:
+            child_path = f"{where}.{key}" if isinstance(node, dict) else f"{where}[{key}]"
+            for text, at in ((key, where), (child, child_path)):
+                if isinstance(text, str):
+                    if NUL in text:
+                        return at, "contains a NUL byte (\\u0000)"
+                    try:
+                        text.encode("utf-8")
+                    except UnicodeEncodeError:
+                        return at, "contains a lone surrogate (an invalid \\ud800-\\udfff escape)"
+            if isinstance(child, (dict, list)):
+                stack.append((child_path, child))
+    return None
+
+
+class SafeJSONParser(JSONParser):
+    """DRF's JSON parser with a size bound, a depth bound and text checks (see the module docstring)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        data = stream.read(MAX_JSON_BYTES + 1) if stream is not None else b""
+        if len(data) > MAX_JSON_BYTES:
+            raise ParseError(f"The JSON body is larger than {MAX_JSON_BYTES:,} bytes.")
+        if nesting_depth(data) > MAX_JSON_DEPTH:
+            raise ParseError(f"The JSON body nests deeper than {MAX_JSON_DEPTH} levels.")
+        try:
+            value = json.loads(data.decode(encoding), parse_constant=_refuse_constant)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise ParseError(f"The JSON body cannot be read: {error}") from None
+        trouble = bad_text(value)
+        if trouble is not None:
+            raise ParseError(f"The JSON text at {trouble[0]} {trouble[1]}, which no field accepts.")
+        return value
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a JSON number")

@@ -156,20 +156,24 @@ class FlagItemView(ApiView):
     """POST: report the rater's item as broken; the item is skipped and never comes back to them.
 
     Security: raters only, own assignments only (404 otherwise, nothing written); POST with
-    CSRF when a session is used. Flagging twice keeps the first report.
+    CSRF when a session is used. The checks of a submit: an open campaign, a rater not excluded,
+    the rater's live lease (409 otherwise, with the reason; nothing written).
     """
 
     permission_classes = RATER
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(request=FlagSerializer, responses={201: FlagResultSerializer}, tags=["rate"])
+    @extend_schema(request=FlagSerializer, responses={201: FlagResultSerializer, 409: ErrorSerializer}, tags=["rate"])
     def post(self, request, assignment_id):
         assignment = own_assignment_or_404(request, assignment_id)
         form = FlagSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            _, released = flags.flag_item(assignment.pk, assignment.rater, form.validated_data["note"])
-        except flags.FlagRefused:
-            raise NotFound(NOT_YOURS) from None
+            _, released = flags.flag_item(assignment.pk, assignment.rater, assignment.campaign,
+                                          form.validated_data["note"], crowd_session_id=assignment.crowd_session_id)
+        except flags.FlagRefused as refusal:
+            if refusal.code == flags.FlagRefused.NOT_FOUND:
+                raise NotFound(NOT_YOURS) from None
+            raise Conflict(refusal.message, code=refusal.code) from None
         return Response({"assignment_id": assignment.pk, "flagged": True, "released": released},
                         status=status.HTTP_201_CREATED)

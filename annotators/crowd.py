@@ -29,7 +29,7 @@ from django.db import IntegrityError, transaction
 
 from core import engine
 from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out, session_ratings
-from core.models import Assignment, CrowdSession, Rater
+from core.models import CrowdSession, Rater
 from core.progress import RaterProgress, rater_progress
 from core.retry import retry_on_contention
 
@@ -193,10 +193,9 @@ def _session(campaign, rater, visit):
             if (existing.rater_id, existing.campaign_id, existing.task_id) != (rater.pk, campaign.pk, visit.task_id):
                 raise CrowdEntryRefused("This assignment or session belongs to another worker or task.")
             return existing
-        before = Assignment.objects.filter(campaign=campaign, rater=rater).count()
         return CrowdSession.objects.create(
             campaign=campaign, rater=rater, platform=visit.platform, session_id=visit.session_id,
-            task_id=visit.task_id, submit_to=visit.submit_to, assignments_before=before)
+            task_id=visit.task_id, submit_to=visit.submit_to)
 
 
 def enter(request, campaign, visit):
@@ -209,6 +208,11 @@ def enter(request, campaign, visit):
     current[str(campaign.pk)] = crowd_session.pk
     request.session[SESSION_KEY] = current
     return crowd_session
+
+
+def session_id(crowd_session):
+    """The engine's handle of a crowd session: its id, or None outside one."""
+    return None if crowd_session is None else crowd_session.pk
 
 
 def current_session(request, campaign, rater):

@@ -12,8 +12,8 @@ urlpatterns = [
     path("<id:campaign_id>/item/", rating.item, name="item"),
     path("<id:campaign_id>/flag/", rating.flag, name="flag"),
     path("<id:campaign_id>/done/", rating.done, name="done"),
-    path("mturk/<id:campaign_id>/", crowd.mturk_entry, name="mturk"),
-    path("prolific/<id:campaign_id>/", crowd.prolific_entry, name="prolific"),
+    path("mturk/<id:campaign_id>/<str:key>/", crowd.mturk_entry, name="mturk"),
+    path("prolific/<id:campaign_id>/<str:key>/", crowd.prolific_entry, name="prolific"),
 ]
 
 # The rater's own work through the REST API (mounted under ``/api/`` by ``config/urls.py``).

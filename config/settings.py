@@ -209,7 +209,8 @@ SESSION_IDLE_SECONDS = int(os.environ.get("COMVE_SESSION_IDLE_MINUTES", "120")) 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "comve_cache"}}
 
 # Content-Security-Policy (django-csp): only this site's own scripts, styles and images (plots are
-# images, data: URLs included); no inline script or style; no framing, except the rater screens by
+# images, data: URLs included); no inline script or style; forms post to this site only (a finished
+# HIT's form to MTurk: annotators/views/rating.py); no framing, except the rater screens by
 # Mechanical Turk (annotators/views/framing.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -221,7 +222,7 @@ CONTENT_SECURITY_POLICY = {
         "connect-src": ["'self'"],
         "object-src": ["'none'"],
         "base-uri": ["'none'"],
-        "form-action": ["'self'", *(f"{origin}" for origin in ("https://www.mturk.com", "https://workersandbox.mturk.com"))],
+        "form-action": ["'self'"],
         "frame-ancestors": ["'none'"],
     },
 }

@@ -1,32 +1,34 @@
 """The crowd-platform rules both sides apply: which ratings belong to a session, which code a worker is owed.
 
-A worker's crowd session (an MTurk assignment, a Prolific study session) splits the worker's
-assignments in a campaign by when the session started. A worker is *screened out* when an
+A worker's crowd session (an MTurk assignment, a Prolific study session) owns the leases it took
+(``Assignment.crowd_session``), so its ratings are its own. A worker is *screened out* when an
 organizer excluded them, or when they fall below the campaign's ``min_control_pass_rate`` on at
 least ``quality.MIN_CONTROL_RATINGS`` control ratings (the rule that flags a rater on the quality
 page); a screened-out worker gets the campaign's screening code, everyone else its completion code.
 """
-from django.db.models import Q
+import secrets
 
 from core import quality
-from core.models import Assignment, CrowdSession, Rater, RaterExclusion
+from core.models import Assignment, Rater, RaterExclusion
 
 MTURK = Rater.Platform.MTURK
 PROLIFIC = Rater.Platform.PROLIFIC
 CROWD_PLATFORMS = (MTURK, PROLIFIC)
 
 
+def entry_enabled(campaign, platform):
+    """Whether the organizer opened the campaign to workers of ``platform``."""
+    return {MTURK: campaign.mturk_enabled, PROLIFIC: campaign.prolific_enabled}.get(platform, False)
+
+
+def entry_allowed(campaign, platform, key):
+    """The platform is enabled for the campaign and ``key`` is its crowd key (compared in constant time)."""
+    return entry_enabled(campaign, platform) and secrets.compare_digest(str(key).encode(), campaign.crowd_key.encode())
+
+
 def session_ratings(crowd_session):
-    """Ratings the worker made in this session: assignments after its start, before the next one's."""
-    later = CrowdSession.objects.filter(campaign_id=crowd_session.campaign_id, rater_id=crowd_session.rater_id).filter(
-        Q(assignments_before__gt=crowd_session.assignments_before)
-        | Q(assignments_before=crowd_session.assignments_before, pk__gt=crowd_session.pk))
-    until = later.order_by("assignments_before", "pk").values_list("assignments_before", flat=True).first()
-    done = Assignment.objects.filter(campaign_id=crowd_session.campaign_id, rater_id=crowd_session.rater_id,
-                                     status=Assignment.Status.DONE, sequence__gt=crowd_session.assignments_before)
-    if until is not None:
-        done = done.filter(sequence__lte=until)
-    return done.count()
+    """Ratings the worker made in this session: its own leases that ended in a rating."""
+    return Assignment.objects.filter(crowd_session=crowd_session, status=Assignment.Status.DONE).count()
 
 
 def is_screened_out(campaign, rater):

@@ -21,6 +21,9 @@ DEFAULT_LEASE_SECONDS = 30 * 60
 MIN_LEASE_SECONDS = 60
 MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
 
+# A campaign's crowd entry key: this many random bytes (256 bits), URL-safe.
+CROWD_KEY_BYTES = 32
+
 # --- seeds -------------------------------------------------------------------------------------
 # The task's year: the default seed of the sample, the bootstrap, the permutation tests and
 # the metric study, so that a figure computed without a seed can be computed again.

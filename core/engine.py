@@ -33,7 +33,7 @@ from django.utils import timezone
 from core import progress, rating_sql
 from core.defaults import SCORE_MAX, SCORE_MIN
 from core.item_order import rater_order_parameters
-from core.models import Assignment, Campaign, Item, Rater, RaterExclusion, Rating
+from core.models import Assignment, Campaign, Item, ItemFlag, Rater, RaterExclusion, Rating
 from core.retry import retry_on_contention
 
 ORDER_SEED_BOUND = 2**62
@@ -52,6 +52,7 @@ class SubmissionRefused(Exception):
     CLOSED = "closed"
     INVALID = "invalid"
     ALREADY_RATED = "already_rated"
+    FLAGGED = "flagged"
 
     def __init__(self, message, code):
         super().__init__(message)
@@ -81,7 +82,7 @@ def campaigns_open_to(rater):
 
 # --- leasing -------------------------------------------------------------------------------
 
-def next_assignment(campaign, rater, now=None):
+def next_assignment(campaign, rater, now=None, crowd_session_id=None):
     """The rater's current item in ``campaign``, leasing a new one when they hold none.
 
     Resumes a live lease (a reload shows the same item). Otherwise leases an item the rater
@@ -95,9 +96,10 @@ def next_assignment(campaign, rater, now=None):
     if campaign.status != Campaign.Status.OPEN:
         return None
     swept = _sweep_if_due(campaign, now)
-    lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
+    take = partial(_lease, campaign, rater, now, crowd_session_id)
+    lease = retry_on_contention(take, retry_also=(IntegrityError,))
     if lease is None and not swept and expire_leases(campaign, now):
-        lease = retry_on_contention(partial(_lease, campaign, rater, now), retry_also=(IntegrityError,))
+        lease = retry_on_contention(take, retry_also=(IntegrityError,))
     return None if lease is None else Assignment.objects.select_related("item__instance").get(pk=lease)
 
 
@@ -114,18 +116,19 @@ def _sweep_if_due(campaign, now):
     return True
 
 
-def _lease(campaign, rater, now):
+def _lease(campaign, rater, now, crowd_session_id=None):
     with transaction.atomic():
-        return _lease_locked(campaign, rater, now)
+        return _lease_locked(campaign, rater, now, crowd_session_id=crowd_session_id)
 
 
-def _lease_locked(campaign, rater, now, state=None):
+def _lease_locked(campaign, rater, now, state=None, crowd_session_id=None):
     """The rater's live lease or a new one (an Assignment id, or None), inside the caller's transaction.
 
     One statement locks the rater (their requests queue here) and reads what decides the rest;
-    ``state`` is that statement's result when the caller has already run it.
+    ``state`` is that statement's result when the caller has already run it. In a crowd session
+    only that session's lease is resumed, and a new lease belongs to it.
     """
-    state = state or rating_sql.lock_rater_state(rater.pk, campaign.pk, now)
+    state = state or rating_sql.lock_rater_state(rater.pk, campaign.pk, now, crowd_session_id=crowd_session_id)
     if state is None:
         return None
     excluded, live, held = state
@@ -139,7 +142,7 @@ def _lease_locked(campaign, rater, now, state=None):
     if item_id is None:
         return None
     leased = rating_sql.lease_item(item_id, rater.pk, campaign.pk, now,
-                                   now + timedelta(seconds=campaign.lease_seconds), held + 1)
+                                   now + timedelta(seconds=campaign.lease_seconds), held + 1, crowd_session_id)
     # Under the row lock the item cannot have filled up; the condition is the database's guarantee anyway.
     if leased is None:
         raise IntegrityError(f"item {item_id} filled up while locked")
@@ -174,9 +177,10 @@ def _pick_item(campaign, rater, skip_locked):
                                          skip_locked)
 
 
-def live_lease(campaign, rater, now=None):
-    """The rater's unexpired leased assignment in ``campaign`` (with item and statement), or None."""
-    return rating_sql.live_lease(campaign.pk, rater.pk, now or timezone.now())
+def live_lease(campaign, rater, now=None, crowd_session_id=None):
+    """The rater's unexpired leased assignment in ``campaign`` (with item and statement), or None;
+    in a crowd session, that session's."""
+    return rating_sql.live_lease(campaign.pk, rater.pk, now or timezone.now(), crowd_session_id)
 
 
 def expire_leases(campaign=None, now=None):
@@ -227,22 +231,24 @@ def _checked_seconds(seconds):
     return seconds
 
 
-def submit_rating(assignment_id, rater, score, seconds=None, now=None, campaign=None):
+def submit_rating(assignment_id, rater, score, seconds=None, now=None, campaign=None, crowd_session_id=None):
     """Store the rater's score for their assignment; returns ``(rating, created)``.
 
     ``seconds`` is the time spent on the item, or a function of the (locked) assignment that
     returns it, so that a screen can measure from the lease without reading the assignment
-    first. With ``campaign``, an assignment of another campaign counts as not the rater's.
+    first. With ``campaign``, an assignment of another campaign counts as not the rater's; an
+    assignment of another crowd session than ``crowd_session_id`` (None: none) is not theirs either.
 
     Idempotent: a repeated submit (double click, retried request) returns the stored rating
     with ``created=False`` and ignores the repeated score. Accepted while the lease is held,
     and after it expired if the item still has room then. Raises :class:`SubmissionRefused`
     when the item no longer needs the rating, the assignment is not the rater's (the message
-    does not say whether it exists), the rater was excluded, the campaign is closed, or the
-    score is not an integer 0-3.
+    does not say whether it exists), the rater was excluded, the campaign is closed, the rater
+    reported the item as broken, or the score is not an integer 0-3.
     """
     score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
-    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign))
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign,
+                                       crowd_session_id=crowd_session_id))
 
 
 class Submitted(NamedTuple):
@@ -253,7 +259,7 @@ class Submitted(NamedTuple):
     next_assignment_id: int | None
 
 
-def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=None):
+def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=None, crowd_session_id=None):
     """Store the score as :func:`submit_rating` does and lease the rater's next item, in one transaction.
 
     The rater screen's submit: one transaction and one commit instead of two. The rater's
@@ -264,24 +270,26 @@ def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=No
     score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
     if campaign.status == Campaign.Status.OPEN:
         _sweep_if_due(campaign, now)
-    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign, lease=True),
-                               retry_also=(IntegrityError,))
+    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign, lease=True,
+                                       crowd_session_id=crowd_session_id), retry_also=(IntegrityError,))
 
 
 def _checked_or_deferred(seconds):
     return seconds if callable(seconds) else _checked_seconds(seconds)
 
 
-def _submit(assignment_id, rater, score, seconds, now, campaign, lease=False):
+def _submit(assignment_id, rater, score, seconds, now, campaign, lease=False, crowd_session_id=None):
     try:
         with transaction.atomic():
             if not lease:
-                return _store_rating(assignment_id, rater, score, seconds, now, campaign)
+                return _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_session_id)
             # Lock order: the rater, then the assignment, then items (module docstring).
-            state = rating_sql.lock_rater_state(rater.pk, campaign.pk, now, submitting=assignment_id)
-            rating, created = _store_rating(assignment_id, rater, score, seconds, now, campaign)
+            state = rating_sql.lock_rater_state(rater.pk, campaign.pk, now, submitting=assignment_id,
+                                                crowd_session_id=crowd_session_id)
+            rating, created = _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_session_id)
             open_ = campaign.status == Campaign.Status.OPEN
-            next_id = _lease_locked(campaign, rater, now, state) if open_ and state is not None else None
+            next_id = (_lease_locked(campaign, rater, now, state, crowd_session_id)
+                       if open_ and state is not None else None)
             return Submitted(rating, created, next_id)
     except IntegrityError:
         # An imported rating of the same (item, rater) is the only one that can be there.
@@ -291,8 +299,9 @@ def _submit(assignment_id, rater, score, seconds, now, campaign, lease=False):
                                 SubmissionRefused.ALREADY_RATED) from None
 
 
-def _store_rating(assignment_id, rater, score, seconds, now, campaign):
-    locked = rating_sql.lock_assignment(assignment_id, rater.pk, campaign.pk if campaign is not None else None)
+def _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_session_id=None):
+    locked = rating_sql.lock_assignment(assignment_id, rater.pk, campaign.pk if campaign is not None else None,
+                                        crowd_session_id)
     if locked is None:
         raise SubmissionRefused("This item is not one of yours; nothing was recorded.", SubmissionRefused.NOT_FOUND)
     item_id, campaign_id, status, leased_at, campaign_status, needed = locked
@@ -304,6 +313,10 @@ def _store_rating(assignment_id, rater, score, seconds, now, campaign):
     if campaign_status != Campaign.Status.OPEN:
         raise SubmissionRefused("This campaign is closed; your choice was not recorded.", SubmissionRefused.CLOSED)
     retaken = status == Assignment.Status.EXPIRED
+    # A report of a broken item released the lease (expired): its reporter may not rate it after all.
+    if retaken and ItemFlag.objects.filter(item_id=item_id, rater_id=rater.pk).exists():
+        raise SubmissionRefused("You reported this item as broken; your score for it was not recorded.",
+                                SubmissionRefused.FLAGGED)
     # An expired lease gave its slot back to the pool: take one again, if the item still has room.
     if retaken and not rating_sql.take_slot(item_id, also_done=True):
         raise SubmissionRefused(f"This item already has its {needed} ratings; your choice was not needed.",
@@ -347,27 +360,53 @@ def _exclude(campaign, rater, by, reason):
             campaign=campaign, rater=rater, defaults={"excluded_by": by, "reason": reason})
         if not created:
             return ExclusionResult(exclusion, created=False)
-        held = list(
-            Assignment.objects.select_for_update(no_key=True)
-            .filter(campaign=campaign, rater=rater)
-            .exclude(status=Assignment.Status.EXCLUDED)
-            .values_list("pk", "item_id", "status")
-        )
-        leased = [item_id for _, item_id, status in held if status == Assignment.Status.LEASED]
-        rated = [item_id for _, item_id, status in held if status == Assignment.Status.DONE]
         # Imported ratings have no assignment but count in the items' counters all the same.
-        rated += list(Rating.objects.filter(campaign=campaign, rater=rater, excluded=False, assignment__isnull=True)
-                      .values_list("item_id", flat=True))
-        # Expired ones too, so that a late submit cannot re-take a slot.
-        Assignment.objects.filter(pk__in=[pk for pk, _, _ in held]).update(status=Assignment.Status.EXCLUDED)
-        ratings_excluded = Rating.objects.filter(campaign=campaign, rater=rater, excluded=False).update(excluded=True)
-        Item.objects.filter(pk__in=leased).update(active_count=F("active_count") - 1)
-        Item.objects.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
-        return ExclusionResult(exclusion, True, ratings_excluded, len(leased) + len(rated))
+        ratings_excluded, items_reopened = _withdraw(
+            Assignment.objects.filter(campaign=campaign, rater=rater),
+            Rating.objects.filter(campaign=campaign, rater=rater, excluded=False),
+            imported=Rating.objects.filter(campaign=campaign, rater=rater, excluded=False, assignment__isnull=True))
+        return ExclusionResult(exclusion, True, ratings_excluded, items_reopened)
 
 
-def live_lease_and_progress(campaign, rater, now=None):
+def _withdraw(assignments, ratings, imported=None):
+    """Inside the caller's transaction, with the raters locked: take ``assignments`` (and ``ratings``,
+    and the assignment-less ``imported`` ratings) out of the campaign. The assignments become
+    excluded, expired ones too (a late submit cannot re-take a slot); the ratings are marked excluded
+    (kept for the record); every item they held or rated gets its slot back for a new rater.
+    Returns ``(ratings excluded, items reopened)``.
+    """
+    held = list(assignments.select_for_update(no_key=True).exclude(status=Assignment.Status.EXCLUDED)
+                .values_list("pk", "item_id", "status"))
+    leased = [item_id for _, item_id, status in held if status == Assignment.Status.LEASED]
+    rated = [item_id for _, item_id, status in held if status == Assignment.Status.DONE]
+    if imported is not None:
+        rated += list(imported.values_list("item_id", flat=True))
+    Assignment.objects.filter(pk__in=[pk for pk, _, _ in held]).update(status=Assignment.Status.EXCLUDED)
+    ratings_excluded = ratings.update(excluded=True)
+    Item.objects.filter(pk__in=leased).update(active_count=F("active_count") - 1)
+    Item.objects.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
+    return ratings_excluded, len(leased) + len(rated)
+
+
+def reject_crowd_sessions(sessions):
+    """Take the work of rejected crowd sessions out of their campaign: their ratings stop counting
+    and their items reopen for other raters, as an exclusion does for a whole rater.
+
+    Inside the caller's transaction (the reconciliation's), in the engine's lock order: the
+    sessions' raters (by id), then their assignments, then the items. Returns
+    ``(ratings excluded, items reopened)``.
+    """
+    if not sessions:
+        return 0, 0
+    session_ids = [session.pk for session in sessions]
+    list(Rater.objects.select_for_update(no_key=True).filter(pk__in={s.rater_id for s in sessions})
+         .order_by("pk").values_list("pk"))
+    return _withdraw(Assignment.objects.filter(crowd_session_id__in=session_ids),
+                     Rating.objects.filter(assignment__crowd_session_id__in=session_ids, excluded=False))
+
+
+def live_lease_and_progress(campaign, rater, now=None, crowd_session_id=None):
     """:func:`live_lease` and the rater's progress read in one statement: what the item page shows."""
     lease, figures = rating_sql.live_lease_and_progress(campaign.pk, rater.pk, campaign.raters_per_item,
-                                                        now or timezone.now())
+                                                        now or timezone.now(), crowd_session_id)
     return lease, progress.from_figures(figures)

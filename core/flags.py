@@ -13,34 +13,58 @@ from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils import timezone
 
-from core.models import Assignment, Item, ItemFlag
+from core import rating_sql
+from core.defaults import NOTE_MAX_CHARS
+from core.models import Assignment, Campaign, Item, ItemFlag
 from core.retry import retry_on_contention
 
-MAX_NOTE_CHARS = 2000
+MAX_NOTE_CHARS = NOTE_MAX_CHARS
 
 
 class FlagRefused(Exception):
-    """The assignment is not the rater's; nothing was written."""
+    """The report cannot be taken (``message`` is for the rater, ``code`` for programs); nothing was written."""
+
+    NOT_FOUND = "not_found"
+    CLOSED = "closed"
+    EXCLUDED = "excluded"
+    NOT_LIVE = "not_live"
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.message, self.code = message, code
 
 
-def flag_item(assignment_id, rater, note=""):
-    """Record the rater's report on their assignment's item and release the lease.
+def flag_item(assignment_id, rater, campaign, note="", crowd_session_id=None, now=None):
+    """Record the rater's report on the item of their live lease and release the lease.
 
-    Returns ``(flag, released)``; flagging twice keeps the first report and releases nothing
-    more. Raises :class:`FlagRefused` when the assignment is not the rater's.
+    The checks of a submit: the campaign open, the rater not excluded, the lease the rater's own
+    (of ``crowd_session_id``'s crowd session, None: outside any) and still live. Returns
+    ``(flag, released)``; raises :class:`FlagRefused` otherwise, writing nothing.
     """
     note = (note or "").strip()[:MAX_NOTE_CHARS]
-    return retry_on_contention(partial(_flag, assignment_id, rater, note), retry_also=(IntegrityError,))
+    now = now or timezone.now()
+    return retry_on_contention(partial(_flag, assignment_id, rater, note, campaign, crowd_session_id, now),
+                               retry_also=(IntegrityError,))
 
 
-def _flag(assignment_id, rater, note):
+def _flag(assignment_id, rater, note, campaign, crowd_session_id, now):
     with transaction.atomic():
-        assignment = (Assignment.objects.select_for_update(no_key=True)
-                      .filter(pk=assignment_id, rater=rater).values_list("pk", "item_id").first())
-        if assignment is None:
-            raise FlagRefused("This item is not one of yours; nothing was recorded.")
-        _, item_id = assignment
+        # Lock order: the rater, then the assignment, then the item (core.engine).
+        state = rating_sql.lock_rater_state(rater.pk, campaign.pk, now, crowd_session_id=crowd_session_id)
+        locked = rating_sql.lock_assignment(assignment_id, rater.pk, campaign.pk, crowd_session_id)
+        if locked is None:
+            raise FlagRefused("This item is not one of yours; nothing was recorded.", FlagRefused.NOT_FOUND)
+        item_id, _, status, _, campaign_status, _ = locked
+        if campaign_status != Campaign.Status.OPEN:
+            raise FlagRefused("This campaign is closed; your report was not recorded.", FlagRefused.CLOSED)
+        if state is None or state[0] or status == Assignment.Status.EXCLUDED:
+            raise FlagRefused("You are no longer part of this campaign; your report was not recorded.",
+                              FlagRefused.EXCLUDED)
+        if state[1] != assignment_id:
+            raise FlagRefused("This item is no longer yours to report (you rated it, or its time ran out); "
+                              "nothing was recorded.", FlagRefused.NOT_LIVE)
         flag, _ = ItemFlag.objects.get_or_create(item_id=item_id, rater=rater, defaults={"note": note})
         released = Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.LEASED).update(
             status=Assignment.Status.EXPIRED)

@@ -6,11 +6,20 @@ Python checks (S7): one assignment and one rating per (item, rater), one rating 
 assignment, scores in 0-3, and an item's ``active_count``/``done_count`` within ``needed``,
 which the engine (:mod:`core.engine`) only moves with conditional updates.
 """
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, SCORE_MAX, SCORE_MIN, TEAM_MARKERS
+from core.defaults import (
+    CROWD_KEY_BYTES,
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RATERS_PER_ITEM,
+    SCORE_MAX,
+    SCORE_MIN,
+    TEAM_MARKERS,
+)
 
 # Table 1 of the task paper: the default rubric of every campaign.
 DEFAULT_RUBRIC = [
@@ -28,6 +37,11 @@ DEFAULT_RUBRIC = [
      "description": "The reason is appropriate and is a solid explanation of why the "
                     "statement does not make sense."},
 ]
+
+
+def new_crowd_key():
+    """A fresh secret for a campaign's crowd entry addresses (URL-safe, 256 bits)."""
+    return secrets.token_urlsafe(CROWD_KEY_BYTES)
 
 
 def default_rubric():
@@ -191,6 +205,14 @@ class Campaign(models.Model):
         null=True, blank=True,
         help_text="Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).",
     )
+    # Crowd entry is the organizer's choice (S12): off until a platform is enabled, and its entry
+    # address carries the campaign's secret key, which the organizer can rotate.
+    mturk_enabled = models.BooleanField(default=False, help_text="Workers may enter from a Mechanical Turk HIT.")
+    prolific_enabled = models.BooleanField(default=False, help_text="Participants may enter from a Prolific study.")
+    crowd_key = models.CharField(max_length=64, default=new_crowd_key,
+                                 help_text="The secret part of the crowd entry addresses.")
+    count_reconciled_only = models.BooleanField(
+        default=True, help_text="Results count a crowd rating only once the platform's records confirm its session.")
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -354,6 +376,9 @@ class Assignment(models.Model):
     lease_expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
     sequence = models.PositiveIntegerField(default=0, help_text="1-based position in the rater's queue.")
+    crowd_session = models.ForeignKey("CrowdSession", null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="assignments",
+                                      help_text="The crowd session (MTurk assignment, Prolific session) that took it.")
 
     class Meta:
         indexes = [
@@ -430,8 +455,16 @@ class CrowdSession(models.Model):
 
     Kept so that a returning worker resumes the same session, the per-session cap counts only
     this session's ratings, and the organizer can review the work by assignment or session id.
-    The session's ratings are the rater's assignments numbered after ``assignments_before``.
+    Its leases are its own (``Assignment.crowd_session``): another browser presenting the same worker
+    id with another session id gets neither its items nor its progress. The platform's own records
+    of submitted work verify or reject it (``status``); with the campaign's ``count_reconciled_only``
+    only a verified session's ratings count in results.
     """
+
+    class Status(models.TextChoices):
+        UNVERIFIED = "unverified", "not yet in the platform's records"
+        VERIFIED = "verified", "submitted or approved on the platform"
+        REJECTED = "rejected", "rejected, returned or not this worker's on the platform"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="crowd_sessions")
     rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="crowd_sessions")
@@ -440,9 +473,11 @@ class CrowdSession(models.Model):
     task_id = models.CharField(max_length=255, help_text="MTurk hitId, or Prolific STUDY_ID.")
     submit_to = models.CharField(max_length=255, blank=True, default="",
                                  help_text="MTurk: the checked turkSubmitTo origin the HIT is submitted to.")
-    assignments_before = models.PositiveIntegerField(
-        default=0, help_text="How many assignments the rater had in the campaign when the session started.")
     started_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.UNVERIFIED)
+    platform_status = models.CharField(max_length=40, blank=True, default="",
+                                       help_text="The status the platform's records gave, as written there.")
+    reconciled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["campaign", "started_at", "pk"]

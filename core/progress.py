@@ -13,7 +13,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from core import rating_sql
-from core.models import Assignment, Item, ItemFlag, ItemOutput, Rating
+from core.models import Assignment, CrowdSession, Item, ItemFlag, ItemOutput, Rating
 
 # --- a rater -----------------------------------------------------------------------------------
 
@@ -94,6 +94,8 @@ class CampaignProgress(_RatingsAgainstExpected):
     raters: int = 0
     flagged_items: int = 0
     systems: list = field(default_factory=list)
+    # Crowd sessions by what the platform's records say of them: {status: {"sessions", "ratings"}}.
+    crowd: dict = field(default_factory=dict)
 
     def as_dict(self):
         data = asdict(self)
@@ -121,6 +123,7 @@ def campaign_progress(campaign, now=None):
     progress.raters = (Rating.objects.filter(campaign=campaign, excluded=False)
                        .values("rater").distinct().count())
     progress.flagged_items = ItemFlag.objects.filter(item__campaign=campaign).values("item").distinct().count()
+    progress.crowd = crowd_session_counts(campaign)
     per_system = {
         row["output__system"]: row
         for row in ItemOutput.objects.filter(campaign=campaign).values("output__system").annotate(
@@ -132,6 +135,16 @@ def campaign_progress(campaign, now=None):
             system.pk, system.name, system.marker, system.is_human,
             row.get("items", 0), row.get("ratings") or 0, row.get("expected") or 0))
     return progress
+
+
+def crowd_session_counts(campaign):
+    """The campaign's crowd sessions and their ratings, per verification status (every status listed)."""
+    counts = {status: {"sessions": 0, "ratings": 0} for status in CrowdSession.Status.values}
+    for row in (CrowdSession.objects.filter(campaign=campaign).values("status")
+                .annotate(sessions=Count("pk", distinct=True),
+                          ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))):
+        counts[row["status"]] = {"sessions": row["sessions"], "ratings": row["ratings"]}
+    return counts
 
 
 def with_progress(campaigns):

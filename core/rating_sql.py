@@ -15,6 +15,7 @@ checks every column against the database), values go in as named parameters
 made aware as the ORM makes them.
 """
 from datetime import timezone as dt_timezone
+from functools import lru_cache
 
 from django.db import connection
 from django.utils import timezone
@@ -94,6 +95,13 @@ def writes_combine():
     return connection.vendor == "postgresql"
 
 
+def same_session(column):
+    """``column`` equals the parameter ``crowd_session``, NULL equal to NULL: a lease outside any
+    crowd session matches only requests from outside one, a session's only that session's."""
+    operator = "IS NOT DISTINCT FROM" if connection.vendor == "postgresql" else "IS"
+    return f"{column} {operator} %(crowd_session)s"
+
+
 def lock_clause(of=None, skip_locked=False):
     """``FOR NO KEY UPDATE [OF t] [SKIP LOCKED]`` where the database has row locks; else nothing."""
     if not connection.features.has_select_for_update:
@@ -140,22 +148,24 @@ def open_campaign(campaign_id):
 
 # --- leasing -------------------------------------------------------------------------------
 
-def lock_rater_state(rater_id, campaign_id, now, submitting=None):
+def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_id=None):
     """Lock the rater's row and read ``(excluded, live lease id, assignments held)`` in one statement.
 
     ``submitting``: an assignment being submitted in the same transaction, which is not the
-    live lease to resume.
+    live lease to resume. The live lease is the crowd session's (``crowd_session_id``; None:
+    one taken outside any crowd session).
     """
     not_submitting = f" AND {A('id')} <> %(submitting)s" if submitting is not None else ""
     sql = (
         f"SELECT EXISTS (SELECT 1 FROM {E} WHERE {E('campaign')} = %(campaign)s AND {E('rater')} = {R('id')}), "
         f"(SELECT {A('id')} FROM {A} WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = {R('id')} "
         f"AND {A('status')} = %(leased)s AND {A('lease_expires_at')} > %(now)s{not_submitting} "
-        f"ORDER BY {A('sequence')} LIMIT 1), "
+        f"AND {same_session(A('crowd_session'))} ORDER BY {A('sequence')} LIMIT 1), "
         f"(SELECT COUNT(*) FROM {A} WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = {R('id')}) "
         f"FROM {R} WHERE {R('id')} = %(rater)s" + lock_clause()
     )
-    params = {"campaign": campaign_id, "rater": rater_id, "leased": LEASED, "now": db_datetime(now)}
+    params = {"campaign": campaign_id, "rater": rater_id, "leased": LEASED, "now": db_datetime(now),
+              "crowd_session": crowd_session_id}
     if submitting is not None:
         params["submitting"] = submitting
     row = fetchone(sql, params)
@@ -203,15 +213,17 @@ def take_slot(item_id, also_done=False):
     return execute(take_slot_sql(also_done), {"item": item_id}) == 1
 
 
-LEASE_FIELDS = ("item", "rater", "campaign", "status", "leased_at", "lease_expires_at", "sequence")
+LEASE_FIELDS = ("item", "rater", "campaign", "status", "leased_at", "lease_expires_at", "sequence", "crowd_session")
 LEASE_VALUES = ", ".join(f"%({field})s" for field in LEASE_FIELDS[1:])
 
 
-def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence):
-    """Take a slot on the item and record the rater's lease: the new assignment's id, or None if the item was full."""
+def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence, crowd_session_id=None):
+    """Take a slot on the item and record the rater's lease (in their crowd session, if any): the new
+    assignment's id, or None if the item was full."""
     insert = f"INSERT INTO {A.name} ({A.columns(*LEASE_FIELDS)}) "
     params = {"item": item_id, "rater": rater_id, "campaign": campaign_id, "status": LEASED,
-              "leased_at": db_datetime(now), "lease_expires_at": db_datetime(expires_at), "sequence": sequence}
+              "leased_at": db_datetime(now), "lease_expires_at": db_datetime(expires_at), "sequence": sequence,
+              "crowd_session": crowd_session_id}
     if writes_combine():
         row = fetchone(f"WITH slot AS ({take_slot_sql()} RETURNING {I.column('id')}) "
                        f"{insert}SELECT slot.{I.column('id')}, {LEASE_VALUES} FROM slot RETURNING {A.column('id')}",
@@ -224,28 +236,42 @@ def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence):
 
 # The live lease as the rater screens need it: the assignment, its item's reason and statement.
 LIVE_LEASE_FIELDS = ("id", "item", "leased_at", "lease_expires_at", "sequence")
-LIVE_LEASE = (
-    f"SELECT {', '.join(A(field) for field in LIVE_LEASE_FIELDS)}, {I('text')}, {I('instance')}, {S('false_sent')} "
-    f"FROM {A} JOIN {I} ON {I('id')} = {A('item')} JOIN {S} ON {S('id')} = {I('instance')} "
-    f"WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = %(rater)s AND {A('status')} = %(leased)s "
-    f"AND {A('lease_expires_at')} > %(now)s ORDER BY {A('sequence')} LIMIT 1"
-)
 
 
-def live_lease(campaign_id, rater_id, now):
-    """The rater's unexpired lease in the campaign as an Assignment with its item and statement, or None."""
-    row = fetchone(LIVE_LEASE, {"campaign": campaign_id, "rater": rater_id, "leased": LEASED, "now": db_datetime(now)})
-    return _lease_from_row(campaign_id, rater_id, row)
+def live_lease_sql():
+    """The rater's (crowd session's) unexpired lease, with its item's reason and its statement."""
+    return _live_lease_sql(connection.vendor)
 
 
-def _lease_from_row(campaign_id, rater_id, row):
+@lru_cache(maxsize=None)
+def _live_lease_sql(vendor):
+    """Built once per database vendor (the null-safe comparison differs), not on every page."""
+    return (
+        f"SELECT {', '.join(A(field) for field in LIVE_LEASE_FIELDS)}, {I('text')}, {I('instance')}, "
+        f"{S('false_sent')} FROM {A} JOIN {I} ON {I('id')} = {A('item')} JOIN {S} ON {S('id')} = {I('instance')} "
+        f"WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = %(rater)s AND {A('status')} = %(leased)s "
+        f"AND {A('lease_expires_at')} > %(now)s AND {same_session(A('crowd_session'))} "
+        f"ORDER BY {A('sequence')} LIMIT 1"
+    )
+
+
+def live_lease(campaign_id, rater_id, now, crowd_session_id=None):
+    """The rater's unexpired lease in the campaign (in the crowd session, if any) as an Assignment
+    with its item and statement, or None."""
+    row = fetchone(live_lease_sql(), {"campaign": campaign_id, "rater": rater_id, "leased": LEASED,
+                                      "now": db_datetime(now), "crowd_session": crowd_session_id})
+    return _lease_from_row(campaign_id, rater_id, row, crowd_session_id)
+
+
+def _lease_from_row(campaign_id, rater_id, row, crowd_session_id=None):
     if row is None or row[0] is None:
         return None
     assignment_id, item_id, leased_at, expires_at, sequence, text, instance_id, false_sent = row
     assignment = from_row(
         Assignment, ("id", "item", "rater", "campaign", "status", "leased_at", "lease_expires_at", "completed_at",
-                     "sequence"),
-        (assignment_id, item_id, rater_id, campaign_id, LEASED, aware(leased_at), aware(expires_at), None, sequence))
+                     "sequence", "crowd_session"),
+        (assignment_id, item_id, rater_id, campaign_id, LEASED, aware(leased_at), aware(expires_at), None, sequence,
+         crowd_session_id))
     # Only what a rater may see is read; any other field of the two loads on access.
     item = from_row(Item, ("id", "instance", "text"), (item_id, instance_id, text))
     item.instance = from_row(Instance, ("id", "false_sent"), (instance_id, false_sent))
@@ -255,19 +281,21 @@ def _lease_from_row(campaign_id, rater_id, row):
 
 # --- submitting ----------------------------------------------------------------------------
 
-def lock_assignment(assignment_id, rater_id, campaign_id=None):
+def lock_assignment(assignment_id, rater_id, campaign_id=None, crowd_session_id=None):
     """Lock the rater's assignment; ``(item_id, campaign_id, status, leased_at, campaign status, needed)`` or None.
 
-    With ``campaign_id``, an assignment of another campaign counts as missing.
+    With ``campaign_id``, an assignment of another campaign counts as missing; so does one of
+    another crowd session than ``crowd_session_id`` (None: taken outside any crowd session).
     """
     in_campaign = f" AND {A('campaign')} = %(campaign)s" if campaign_id is not None else ""
-    params = {"assignment": assignment_id, "rater": rater_id}
+    params = {"assignment": assignment_id, "rater": rater_id, "crowd_session": crowd_session_id}
     if campaign_id is not None:
         params["campaign"] = campaign_id
     row = fetchone(
         f"SELECT {A('item')}, {A('campaign')}, {A('status')}, {A('leased_at')}, {K('status')}, {I('needed')} "
         f"FROM {A} JOIN {K} ON {K('id')} = {A('campaign')} JOIN {I} ON {I('id')} = {A('item')} "
-        f"WHERE {A('id')} = %(assignment)s AND {A('rater')} = %(rater)s{in_campaign}" + lock_clause(A), params)
+        f"WHERE {A('id')} = %(assignment)s AND {A('rater')} = %(rater)s{in_campaign} "
+        f"AND {same_session(A('crowd_session'))}" + lock_clause(A), params)
     if row is None:
         return None
     item_id, campaign_id, status, leased_at, campaign_status, needed = row
@@ -339,10 +367,12 @@ def progress_counts(campaign_id, rater_id, raters_per_item):
                                        _progress_params(campaign_id, rater_id, raters_per_item)))
 
 
-def live_lease_and_progress(campaign_id, rater_id, raters_per_item, now):
+def live_lease_and_progress(campaign_id, rater_id, raters_per_item, now, crowd_session_id=None):
     """What the item page shows, in one statement: ``(live lease or None, progress figures)``."""
     row = fetchone(
-        f"SELECT l.*, {PROGRESS_COLUMNS} {PROGRESS_FROM} LEFT JOIN ({LIVE_LEASE}) l ON 1 = 1",
-        {**_progress_params(campaign_id, rater_id, raters_per_item), "now": db_datetime(now)})
+        f"SELECT l.*, {PROGRESS_COLUMNS} {PROGRESS_FROM} LEFT JOIN ({live_lease_sql()}) l ON 1 = 1",
+        {**_progress_params(campaign_id, rater_id, raters_per_item), "now": db_datetime(now),
+         "crowd_session": crowd_session_id})
     lease_columns = len(row) - PROGRESS_FIGURES
-    return _lease_from_row(campaign_id, rater_id, row[:lease_columns]), _progress_from_row(row[lease_columns:])
+    return (_lease_from_row(campaign_id, rater_id, row[:lease_columns], crowd_session_id),
+            _progress_from_row(row[lease_columns:]))

@@ -5,6 +5,7 @@ button whose form carries the platform's parameters. The POST of that button ide
 the worker (see :mod:`annotators.crowd`), logs them in and leases their first item; from
 then on they use the ordinary rater screens. Both pages may be framed by Mechanical Turk only.
 """
+from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
 
@@ -13,6 +14,7 @@ from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
 from annotators.views.framing import frameable_by_mturk
 from annotators.views.rating import advance, instructions_context, open_campaign
 from core import roles
+from core.crowd import entry_allowed
 from core.models import Rater
 
 # The worked example shown as the preview's sample item: a reason that is neither best nor worst.
@@ -21,15 +23,17 @@ PREVIEW_EXAMPLE_SCORE = 2
 
 @frameable_by_mturk
 @require_http_methods(["GET", "POST"])
-def mturk_entry(request, campaign_id):
+def mturk_entry(request, campaign_id, key):
     """The campaign as an MTurk ExternalQuestion: preview, instructions, then Start (POST).
 
-    Security: anyone (MTurk workers have no account yet); open campaigns only (404). A preview
+    Security: anyone (MTurk workers have no account yet), but only into an open campaign whose
+    organizer enabled Mechanical Turk, with the campaign's crowd key in the address: anything else
+    is a 404 that writes nothing (no account, no session, no lease). A preview
     (no assignmentId, or ASSIGNMENT_ID_NOT_AVAILABLE) writes nothing, not even a session. The
     POST needs CSRF and valid parameters (400 naming the bad one); turkSubmitTo must be an
     allowed MTurk origin. It logs in only a password-less crowd account (403 otherwise).
     """
-    campaign = open_campaign(campaign_id)
+    campaign = open_crowd_campaign(campaign_id, crowd.MTURK, key)
     if request.method == "GET" and crowd.is_mturk_preview(request.GET):
         return _preview(request, campaign)
     return _entry(request, campaign, crowd.MTURK)
@@ -37,14 +41,24 @@ def mturk_entry(request, campaign_id):
 
 @frameable_by_mturk
 @require_http_methods(["GET", "POST"])
-def prolific_entry(request, campaign_id):
+def prolific_entry(request, campaign_id, key):
     """The campaign as a Prolific study: instructions, then Start (POST) with the study's parameters.
 
-    Security: anyone (participants have no account yet); open campaigns only (404). GET writes
+    Security: anyone (participants have no account yet), but only into an open campaign whose
+    organizer enabled Prolific, with the campaign's crowd key in the address: anything else is a
+    404 that writes nothing. GET writes
     nothing. The POST needs CSRF and valid PROLIFIC_PID, STUDY_ID and SESSION_ID (400 naming
     the bad one); it logs in only a password-less crowd account (403 otherwise).
     """
-    return _entry(request, open_campaign(campaign_id), crowd.PROLIFIC)
+    return _entry(request, open_crowd_campaign(campaign_id, crowd.PROLIFIC, key), crowd.PROLIFIC)
+
+
+def open_crowd_campaign(campaign_id, platform, key):
+    """The open campaign if the organizer enabled ``platform`` and ``key`` is its crowd key; else 404."""
+    campaign = open_campaign(campaign_id)
+    if not entry_allowed(campaign, platform, key):
+        raise Http404("No open campaign here.")
+    return campaign
 
 
 def _preview(request, campaign):

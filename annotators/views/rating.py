@@ -45,9 +45,10 @@ def _assignment_id(posted):
         raise Http404("No such assignment.") from None
 
 
-def _own_assignment(campaign, rater, assignment_id):
-    """The rater's assignment in this campaign, or 404: another rater's id reveals nothing."""
-    return get_object_or_404(Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign)
+def _own_assignment(campaign, rater, assignment_id, crowd_session=None):
+    """The rater's assignment in this campaign (and crowd session), or 404: another's id reveals nothing."""
+    return get_object_or_404(Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign,
+                             crowd_session=crowd_session)
 
 
 def advance(request, campaign, rater, crowd_session=None):
@@ -57,7 +58,8 @@ def advance(request, campaign, rater, crowd_session=None):
     ``crowd_session``: the one the caller has already read, if any.
     """
     crowd_session = crowd_session or crowd.current_session(request, campaign, rater)
-    if crowd.session_full(campaign, crowd_session) or engine.next_assignment(campaign, rater) is None:
+    if crowd.session_full(campaign, crowd_session) or engine.next_assignment(
+            campaign, rater, crowd_session_id=crowd.session_id(crowd_session)) is None:
         return redirect("annotators:done", campaign_id=campaign.pk)
     return redirect("annotators:item", campaign_id=campaign.pk)
 
@@ -154,14 +156,15 @@ def item(request, campaign_id):
 
 
 def _show(request, campaign, rater):
-    assignment, progress = engine.live_lease_and_progress(campaign, rater)
+    crowd_session = crowd.current_session(request, campaign, rater)
+    assignment, progress = engine.live_lease_and_progress(campaign, rater,
+                                                          crowd_session_id=crowd.session_id(crowd_session))
     kept = pending.recall(request, campaign.pk)
     if kept is not None:
         unsaved = (Assignment.objects.select_related("item__instance")
-                   .filter(pk=kept.assignment_id, rater=rater, campaign=campaign)
+                   .filter(pk=kept.assignment_id, rater=rater, campaign=campaign, crowd_session=crowd_session)
                    .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED]).first())
         assignment, kept = (unsaved, kept) if unsaved is not None else (assignment, None)
-    crowd_session = crowd.current_session(request, campaign, rater)
     if crowd_session is not None:
         progress = crowd.progress(campaign, rater, crowd_session, overall=progress)
     if assignment is None:
@@ -186,31 +189,33 @@ def _submit(request, campaign, rater):
     """Save the score and lease the next item; ownership is checked by the engine under the row lock.
 
     In a crowd session the next item is leased only after the rating counts, since the
-    session's cap on items may have been reached by it.
+    session's cap on items may have been reached by it. The message says what the database holds:
+    a repeated submit shows the score stored the first time, never the one posted again.
     """
     assignment_id = _assignment_id(request.POST.get("assignment"))
     score = pending.parse_score(request.POST.get("score"))
+    crowd_session = crowd.current_session(request, campaign, rater)
+    session_id = crowd.session_id(crowd_session)
     if score is None:
-        _own_assignment(campaign, rater, assignment_id)  # someone else's id is a 404 here too
+        _own_assignment(campaign, rater, assignment_id, crowd_session)  # someone else's id is a 404 here too
         messages.error(request, "Choose a score from 0 to 3, then submit.")
         return redirect("annotators:item", campaign_id=campaign.pk)
     now = timezone.now()
-    reported = request.POST.get("seconds")
-    seconds = partial(measured_seconds, now=now, reported=reported)
-    crowd_session = crowd.current_session(request, campaign, rater)
+    seconds = partial(measured_seconds, now=now, reported=request.POST.get("seconds"))
+    submitted = None
     try:
         if crowd_session is None:
             submitted = engine.submit_and_lease(assignment_id, rater, score, campaign, seconds=seconds, now=now)
+            rating, created = submitted.rating, submitted.created
         else:
-            engine.submit_rating(assignment_id, rater, score, now=now, campaign=campaign, seconds=seconds)
-            submitted = None
+            rating, created = engine.submit_rating(assignment_id, rater, score, now=now, campaign=campaign,
+                                                   seconds=seconds, crowd_session_id=session_id)
     except engine.SubmissionRefused as refusal:
         if refusal.code == engine.SubmissionRefused.NOT_FOUND:
             raise Http404(refusal.message) from None
         messages.warning(request, refusal.message)
-        submitted = None
     else:
-        messages.success(request, f"Saved: {score}.")
+        messages.success(request, f"Saved: {rating.score}." if created else f"Already saved: {rating.score}.")
     if submitted is not None and submitted.next_assignment_id is not None:
         return pending.forget(redirect("annotators:item", campaign_id=campaign.pk))
     return pending.forget(advance(request, campaign, rater, crowd_session))
@@ -221,17 +226,26 @@ def _submit(request, campaign, rater):
 def flag(request, campaign_id):
     """Report the current item as broken, then skip it (see :mod:`core.flags`).
 
-    Security: raters only, POST with CSRF; the assignment must be the rater's own (404
-    otherwise, nothing written). An anonymous POST keeps the note and sends the rater to log in.
+    Security: raters only, POST with CSRF; the same checks as a submit: an open campaign, a rater
+    not excluded, and the rater's own live lease (of this crowd session, for a crowd worker):
+    someone else's assignment is a 404, an expired or finished one a warning, and nothing is
+    written. An anonymous POST keeps the note and sends the rater to log in.
     """
     if not request.user.is_authenticated:
         return _keep_for_login(request, campaign_id, flag=True)
     rater = _rater_or_403(request)
     campaign = open_campaign(campaign_id)
-    assignment = _own_assignment(campaign, rater, request.POST.get("assignment"))
-    flags.flag_item(assignment.pk, rater, request.POST.get("note", ""))
-    messages.success(request, "Thank you: the item was reported and skipped. You will not see it again.")
-    return pending.forget(advance(request, campaign, rater))
+    crowd_session = crowd.current_session(request, campaign, rater)
+    try:
+        flags.flag_item(_assignment_id(request.POST.get("assignment")), rater, campaign,
+                        request.POST.get("note", ""), crowd_session_id=crowd.session_id(crowd_session))
+    except flags.FlagRefused as refusal:
+        if refusal.code == flags.FlagRefused.NOT_FOUND:
+            raise Http404(refusal.message) from None
+        messages.warning(request, refusal.message)
+    else:
+        messages.success(request, "Thank you: the item was reported and skipped. You will not see it again.")
+    return pending.forget(advance(request, campaign, rater, crowd_session))
 
 
 @frameable_by_mturk
@@ -252,11 +266,16 @@ def done(request, campaign_id):
     progress = crowd.progress(campaign, rater, crowd_session)
     finished = crowd.is_finished(progress)
     excluded = engine.is_excluded(campaign, rater)
-    return render(request, "rate/done.html", {
+    submit_url = (crowd.external_submit_url(crowd_session)
+                  if crowd_session is not None and crowd_session.platform == crowd.MTURK else "")
+    response = render(request, "rate/done.html", {
         "campaign": campaign, "progress": progress, "finished": finished,
         "is_open": campaign.status == Campaign.Status.OPEN, "excluded": excluded,
         "crowd_session": crowd_session,
         "completion": crowd.completion(campaign, rater) if finished or excluded else None,
-        "submit_url": crowd.external_submit_url(crowd_session)
-        if crowd_session is not None and crowd_session.platform == crowd.MTURK else "",
+        "submit_url": submit_url,
     })
+    if submit_url:
+        # The HIT's completion form posts to MTurk: the one other origin this page's forms may send to.
+        response._csp_update = {"form-action": [crowd.submit_origin(crowd_session.submit_to)]}
+    return response

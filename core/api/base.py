@@ -4,8 +4,8 @@ Token authentication is tried first so that an anonymous request gets 401 with
 ``WWW-Authenticate: Token`` (DRF answers 403 when session authentication comes first);
 a session still works from the browser, with DRF's CSRF check on unsafe methods.
 """
-from rest_framework import generics
 from knox.auth import TokenAuthentication
+from rest_framework import generics
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer

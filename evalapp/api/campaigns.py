@@ -2,6 +2,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
+from rest_framework.parsers import MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
@@ -22,12 +23,15 @@ from evalapp.api.serializers import (
     CampaignSerializer,
     CampaignSummarySerializer,
     CrowdSessionSerializer,
+    CrowdSettingsSerializer,
+    CrowdSubmissionsUploadSerializer,
     ExclusionResultSerializer,
     ExclusionSerializer,
     FlaggedItemSerializer,
     RaterQualitySerializer,
+    ReconciliationSerializer,
 )
-from evalapp.services import exports
+from evalapp.services import crowd, exports
 from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
 from evalapp.services.crowd import SessionReview, session_reviews
 
@@ -187,3 +191,63 @@ class FlaggedItemsView(ListApiView):
     @extend_schema(tags=["quality"])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
+
+
+class CrowdSettingsView(ApiView):
+    """GET: the campaign's crowd settings and entry addresses. PATCH: change them (which platforms may
+    enter, codes, cap on items per session, whether only reconciled crowd ratings count).
+
+    Security: organizers only (the addresses carry the campaign's secret key); PATCH is JSON with CSRF
+    when a session is used; a refused value changes nothing (400 naming the field).
+    """
+
+    permission_classes = ORGANIZER
+    parser_classes = [SafeJSONParser]
+
+    @extend_schema(responses=CrowdSettingsSerializer, tags=["crowd"])
+    def get(self, request, campaign_id):
+        return Response(CrowdSettingsSerializer(campaign_or_404(campaign_id), context={"request": request}).data)
+
+    @extend_schema(request=CrowdSettingsSerializer, responses=CrowdSettingsSerializer, tags=["crowd"])
+    def patch(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        form = CrowdSettingsSerializer(campaign, data=request.data, partial=True, context={"request": request})
+        form.is_valid(raise_exception=True)
+        crowd.save_settings(campaign, **form.validated_data)
+        return Response(CrowdSettingsSerializer(campaign, context={"request": request}).data)
+
+
+class CrowdKeyView(ApiView):
+    """POST: a new crowd key: the entry addresses change and the old ones stop working at once.
+
+    Security: organizers only; POST with CSRF when a session is used.
+    """
+
+    permission_classes = ORGANIZER
+
+    @extend_schema(request=None, responses=CrowdSettingsSerializer, tags=["crowd"])
+    def post(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        crowd.rotate_key(campaign)
+        return Response(CrowdSettingsSerializer(campaign, context={"request": request}).data)
+
+
+class CrowdSubmissionsView(ApiView):
+    """POST: the platform's own records (MTurk batch results, Prolific submissions export) to reconcile the
+    campaign's crowd sessions with: verified, unverified or rejected, rejected sessions' ratings withdrawn.
+
+    Security: organizers only; multipart, CSRF with a session. A refused file (400, problems with
+    file, line, column) changes nothing.
+    """
+
+    permission_classes = ORGANIZER
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(request={"multipart/form-data": CrowdSubmissionsUploadSerializer},
+                   responses={200: ReconciliationSerializer}, tags=["crowd"])
+    def post(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        form = CrowdSubmissionsUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        result = crowd.import_crowd_submissions(campaign, form.validated_data["platform"], form.validated_data["file"])
+        return Response(result.as_json())

@@ -7,6 +7,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from core.api.serializers import ProblemSerializer
+from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC
 from core.defaults import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
@@ -20,11 +21,13 @@ from core.defaults import (
     REFERENCE_POSITIONS,
     REQUEST_SEED_BOUND,
 )
-from core.models import Campaign, Dataset, System
+from core.models import Campaign, CrowdSession, Dataset, System
 from evalapp.formats.comve import SourceFile, too_large_message
 from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
 from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
+from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
+from evalapp.services.crowd import entry_url, settings_problems
 from evalapp.services.metric_study import CORPUS_SCOPES
 
 
@@ -159,6 +162,8 @@ class CampaignCreateSerializer(serializers.Serializer):
     share_identical_outputs = serializers.BooleanField(default=False)
     control_rate = serializers.FloatField(default=0.0, min_value=0, max_value=1)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
+    mturk_enabled = serializers.BooleanField(default=False, help_text="Let workers in from a Mechanical Turk HIT.")
+    prolific_enabled = serializers.BooleanField(default=False, help_text="Let participants in from a Prolific study.")
 
 
 class CampaignSummarySerializer(serializers.Serializer):
@@ -183,6 +188,8 @@ class CampaignSummarySerializer(serializers.Serializer):
     control_rate = serializers.FloatField()
     lease_seconds = serializers.IntegerField()
     rubric = serializers.JSONField()
+    mturk_enabled = serializers.BooleanField()
+    prolific_enabled = serializers.BooleanField()
 
 
 class SystemProgressSerializer(serializers.Serializer):
@@ -197,6 +204,11 @@ class SystemProgressSerializer(serializers.Serializer):
     fraction = serializers.FloatField()
 
 
+class CrowdCountSerializer(serializers.Serializer):
+    sessions = serializers.IntegerField()
+    ratings = serializers.IntegerField()
+
+
 class CampaignProgressSerializer(serializers.Serializer):
     """``core.progress.CampaignProgress``: system items and control items apart."""
 
@@ -209,9 +221,14 @@ class CampaignProgressSerializer(serializers.Serializer):
     leased = serializers.IntegerField(help_text="Live leases right now.")
     active_raters = serializers.IntegerField()
     raters = serializers.IntegerField()
+    flagged_items = serializers.IntegerField(help_text="Items raters reported as broken.")
     complete = serializers.BooleanField()
     fraction = serializers.FloatField()
     systems = SystemProgressSerializer(many=True)
+    crowd = serializers.DictField(
+        child=CrowdCountSerializer(),
+        help_text="Crowd sessions and their ratings by what the platforms' records say: verified, unverified, "
+                  "rejected.")
 
 
 class FlaggedItemSerializer(serializers.Serializer):
@@ -252,6 +269,51 @@ class RaterQualitySerializer(serializers.Serializer):
     problems = serializers.ListField(child=serializers.CharField(), help_text="Why the rater is flagged.")
 
 
+class CrowdSettingsSerializer(serializers.ModelSerializer):
+    """A campaign's crowd settings; the entry addresses (with the crowd key) come back with them."""
+
+    completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
+    mturk_url = serializers.SerializerMethodField(help_text="The HIT's ExternalURL (with the crowd key).")
+    prolific_url = serializers.SerializerMethodField(help_text="The study URL (with the crowd key).")
+
+    class Meta:
+        model = Campaign
+        fields = [*CROWD_SETTINGS, "mturk_url", "prolific_url"]
+
+    def validate(self, attrs):
+        problems = settings_problems({**{name: getattr(self.instance, name) for name in CROWD_SETTINGS},
+                                      **attrs})
+        if problems:
+            raise serializers.ValidationError(problems)
+        return attrs
+
+    def _url(self, campaign, platform):
+        return entry_url(self.context["request"].build_absolute_uri("/"), campaign, platform)
+
+    def get_mturk_url(self, campaign) -> str:
+        return self._url(campaign, MTURK)
+
+    def get_prolific_url(self, campaign) -> str:
+        return self._url(campaign, PROLIFIC)
+
+
+class CrowdSubmissionsUploadSerializer(serializers.Serializer):
+    platform = serializers.ChoiceField(choices=CROWD_PLATFORMS)
+    file = UploadField(help_text="MTurk batch results CSV, or Prolific's submissions export CSV.")
+
+
+class ReconciliationSerializer(serializers.Serializer):
+    platform = serializers.CharField()
+    verified = serializers.IntegerField()
+    unverified = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+    ratings_excluded = serializers.IntegerField(help_text="Ratings of newly rejected sessions, which no longer count.")
+    items_reopened = serializers.IntegerField()
+    not_in_campaign = serializers.ListField(child=serializers.DictField(), help_text="Records of no session here.")
+    other_worker = serializers.ListField(child=serializers.DictField(),
+                                        help_text="Sessions the file lists under another worker (rejected).")
+
+
 class CrowdSessionSerializer(serializers.Serializer):
     """One crowd session as the organizer reviews it before approving the work on the platform."""
 
@@ -263,6 +325,9 @@ class CrowdSessionSerializer(serializers.Serializer):
     ratings = serializers.IntegerField()
     screened_out = serializers.BooleanField()
     code = serializers.CharField(allow_blank=True, help_text="Prolific: the code the worker was shown.")
+    status = serializers.ChoiceField(choices=CrowdSession.Status.choices,
+                                     help_text="What the platform's records say of the session.")
+    platform_status = serializers.CharField(allow_blank=True, help_text="The status as the platform's file wrote it.")
 
 
 class ExclusionSerializer(serializers.Serializer):

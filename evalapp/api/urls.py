@@ -22,6 +22,9 @@ urlpatterns = [
     path(campaign + "raters/<id:rater_id>/exclusion/", campaigns.RaterExclusionView.as_view(), name="exclusion"),
     path(campaign + "flags/", campaigns.FlaggedItemsView.as_view(), name="flags"),
     path(campaign + "crowd-sessions/", campaigns.CrowdSessionsView.as_view(), name="crowd-sessions"),
+    path(campaign + "crowd/", campaigns.CrowdSettingsView.as_view(), name="crowd"),
+    path(campaign + "crowd/key/", campaigns.CrowdKeyView.as_view(), name="crowd-key"),
+    path(campaign + "crowd-submissions/", campaigns.CrowdSubmissionsView.as_view(), name="crowd-submissions"),
     # Results.
     path(campaign + "table6/", results.Table6View.as_view(), name="table6"),
     path(campaign + "ratings/", results.RatingsExportView.as_view(), name="ratings"),

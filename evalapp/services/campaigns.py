@@ -221,7 +221,7 @@ def human_system(dataset, reference):
 def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
                     raters_per_item=DEFAULT_RATERS_PER_ITEM, systems=None, human_reference=None, rubric=None,
                     lease_seconds=DEFAULT_LEASE_SECONDS, share_identical_outputs=False, control_rate=0.0,
-                    instructions="", created_by=None):
+                    instructions="", created_by=None, mturk_enabled=False, prolific_enabled=False):
     """Create a campaign and all its items; returns the :class:`Campaign`. Raises CampaignError.
 
     - instances: a seeded random ``sample`` of that many (``draw_sample``), or ``instance_ids``
@@ -234,7 +234,9 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
     - ``round(control_rate * system items)`` control items (S8), not counted in any score.
 
     ``seed`` seeds the sample, the controls and the item order; one is drawn (and stored)
-    when none is given.
+    when none is given. Crowd workers may enter only from the platforms enabled here
+    (``mturk_enabled``, ``prolific_enabled``; off by default), through addresses carrying the
+    campaign's crowd key.
     """
     dataset = get_dataset(dataset)
     problems = _Problems()
@@ -268,6 +270,7 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
                 instructions=instructions, lease_seconds=lease_seconds,
                 share_identical_outputs=share_identical_outputs, control_rate=control_rate,
                 human_reference=human_reference, created_by=created_by,
+                mturk_enabled=bool(mturk_enabled), prolific_enabled=bool(prolific_enabled),
             )
             campaign.systems.set(selected)
             CampaignInstance.objects.bulk_create(
@@ -365,4 +368,6 @@ def campaign_summary(campaign):
         "control_rate": campaign.control_rate,
         "lease_seconds": campaign.lease_seconds,
         "rubric": campaign.rubric,
+        "mturk_enabled": campaign.mturk_enabled,
+        "prolific_enabled": campaign.prolific_enabled,
     }

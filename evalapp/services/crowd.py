@@ -1,30 +1,67 @@
 """Crowd platforms from the organizer's side: the campaign's settings, its entry addresses, its sessions."""
-from collections import defaultdict
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
+from functools import partial
 
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
 from django.urls import reverse
+from django.utils import timezone
 
-from core import quality
-from core.crowd import PROLIFIC, code_for
-from core.models import Assignment, CrowdSession
+from core import engine, quality
+from core.crowd import CROWD_PLATFORMS, PROLIFIC, code_for
+from core.models import Assignment, CrowdSession, new_crowd_key
+from core.problems import FormatError, Problem
+from core.retry import retry_on_contention
+from evalapp.formats.crowd_submissions import REJECTED, VERIFIED, parse_submissions
+from evalapp.services.imports import as_source
 
 PROLIFIC_URL_PARAMETERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 
 
 def entry_url(base_url, campaign, platform):
-    """The absolute address of the campaign's entry page for a platform, under ``base_url``."""
-    path = reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk})
+    """The absolute address of the campaign's entry page for a platform (with the campaign's crowd
+    key), under ``base_url``."""
+    path = reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk, "key": campaign.crowd_key})
     address = base_url.rstrip("/") + path
     return f"{address}?{PROLIFIC_URL_PARAMETERS}" if platform == PROLIFIC else address
 
 
-def save_settings(campaign, completion_url, completion_code, screening_code, items_per_session):
-    """Save the campaign's crowd settings (already validated by the caller's form)."""
-    campaign.completion_url = completion_url
-    campaign.completion_code = completion_code
-    campaign.screening_code = screening_code
-    campaign.items_per_session = items_per_session
-    campaign.save(update_fields=["completion_url", "completion_code", "screening_code", "items_per_session"])
+SETTINGS = ("mturk_enabled", "prolific_enabled", "completion_url", "completion_code", "screening_code",
+            "items_per_session", "count_reconciled_only")
+
+
+CODE_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
+CODE_RULE = "Use letters, digits, '-' and '_' only."
+
+
+def settings_problems(values):
+    """What is wrong with crowd settings that each pass their field's own checks, as ``{field: message}``."""
+    problems = {}
+    for name in ("completion_code", "screening_code"):
+        if values.get(name) and not CODE_PATTERN.match(values[name]):
+            problems[name] = CODE_RULE
+    if values.get("screening_code") and values.get("screening_code") == values.get("completion_code"):
+        problems["screening_code"] = "The screening code must differ from the completion code."
+    return problems
+
+
+def save_settings(campaign, **values):
+    """Save the campaign's crowd settings (``SETTINGS``; already validated by the caller's form or serializer)."""
+    unknown = set(values) - set(SETTINGS)
+    if unknown:
+        raise ValueError(f"unknown crowd settings: {', '.join(sorted(unknown))}")
+    for name, value in values.items():
+        setattr(campaign, name, value)
+    campaign.save(update_fields=list(values))
+
+
+def rotate_key(campaign):
+    """Give the campaign a new crowd key: the entry addresses change and the old ones stop working at once."""
+    campaign.crowd_key = new_crowd_key()
+    campaign.save(update_fields=["crowd_key"])
+    return campaign.crowd_key
 
 
 @dataclass(frozen=True)
@@ -39,39 +76,114 @@ class SessionReview:
     ratings: int
     screened_out: bool
     code: str
+    status: str
+    platform_status: str
 
-    COLUMNS = ("platform", "worker_id", "session_id", "task_id", "started_at", "ratings", "screened_out", "code")
+    COLUMNS = ("platform", "worker_id", "session_id", "task_id", "started_at", "ratings", "screened_out", "code",
+               "status", "platform_status")
 
     def row(self):
         return [getattr(self, column) for column in self.COLUMNS]
 
 
 def session_reviews(campaign):
-    """Every crowd session of the campaign with its ratings and the code its worker is owed.
+    """Every crowd session of the campaign with its ratings, the code its worker is owed, and what the
+    platform's records say of it (``status``: unverified, verified or rejected).
 
-    Sessions of one worker split the worker's assignments by their start (see
-    :func:`session_ratings`); the screening figures are the quality page's.
+    A session's ratings are its own leases that ended in a rating; the screening figures are the
+    quality page's.
     """
-    sessions = list(CrowdSession.objects.filter(campaign=campaign).select_related("rater")
-                    .order_by("rater_id", "assignments_before", "pk"))
-    sequences = defaultdict(list)
-    for rater_id, sequence in Assignment.objects.filter(
-            campaign=campaign, status=Assignment.Status.DONE,
-            rater_id__in={crowd_session.rater_id for crowd_session in sessions}).values_list("rater_id", "sequence"):
-        sequences[rater_id].append(sequence)
+    sessions = (CrowdSession.objects.filter(campaign=campaign).select_related("rater")
+                .annotate(ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))
+                .order_by("started_at", "session_id"))
     figures = {record.rater_id: record for record in quality.rater_quality(campaign)}
     reviews = []
-    for index, crowd_session in enumerate(sessions):
-        following = sessions[index + 1] if index + 1 < len(sessions) else None
-        until = following.assignments_before if following and following.rater_id == crowd_session.rater_id else None
-        ratings = sum(1 for sequence in sequences[crowd_session.rater_id]
-                      if sequence > crowd_session.assignments_before and (until is None or sequence <= until))
+    for crowd_session in sessions:
         record = figures.get(crowd_session.rater_id)
         screened_out = record is not None and (record.excluded or quality.fails_controls(
             record.control_ratings, record.control_pass_rate, campaign.min_control_pass_rate))
         reviews.append(SessionReview(
             crowd_session.platform, crowd_session.rater.external_id, crowd_session.session_id,
-            crowd_session.task_id, crowd_session.started_at, ratings, screened_out,
-            code_for(campaign, screened_out) if crowd_session.platform == PROLIFIC else ""))
-    reviews.sort(key=lambda review: (review.started_at, review.session_id))
+            crowd_session.task_id, crowd_session.started_at, crowd_session.ratings, screened_out,
+            code_for(campaign, screened_out) if crowd_session.platform == PROLIFIC else "",
+            crowd_session.status, crowd_session.platform_status))
     return reviews
+
+
+# --- reconciliation with the platform's records ------------------------------------------------
+
+@dataclass
+class Reconciliation:
+    """What a platform's export said of the campaign's crowd sessions."""
+
+    platform: str
+    verified: int = 0
+    unverified: int = 0
+    rejected: int = 0
+    ratings_excluded: int = 0
+    items_reopened: int = 0
+    not_in_campaign: list = field(default_factory=list)   # (line, session id) of records with no session here
+    other_worker: list = field(default_factory=list)      # (line, session id, worker in the file, worker here)
+
+    def as_json(self):
+        return {"platform": self.platform, "verified": self.verified, "unverified": self.unverified,
+                "rejected": self.rejected, "ratings_excluded": self.ratings_excluded,
+                "items_reopened": self.items_reopened,
+                "not_in_campaign": [{"line": line, "session_id": session} for line, session in self.not_in_campaign],
+                "other_worker": [{"line": line, "session_id": session, "worker_in_file": listed,
+                                  "worker_here": here} for line, session, listed, here in self.other_worker]}
+
+
+def import_crowd_submissions(campaign, platform, source):
+    """Reconcile the campaign's crowd sessions of ``platform`` with the platform's own export.
+
+    A session is verified only when the export lists the same pair (worker id, assignment or
+    session id) as submitted or approved; rejected when it lists the session as rejected,
+    returned or timed out, or under another worker; otherwise it stays unverified (the export
+    does not know it yet). A rejected session's ratings stop counting and its items reopen
+    (:func:`core.engine.reject_crowd_sessions`); a rejection is final, a later export cannot undo
+    it. Atomic: a file with a problem (file, line, column) changes nothing.
+    """
+    if platform not in CROWD_PLATFORMS:
+        raise FormatError(Problem("platform", None, None, f"'{platform}' is not a crowd platform; choose one of "
+                                                          f"{', '.join(CROWD_PLATFORMS)}"))
+    source = as_source(source)
+    records = parse_submissions(source.data, source.name, platform, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
+    return retry_on_contention(partial(_reconcile, campaign, platform, records))
+
+
+def _reconcile(campaign, platform, records):
+    listed = {record.session_id: record for record in records}
+    result = Reconciliation(platform)
+    now = timezone.now()
+    with transaction.atomic():
+        sessions = list(CrowdSession.objects.select_for_update().filter(campaign=campaign, platform=platform)
+                        .select_related("rater").order_by("pk"))
+        known = {crowd_session.session_id for crowd_session in sessions}
+        result.not_in_campaign = [(r.line, r.session_id) for r in records if r.session_id not in known]
+        newly_rejected = []
+        for crowd_session in sessions:
+            record = listed.get(crowd_session.session_id)
+            status = _status_from(record, crowd_session, result)
+            if crowd_session.status == CrowdSession.Status.REJECTED:
+                status = CrowdSession.Status.REJECTED
+            elif status == CrowdSession.Status.REJECTED:
+                newly_rejected.append(crowd_session)
+            setattr(result, status, getattr(result, status) + 1)
+            crowd_session.status = status
+            crowd_session.platform_status = record.status[:40] if record is not None else crowd_session.platform_status
+            crowd_session.reconciled_at = now
+        CrowdSession.objects.bulk_update(sessions, ["status", "platform_status", "reconciled_at"])
+        result.ratings_excluded, result.items_reopened = engine.reject_crowd_sessions(newly_rejected)
+    return result
+
+
+def _status_from(record, crowd_session, result):
+    if record is None:
+        return CrowdSession.Status.UNVERIFIED
+    if record.worker_id != crowd_session.rater.external_id:
+        result.other_worker.append((record.line, record.session_id, record.worker_id,
+                                    crowd_session.rater.external_id))
+        return CrowdSession.Status.REJECTED
+    return {VERIFIED: CrowdSession.Status.VERIFIED, REJECTED: CrowdSession.Status.REJECTED}.get(
+        record.verdict, CrowdSession.Status.UNVERIFIED)

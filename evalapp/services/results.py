@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from django.db.models import Count, Q, Sum
 
+from core.crowd import CROWD_PLATFORMS
 from core.defaults import (
     CONFIDENCE_LEVEL,
     DEFAULT_PERMUTATIONS,
@@ -20,7 +21,7 @@ from core.defaults import (
     DEFAULT_SEED,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, RaterExclusion, Rating, System
+from core.models import CrowdSession, Instance, Item, ItemOutput, RaterExclusion, Rating, System
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import significance as significance_compute
@@ -38,10 +39,16 @@ def rater_label(rater_id):
 
 
 def _counted_ratings(campaign):
-    """Ratings that enter results: system items, rating not excluded, rater not excluded."""
+    """Ratings that enter results: system items, rating not excluded, rater not excluded, and, with the
+    campaign's ``count_reconciled_only``, a crowd worker's rating only once the platform's records
+    verified its session (ratings imported from a platform's files were the platform's already)."""
     excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-    return (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
-            .exclude(rater_id__in=excluded_raters))
+    ratings = (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
+               .exclude(rater_id__in=excluded_raters))
+    if campaign.count_reconciled_only and CrowdSession.objects.filter(campaign=campaign).exists():
+        ratings = ratings.exclude(Q(source=Rating.Source.APP, rater__platform__in=CROWD_PLATFORMS)
+                                  & ~Q(assignment__crowd_session__status=CrowdSession.Status.VERIFIED))
+    return ratings
 
 
 def ratings_records(campaign):

@@ -73,6 +73,10 @@ class CampaignForm(forms.Form):
                                          help_text="The score is shared by every system that gave the same reason.")
     instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                                    help_text="Shown to raters before the rubric.")
+    mturk_enabled = forms.BooleanField(required=False, label="Let workers in from Mechanical Turk",
+                                       help_text="Off: no one can enter from a HIT (you can change it on the crowd page).")
+    prolific_enabled = forms.BooleanField(required=False, label="Let participants in from Prolific",
+                                          help_text="Off: no one can enter from a study (you can change it later).")
 
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
@@ -109,6 +113,7 @@ class CampaignForm(forms.Form):
             "raters_per_item": data["raters_per_item"], "lease_seconds": data["lease_minutes"] * SECONDS_PER_MINUTE,
             "control_rate": data["control_rate"], "share_identical_outputs": data["share_identical"],
             "instructions": data["instructions"],
+            "mturk_enabled": data["mturk_enabled"], "prolific_enabled": data["prolific_enabled"],
             "rubric": [{"score": score, "label": data[f"rubric_label_{score}"],
                         "description": data[f"rubric_description_{score}"]} for score in SCORES],
         }

@@ -6,11 +6,11 @@ from django.views.decorators.http import require_GET
 
 from core import roles
 from core.defaults import (
-    NO_STORE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
     MAX_REQUEST_PERMUTATIONS,
     MAX_REQUEST_RESAMPLES,
+    NO_STORE,
     REQUEST_SEED_BOUND,
 )
 from core.models import Campaign

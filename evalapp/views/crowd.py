@@ -1,19 +1,19 @@
 """The organizer's crowd-platform page of a campaign: settings, HIT and study addresses, sessions."""
 from django import forms
 from django.contrib import messages
-from django.core.validators import RegexValidator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
 from core import quality, roles
 from core.crowd import MTURK, PROLIFIC
 from core.models import Campaign
+from core.problems import FormatError
+from core.progress import crowd_session_counts
 from evalapp.formats.external_question import AUTO_FRAME_HEIGHT, ExternalQuestionError, external_question_xml
 from evalapp.services import crowd, exports
 from evalapp.views.common import campaign_download
-
-CODE_CHARACTERS = RegexValidator(r"^[A-Za-z0-9_-]*$", "Use letters, digits, '-' and '_' only.")
+from evalapp.views.data import UploadField
 
 
 class CrowdSettingsForm(forms.ModelForm):
@@ -26,26 +26,29 @@ class CrowdSettingsForm(forms.ModelForm):
 
     class Meta:
         model = Campaign
-        fields = ["completion_url", "completion_code", "screening_code", "items_per_session"]
+        fields = list(crowd.SETTINGS)
         labels = {
+            "mturk_enabled": "Let workers in from Mechanical Turk",
+            "prolific_enabled": "Let participants in from Prolific",
             "completion_code": "Completion code",
             "screening_code": "Screening code (for raters who fail the control items)",
+            "count_reconciled_only": "Count a crowd rating only once the platform's records verify its session",
         }
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for name in ("completion_code", "screening_code"):
-            self.fields[name].validators.append(CODE_CHARACTERS)
 
     def clean(self):
         cleaned = super().clean()
-        completion_code, screening_code = cleaned.get("completion_code"), cleaned.get("screening_code")
-        if screening_code and screening_code == completion_code:
-            self.add_error("screening_code", "The screening code must differ from the completion code.")
+        for name, message in crowd.settings_problems(cleaned).items():
+            self.add_error(name, message)
         return cleaned
 
 
-def _page(request, campaign, form, status=200):
+class SubmissionsUploadForm(forms.Form):
+    platform = forms.ChoiceField(choices=[(MTURK, "Mechanical Turk batch results (CSV)"),
+                                          (PROLIFIC, "Prolific submissions export (CSV)")])
+    file = UploadField(label="The platform's export")
+
+
+def _page(request, campaign, form, status=200, upload_form=None, reconciliation=None):
     base = request.build_absolute_uri("/")
     mturk_url = crowd.entry_url(base, campaign, MTURK)
     try:
@@ -56,14 +59,16 @@ def _page(request, campaign, form, status=200):
         "campaign": campaign, "form": form, "mturk_url": mturk_url, "question": question,
         "question_error": question_error, "prolific_url": crowd.entry_url(base, campaign, PROLIFIC),
         "reviews": crowd.session_reviews(campaign), "min_control_ratings": quality.MIN_CONTROL_RATINGS,
+        "upload_form": upload_form or SubmissionsUploadForm(), "reconciliation": reconciliation,
+        "crowd_counts": crowd_session_counts(campaign),
     }, status=status)
 
 
 @roles.organizer_required
 @require_http_methods(["GET", "POST"])
 def crowd_settings(request, campaign_id):
-    """GET: the campaign's crowd settings, its ExternalQuestion and study URL, and its crowd sessions.
-    POST: save the settings.
+    """GET: the campaign's crowd settings (which platforms may enter, the codes, the cap, reconciliation),
+    its ExternalQuestion and study URL (with the crowd key), and its crowd sessions. POST: save the settings.
 
     Security: organizers only (login, then 403). Changes only on POST with CSRF; an invalid
     value changes nothing and shows the form again with the error next to its field.
@@ -79,10 +84,48 @@ def crowd_settings(request, campaign_id):
     return redirect(reverse("campaigns:crowd", kwargs={"campaign_id": campaign.pk}))
 
 
+@roles.organizer_required
+@require_POST
+def rotate_key(request, campaign_id):
+    """Give the campaign a new crowd key: its entry addresses change, the old ones answer 404 at once.
+
+    Security: organizers only (login, then 403); POST with CSRF only.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    crowd.rotate_key(campaign)
+    messages.success(request, "New entry addresses made: the old ones no longer let anyone in. Update the HIT "
+                              "and the study with the addresses below.")
+    return redirect(reverse("campaigns:crowd", kwargs={"campaign_id": campaign.pk}))
+
+
+@roles.organizer_required
+@require_POST
+def import_submissions(request, campaign_id):
+    """Reconcile the campaign's crowd sessions with a platform's export (MTurk batch results, Prolific submissions).
+
+    Security: organizers only (login, then 403); POST with CSRF; uploads above
+    COMVE_MAX_UPLOAD_BYTES are refused. Atomic: a file with a problem changes nothing and every
+    problem is listed (file, line, column).
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = SubmissionsUploadForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _page(request, campaign, CrowdSettingsForm(instance=campaign), status=400, upload_form=form)
+    try:
+        result = crowd.import_crowd_submissions(campaign, form.cleaned_data["platform"], form.cleaned_data["file"])
+    except FormatError as error:
+        for problem in error.problems:
+            form.add_error("file", str(problem))
+        return _page(request, campaign, CrowdSettingsForm(instance=campaign), status=400, upload_form=form)
+    return _page(request, campaign, CrowdSettingsForm(instance=campaign), reconciliation=result)
+
+
 crowd_sessions_download = campaign_download(exports.crowd_sessions, roles.organizer_required)
 
 
 urlpatterns = [
     path("<id:campaign_id>/crowd/", crowd_settings, name="crowd"),
+    path("<id:campaign_id>/crowd/rotate-key/", rotate_key, name="rotate_crowd_key"),
+    path("<id:campaign_id>/crowd/submissions/", import_submissions, name="import_crowd_submissions"),
     path("<id:campaign_id>/crowd-sessions.<str:fmt>", crowd_sessions_download, name="crowd_sessions_download"),
 ]

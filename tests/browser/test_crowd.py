@@ -81,11 +81,11 @@ def crowd_campaign(transactional_db):
     """15 items (12 system, 3 control), one rater per item."""
     from tests.screens.conftest import make_campaign
 
-    return make_campaign(name="Crowd browser campaign", raters_per_item=1)
+    return make_campaign(name="Crowd browser campaign", raters_per_item=1, mturk_enabled=True, prolific_enabled=True)
 
 
 def hit_page(platform, live_server, campaign, **params):
-    src = f"{live_server.url}/rate/mturk/{campaign.pk}/?{urlencode(params)}"
+    src = f"{live_server.url}/rate/mturk/{campaign.pk}/{campaign.crowd_key}/?{urlencode(params)}"
     return f"{platform.origin}/hit?src={quote(src, safe='')}"
 
 

@@ -19,8 +19,10 @@ def prolific_params(pid="5f0c0ffee0c0ffee0c0ffee0", study="60a1study000000000000
     return {"PROLIFIC_PID": pid, "STUDY_ID": study, "SESSION_ID": session}
 
 
-def entry(platform, campaign):
-    return reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk})
+def entry(platform, campaign, key=None):
+    """The campaign's entry page for ``platform``, with its crowd key (or ``key``)."""
+    return reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk,
+                                                     "key": campaign.crowd_key if key is None else key})
 
 
 def screen(name, campaign, **kwargs):
@@ -31,8 +33,8 @@ def screen(name, campaign, **kwargs):
 
 @pytest.fixture
 def campaign(db):
-    """6 instances x 2 systems, one rater per item, 3 control items: 15 items in all."""
-    return make_campaign(name="Crowd", raters_per_item=1)
+    """6 instances x 2 systems, one rater per item, 3 control items: 15 items in all; open to both platforms."""
+    return make_campaign(name="Crowd", raters_per_item=1, mturk_enabled=True, prolific_enabled=True)
 
 
 def crowd_state():

@@ -37,7 +37,8 @@ def test_command_prints_the_campaigns_question(campaign, capsys):
     call_command("mturk_external_question", "--campaign", "Crowd", "--url", "https://eval.example.org/comve/",
                  "--frame-height", "800")
     root = ElementTree.fromstring(capsys.readouterr().out.encode())
-    assert root.find(f"{{{NAMESPACE}}}ExternalURL").text == f"https://eval.example.org/comve/rate/mturk/{campaign.pk}/"
+    assert root.find(f"{{{NAMESPACE}}}ExternalURL").text == (
+        f"https://eval.example.org/comve/rate/mturk/{campaign.pk}/{campaign.crowd_key}/")
     assert root.find(f"{{{NAMESPACE}}}FrameHeight").text == "800"
 
 

@@ -34,9 +34,9 @@ def test_only_organizers(client, campaign, rater_user, researcher):
 def test_organizer_sees_the_addresses_and_saves_the_settings(client, campaign, organizer):
     client.force_login(organizer)
     page = client.get(screen("crowd", campaign)).content.decode()
-    assert f"http://testserver/rate/mturk/{campaign.pk}/" in page
+    assert f"http://testserver/rate/mturk/{campaign.pk}/{campaign.crowd_key}/" in page
     assert "must be an absolute https:// address" in page, "plain http cannot be a HIT"
-    assert (f"http://testserver/rate/prolific/{campaign.pk}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
+    assert (f"http://testserver/rate/prolific/{campaign.pk}/{campaign.crowd_key}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}"
             "&amp;STUDY_ID={{%STUDY_ID%}}&amp;SESSION_ID={{%SESSION_ID%}}") in page
     response = client.post(screen("crowd", campaign), VALID)
     assert response.status_code == 302
@@ -46,7 +46,8 @@ def test_organizer_sees_the_addresses_and_saves_the_settings(client, campaign, o
 def test_over_https_the_page_shows_the_external_question(client, campaign, organizer):
     client.force_login(organizer)
     page = client.get(screen("crowd", campaign), secure=True).content.decode()
-    assert f"&lt;ExternalURL&gt;https://testserver/rate/mturk/{campaign.pk}/&lt;/ExternalURL&gt;" in page
+    assert (f"&lt;ExternalURL&gt;https://testserver/rate/mturk/{campaign.pk}/{campaign.crowd_key}/"
+            "&lt;/ExternalURL&gt;") in page
 
 
 @pytest.mark.parametrize("field, value", [

@@ -49,17 +49,24 @@ def test_one_failed_control_is_too_little_to_screen_out(campaign):
     assert crowd.is_screened_out(campaign, rater)
 
 
-def test_sessions_split_the_workers_ratings(campaign):
+def test_each_session_owns_its_leases_and_its_ratings(campaign):
     visits = [crowd.visit_from(crowd.MTURK, mturk_params(assignment=f"3ASSIGNMENT{n}", hit=f"3HIT{n}"))
               for n in range(3)]
     first = crowd.start_session(campaign, visits[0])
     rater = first.rater
     for _ in range(2):
-        engine.submit_rating(engine.next_assignment(campaign, rater).pk, rater, 2)
+        engine.submit_rating(engine.next_assignment(campaign, rater, crowd_session_id=first.pk).pk, rater, 2,
+                             crowd_session_id=first.pk)
+    held_by_first = engine.next_assignment(campaign, rater, crowd_session_id=first.pk)
     second = crowd.start_session(campaign, visits[1])
-    third = crowd.start_session(campaign, visits[2])  # started before rating anything in the second
+    third = crowd.start_session(campaign, visits[2])
+    assert engine.live_lease(campaign, rater, crowd_session_id=second.pk) is None, "not the first session's item"
     for _ in range(3):
-        engine.submit_rating(engine.next_assignment(campaign, rater).pk, rater, 2)
+        assignment = engine.next_assignment(campaign, rater, crowd_session_id=third.pk)
+        assert assignment.pk != held_by_first.pk
+        engine.submit_rating(assignment.pk, rater, 2, crowd_session_id=third.pk)
+    with pytest.raises(engine.SubmissionRefused):
+        engine.submit_rating(held_by_first.pk, rater, 3, crowd_session_id=third.pk)
     assert [crowd.session_ratings(s) for s in (first, second, third)] == [2, 0, 3]
     reviews = {review.session_id: review.ratings for review in session_reviews(campaign)}
     assert reviews == {"3ASSIGNMENT0": 2, "3ASSIGNMENT1": 0, "3ASSIGNMENT2": 3}

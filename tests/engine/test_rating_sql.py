@@ -36,7 +36,7 @@ def rating_path_statements(campaign):
         lease = engine.next_assignment(campaign, first, T0)
         engine.live_lease_and_progress(campaign, first, T0)
         submitted = engine.submit_and_lease(lease.pk, first, 2, campaign, seconds=1.0, now=T0)
-        flags.flag_item(submitted.next_assignment_id, first)
+        flags.flag_item(submitted.next_assignment_id, first, campaign, now=T0)
         late = engine.next_assignment(campaign, second, T0)
         engine.submit_rating(late.pk, second, 1, now=T0 + timedelta(days=2), campaign=campaign)
         rater_progress(campaign, first)

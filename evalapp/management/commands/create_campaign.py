@@ -65,6 +65,10 @@ class Command(BaseCommand):
                             help="A JSON rubric [{score, label, description}] for scores 0-3. Default: "
                                  "Table 1 of the task paper.")
         parser.add_argument("--instructions", metavar="FILE", help="A text file shown to raters before the rubric.")
+        parser.add_argument("--mturk", action="store_true",
+                            help="Let workers in from a Mechanical Turk HIT (entry address: mturk_external_question).")
+        parser.add_argument("--prolific", action="store_true",
+                            help="Let participants in from a Prolific study (entry address on the campaign's crowd page).")
         parser.add_argument("--json", action="store_true", help="Print the campaign's summary as JSON.")
 
     def handle(self, *args, **options):
@@ -82,7 +86,7 @@ class Command(BaseCommand):
                 human_reference=options["human_reference"], rubric=rubric,
                 lease_seconds=options["lease_minutes"] * SECONDS_PER_MINUTE,
                 share_identical_outputs=options["share_identical"], control_rate=options["control_rate"],
-                instructions=instructions,
+                instructions=instructions, mturk_enabled=options["mturk"], prolific_enabled=options["prolific"],
             )
         except FormatError as error:
             self._refuse(error, options["json"])

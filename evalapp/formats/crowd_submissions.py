@@ -1,0 +1,94 @@
+"""The crowd platforms' own records of the work done: MTurk batch results and Prolific's submissions export.
+
+No Django imports. Each file gives, per unit of paid work, the worker, the unit's id (MTurk
+``AssignmentId``, Prolific's submission id, which is the study's ``SESSION_ID``) and what the
+platform says of it. :func:`parse_submissions` reads either into :class:`PlatformRecord` rows,
+each with its line, and refuses a file without the three columns (naming the file and what is
+missing) or with a row that lacks them (naming file, line and column).
+
+How a status reads: ``verified`` (the platform has the work: MTurk Submitted or Approved,
+Prolific APPROVED or AWAITING REVIEW), ``rejected`` (MTurk Rejected; Prolific REJECTED,
+RETURNED, TIMED-OUT, SCREENED OUT), or ``pending`` (a session still running, or a status this
+reader does not know: it decides nothing).
+"""
+import re
+from dataclasses import dataclass
+
+from core.problems import ProblemLog
+from evalapp.formats.csvfile import read_rows
+
+MTURK = "mturk"
+PROLIFIC = "prolific"
+PLATFORMS = (MTURK, PROLIFIC)
+VERIFIED, REJECTED, PENDING = "verified", "rejected", "pending"
+
+# Header spellings of each part, compared after folding case, spaces and underscores: MTurk's
+# batch results; Prolific's export as it is today ("Submission id") and as it was ("session_id").
+COLUMNS = {
+    MTURK: {"worker": ("workerid",), "session": ("assignmentid",), "status": ("assignmentstatus",)},
+    PROLIFIC: {"worker": ("participantid",), "session": ("submissionid", "sessionid"), "status": ("status",)},
+}
+STATUSES = {
+    MTURK: {"submitted": VERIFIED, "approved": VERIFIED, "rejected": REJECTED},
+    PROLIFIC: {"approved": VERIFIED, "awaitingreview": VERIFIED, "rejected": REJECTED, "returned": REJECTED,
+               "timedout": REJECTED, "screenedout": REJECTED},
+}
+_FOLD = re.compile(r"[\s_\-]+")
+
+
+def fold(text):
+    return _FOLD.sub("", text.strip().lower())
+
+
+@dataclass(frozen=True)
+class PlatformRecord:
+    """One unit of paid work as the platform records it."""
+
+    line: int
+    worker_id: str
+    session_id: str
+    status: str          # as written in the file
+    verdict: str         # VERIFIED, REJECTED or PENDING
+
+
+def verdict(platform, status):
+    return STATUSES[platform].get(fold(status), PENDING)
+
+
+def _column_positions(platform, header, filename, problems):
+    folded = [fold(name) for name in header]
+    positions = {}
+    for part, spellings in COLUMNS[platform].items():
+        found = next((index for index, name in enumerate(folded) if name in spellings), None)
+        if found is None:
+            expected = " or ".join(repr(spelling) for spelling in spellings)
+            problems.add(filename, 1, None, f"no {part} column: the header needs one named like {expected} "
+                                            f"(case, spaces and underscores do not matter)")
+        positions[part] = found
+    return positions
+
+
+def parse_submissions(data, filename, platform, max_bytes):
+    """The :class:`PlatformRecord` rows of a platform's export; FormatError naming every problem."""
+    if platform not in PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}; choose one of {', '.join(PLATFORMS)}")
+    rows = read_rows(data, filename, max_bytes)
+    problems = ProblemLog()
+    if not rows:
+        problems.add(filename, None, None, "the file is empty; expected the platform's export with its header")
+        problems.raise_if_any()
+    positions = _column_positions(platform, rows[0].fields, filename, problems)
+    problems.raise_if_any()
+    records = []
+    for row in rows[1:]:
+        values = {}
+        for part, index in positions.items():
+            value = row.fields[index].strip() if index < len(row.fields) else ""
+            if not value:
+                problems.add(filename, row.line, index + 1, f"the {part} is empty")
+            values[part] = value
+        if all(values.values()):
+            records.append(PlatformRecord(row.line, values["worker"], values["session"], values["status"],
+                                          verdict(platform, values["status"])))
+    problems.raise_if_any()
+    return records

@@ -33,7 +33,10 @@ def named_controls(page):
     controls = []
     for node in nodes:
         role = node.get("role", {}).get("value")
-        if role in INTERACTIVE_ROLES and not node.get("ignored"):
+        focusable = any(prop.get("name") == "focusable" and prop.get("value", {}).get("value")
+                        for prop in node.get("properties", []))
+        # A wide table's scroll region takes keyboard focus so it can be scrolled with the arrow keys.
+        if (role in INTERACTIVE_ROLES or (role == "region" and focusable)) and not node.get("ignored"):
             controls.append((role, (node.get("name") or {}).get("value", "").strip()))
     return controls
 

@@ -155,7 +155,7 @@ def test_only_mturk_hosts_may_frame_the_rater_screens(live_server, new_context, 
 
 
 def prolific_link(live_server, campaign):
-    return f"{live_server.url}/rate/prolific/{campaign.pk}/?{urlencode(PARTICIPANT)}"
+    return f"{live_server.url}/rate/prolific/{campaign.pk}/{campaign.crowd_key}/?{urlencode(PARTICIPANT)}"
 
 
 def prolific_campaign(campaign, platform, items_per_session=None):
@@ -188,7 +188,7 @@ def test_prolific_study_ends_at_the_completion_url_with_the_code(live_server, ne
 def test_prolific_participant_who_fails_the_controls_gets_the_screening_code(live_server, new_context, platform,
                                                                            crowd_campaign, artifacts_dir):
     from core import engine
-    from core.models import Item, Rater
+    from core.models import CrowdSession, Item, Rater
 
     campaign = prolific_campaign(crowd_campaign, platform)
     page = new_context().new_page()
@@ -197,9 +197,10 @@ def test_prolific_participant_who_fails_the_controls_gets_the_screening_code(liv
     page.get_by_text("Item 1 of").wait_for()
     # All but the last item rated behind the scenes, every control failed; the browser rates the last.
     rater = Rater.objects.get()
+    session = CrowdSession.objects.get(rater=rater).pk
     for _ in range(Item.objects.filter(campaign=campaign).count() - 1):
-        assignment = engine.next_assignment(campaign, rater)
-        engine.submit_rating(assignment.pk, rater, failing(assignment.pk))
+        assignment = engine.next_assignment(campaign, rater, crowd_session_id=session)
+        engine.submit_rating(assignment.pk, rater, failing(assignment.pk), crowd_session_id=session)
     page.goto(f"{live_server.url}/rate/{campaign.pk}/")
     page.get_by_role("button", name="Continue rating").click()
     choose_and_submit(page, failing)

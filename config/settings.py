@@ -1,6 +1,6 @@
 """Settings read from the environment.
 
-Defaults give the embedded setup (SQLite file under var/, DEBUG on); production overrides
+Defaults give the embedded setup (SQLite file under var/, DEBUG off unless DJANGO_DEBUG=1); production overrides
 live in ``config.settings_production``. ``DATABASE_URL`` accepts ``sqlite:///PATH`` and
 ``postgres://USER:PASS@HOST:PORT/NAME``.
 """
@@ -192,8 +192,8 @@ AXES_LOCKOUT_TEMPLATE = "errors/locked.html"
 # The client's address: REMOTE_ADDR, or X-Forwarded-For only behind COMVE_TRUSTED_PROXIES proxies
 # (a header a client sets itself cannot choose its address then).
 TRUSTED_PROXIES = int(os.environ.get("COMVE_TRUSTED_PROXIES", "0"))
-AXES_IPWARE_PROXY_COUNT = TRUSTED_PROXIES or None
-AXES_IPWARE_META_PRECEDENCE_ORDER = ("HTTP_X_FORWARDED_FOR", "REMOTE_ADDR") if TRUSTED_PROXIES else ("REMOTE_ADDR",)
+AXES_CLIENT_IP_CALLABLE = "core.login_protection.client_address"
+AXES_USERNAME_CALLABLE = "core.login_protection.username"
 
 # Passwords: Django's four validators.
 AUTH_PASSWORD_VALIDATORS = [

@@ -82,6 +82,8 @@ MAX_ID_DIGITS = 18
 MAX_ID = 10**MAX_ID_DIGITS - 1
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+# Token requests per client address (the lockout after failed logins is django-axes', in settings).
+LOGIN_RATE = "30/minute"
 
 
 def content_type(fmt):

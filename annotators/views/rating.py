@@ -25,6 +25,7 @@ from annotators.instructions import WORKED_STATEMENT, worked_examples
 from annotators.seconds import measured_seconds
 from annotators.views.framing import frameable_by_mturk
 from core import engine, flags, rating_sql, roles
+from core.defaults import MAX_ID
 from core.models import Assignment, Campaign
 from core.progress import rater_progress
 
@@ -38,11 +39,14 @@ def open_campaign(campaign_id):
 
 
 def _assignment_id(posted):
-    """The posted assignment id, or 404 when it is not a number."""
+    """The posted assignment id, or 404 when it is not a number or beyond any id (MAX_ID)."""
     try:
-        return int(posted)
+        value = int(posted)
     except (TypeError, ValueError):
-        raise Http404("No such assignment.") from None
+        value = None
+    if value is None or not 0 < value <= MAX_ID:
+        raise Http404("No such assignment.")
+    return value
 
 
 def _own_assignment(campaign, rater, assignment_id, crowd_session=None):

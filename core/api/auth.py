@@ -9,16 +9,17 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.models import AuthToken
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 
 from core import roles
+from core.defaults import LOGIN_RATE
 from core.api.base import ApiView
+from core.api.errors import LockedOut
 from core.api.serializers import ErrorSerializer
 
-LOGIN_RATE = "30/minute"
 UNKNOWN_ENDPOINT = "There is no such API endpoint; the list is at /api/docs/."
 ADMIN = "admin"
 ROLE_CHECKS = (
@@ -40,8 +41,9 @@ class TokenView(ApiView):
     """POST username and password, get the account's API token (created on first request).
 
     Security: open to anyone (it is the login), throttled per client address; wrong
-    credentials give 400 without saying which of the two was wrong. No session is read,
-    so no CSRF token is needed.
+    credentials give 400 without saying which of the two was wrong; after the failure limit
+    (django-axes, shared with the web and admin logins) 429 for that account and address,
+    whatever the password. No session is read, so no CSRF token is needed.
     """
 
     authentication_classes = []
@@ -53,12 +55,18 @@ class TokenView(ApiView):
         responses={200: inline_serializer("Token", {"token": serializers.CharField(),
                                                     "token_id": serializers.CharField(),
                                                     "expiry": serializers.DateTimeField(allow_null=True)}),
-                   400: ErrorSerializer},
+                   400: ErrorSerializer, 429: ErrorSerializer},
         tags=["auth"],
     )
     def post(self, request):
         serializer = AuthTokenSerializer(data=request.data, context={"request": request})
-        serializer.is_valid(raise_exception=True)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationError:
+            # django-axes marks the request it refused or that reached the limit.
+            if getattr(request, "axes_locked_out", False):
+                raise LockedOut() from None
+            raise
         instance, token = AuthToken.objects.create(user=serializer.validated_data["user"])
         return Response({"token": token, "token_id": instance.token_key, "expiry": instance.expiry})
 

@@ -22,6 +22,14 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+class LockedOut(exceptions.APIException):
+    """Too many failed logins for this account from this address (django-axes): wait, or ask an admin."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_detail = "Too many failed logins for this account from your address; try again later."
+    default_code = "locked_out"
+
+
 class Unprocessable(exceptions.APIException):
     """A file or request that parses but is refused, carrying its problems (400)."""
 

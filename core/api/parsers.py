@@ -7,7 +7,7 @@ an error there. Each is a 400 here that says what is wrong and where (a JSON pat
 import json
 
 from django.conf import settings
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 
 from core.defaults import MAX_JSON_BYTES, MAX_JSON_DEPTH, NUL
@@ -75,7 +75,10 @@ class SafeJSONParser(JSONParser):
             raise ParseError(f"The JSON body cannot be read: {error}") from None
         trouble = bad_text(value)
         if trouble is not None:
-            raise ParseError(f"The JSON text at {trouble[0]} {trouble[1]}, which no field accepts.")
+            where, what = trouble
+            # A 400 naming the field, as for any refused value (JSON path "$.note" -> field "note").
+            raise ValidationError({where.removeprefix("$.") if where != "$" else "body":
+                                   f"The text {what}, which no field accepts."})
         return value
 
 

@@ -7,6 +7,7 @@ and LaTeX show them as the paper does (BLEU one decimal, Human two), the Human r
 for what it does not have, and an incomplete system's score marked with a dagger and
 explained under the table.
 """
+import html
 import json
 import math
 from dataclasses import dataclass
@@ -166,7 +167,9 @@ def to_markdown(table):
 
 
 def _markdown_cell(text):
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    """A cell that Markdown shows as the text itself: HTML in a system name is written as entities
+    (a renderer would otherwise run it), and the table's own syntax is escaped."""
+    return html.escape(text, quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
 
 
 def _latex_cells(row, with_intervals):

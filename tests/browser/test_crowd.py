@@ -158,6 +158,21 @@ def prolific_link(live_server, campaign):
     return f"{live_server.url}/rate/prolific/{campaign.pk}/{campaign.crowd_key}/?{urlencode(PARTICIPANT)}"
 
 
+def test_without_the_key_or_the_platform_a_participant_is_turned_away(live_server, new_context, crowd_campaign,
+                                                                     artifacts_dir):
+    from core.models import CrowdSession, Rater
+    from evalapp.services import crowd
+
+    page = new_context().new_page()
+    wrong_key = prolific_link(live_server, crowd_campaign).replace(crowd_campaign.crowd_key, "guessed-key")
+    assert page.goto(wrong_key).status == 404
+    assert page.get_by_role("heading", name="Page not found").is_visible()
+    page.screenshot(path=artifacts_dir / "crowd-06-refused-entry.png", full_page=True)
+    crowd.save_settings(crowd_campaign, prolific_enabled=False)
+    assert page.goto(prolific_link(live_server, crowd_campaign)).status == 404, "the platform is shut"
+    assert not (Rater.objects.exists() or CrowdSession.objects.exists())
+
+
 def prolific_campaign(campaign, platform, items_per_session=None):
     campaign.completion_url = f"{platform.origin}/prolific/complete"
     campaign.completion_code, campaign.screening_code = COMPLETION_CODE, SCREENING_CODE

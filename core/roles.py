@@ -1,8 +1,11 @@
-"""The four roles and the checks every view and API endpoint uses.
+"""The roles and the checks every view and API endpoint uses.
 
 - organizer: member of the ``organizer`` group, or a superuser (admin);
-- researcher: member of the ``researcher`` group: results and reports, read-only;
+- researcher: member of the ``researcher`` group;
 - rater: a user with a ``Rater`` profile: only their own assignments, never system names.
+
+What each may do is said once, in :data:`ROLE_DESCRIPTIONS`: the demo's login banner prints
+it and the manual quotes it (a test holds both to it).
 """
 from functools import wraps
 
@@ -13,6 +16,12 @@ from django.core.exceptions import PermissionDenied
 ORGANIZER = "organizer"
 RESEARCHER = "researcher"
 RATER = "rater"
+ROLE_DESCRIPTIONS = {
+    ORGANIZER: "loads data, runs campaigns, watches and excludes raters, and publishes results",
+    RESEARCHER: ("reads results, starts metric runs and imports their own metric scores, "
+                 "but never changes campaigns, ratings or raters"),
+    RATER: "rates the explanations of their own assignments, and sees no system names",
+}
 
 
 def in_group(user, name):

@@ -48,3 +48,12 @@ def test_command_errors_name_the_problem(campaign):
         call_command("mturk_external_question", "--campaign", "Nope", "--url", "https://eval.example.org")
     with pytest.raises(CommandError, match="--url/--frame-height: the ExternalURL must be an absolute https://"):
         call_command("mturk_external_question", "--campaign", "Crowd", "--url", "http://eval.example.org")
+
+
+@pytest.mark.django_db
+def test_command_notes_when_mechanical_turk_is_not_enabled(campaign, capsys):
+    campaign.mturk_enabled = False
+    campaign.save()
+    call_command("mturk_external_question", "--campaign", "Crowd", "--url", "https://eval.example.org")
+    printed = capsys.readouterr()
+    assert "Mechanical Turk is not enabled" in printed.err and "<ExternalURL>" in printed.out

@@ -5,12 +5,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from core.models import Item
+from core.roles import ROLE_DESCRIPTIONS
 from core.problems import FormatError
 from evalapp.services.demo import load_demo
 
 DEFAULT_ADDRESS = "127.0.0.1:8000"
-ROLE_HINTS = {"organizer": "data, campaigns, results", "researcher": "results and metric reports (read-only)",
-              "rater": "rates explanations"}
 
 
 class Command(BaseCommand):
@@ -41,4 +40,4 @@ class Command(BaseCommand):
         self.stdout.write(f"\nOpen http://{address}/ and log in as:")
         for account in result.accounts:
             self.stdout.write(f"  {account.username:<11} password {account.password:<16} "
-                              f"({account.role}: {ROLE_HINTS[account.role]})")
+                              f"({account.role}: {ROLE_DESCRIPTIONS[account.role]})")

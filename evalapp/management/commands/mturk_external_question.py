@@ -25,4 +25,7 @@ class Command(BaseCommand):
             xml = external_question_xml(crowd.entry_url(options["url"], campaign, MTURK), options["frame_height"])
         except ExternalQuestionError as error:
             raise CommandError(f"--url/--frame-height: {error}") from None
+        if not campaign.mturk_enabled:
+            self.stderr.write(f"Note: Mechanical Turk is not enabled for campaign '{campaign.name}': its entry "
+                              "answers 404 until an organizer enables it (crowd page, or the API).")
         self.stdout.write(xml, ending="")

@@ -7,7 +7,6 @@ and LaTeX show them as the paper does (BLEU one decimal, Human two), the Human r
 for what it does not have, and an incomplete system's score marked with a dagger and
 explained under the table.
 """
-import html
 import json
 import math
 from dataclasses import dataclass
@@ -169,7 +168,8 @@ def to_markdown(table):
 def _markdown_cell(text):
     """A cell that Markdown shows as the text itself: HTML in a system name is written as entities
     (a renderer would otherwise run it), and the table's own syntax is escaped."""
-    return html.escape(text, quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _latex_cells(row, with_intervals):

@@ -34,6 +34,7 @@ from core import progress, rating_sql
 from core.defaults import SCORE_MAX, SCORE_MIN
 from core.item_order import rater_order_parameters
 from core.models import Assignment, Campaign, Item, ItemFlag, Rater, RaterExclusion, Rating
+from core.problems import Refusal
 from core.retry import retry_on_contention
 
 ORDER_SEED_BOUND = 2**62
@@ -43,7 +44,7 @@ ORDER_WINDOW = 16
 _last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
 
 
-class SubmissionRefused(Exception):
+class SubmissionRefused(Refusal):
     """A rating that cannot be stored; ``message`` is written for the rater, ``code`` for programs."""
 
     NOT_FOUND = "not_found"
@@ -53,11 +54,6 @@ class SubmissionRefused(Exception):
     INVALID = "invalid"
     ALREADY_RATED = "already_rated"
     FLAGGED = "flagged"
-
-    def __init__(self, message, code):
-        super().__init__(message)
-        self.message = message
-        self.code = code
 
 
 def new_order_seed():

@@ -18,22 +18,19 @@ from django.utils import timezone
 from core import rating_sql
 from core.defaults import NOTE_MAX_CHARS
 from core.models import Assignment, Campaign, Item, ItemFlag
+from core.problems import Refusal
 from core.retry import retry_on_contention
 
 MAX_NOTE_CHARS = NOTE_MAX_CHARS
 
 
-class FlagRefused(Exception):
+class FlagRefused(Refusal):
     """The report cannot be taken (``message`` is for the rater, ``code`` for programs); nothing was written."""
 
     NOT_FOUND = "not_found"
     CLOSED = "closed"
     EXCLUDED = "excluded"
     NOT_LIVE = "not_live"
-
-    def __init__(self, message, code):
-        super().__init__(message)
-        self.message, self.code = message, code
 
 
 def flag_item(assignment_id, rater, campaign, note="", crowd_session_id=None, now=None):

@@ -73,3 +73,11 @@ class ProblemLog:
         """Refuse the input with every (reported) problem; does nothing when there is none."""
         if self.problems:
             raise FormatError(self.reported())
+
+
+class Refusal(Exception):
+    """A rater's write that is refused with nothing written: ``message`` for the rater, ``code`` for programs."""
+
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.message, self.code = message, code

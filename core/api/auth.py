@@ -15,10 +15,10 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 
 from core import roles
-from core.defaults import LOGIN_RATE
 from core.api.base import ApiView
 from core.api.errors import LockedOut
 from core.api.serializers import ErrorSerializer
+from core.defaults import LOGIN_RATE
 
 UNKNOWN_ENDPOINT = "There is no such API endpoint; the list is at /api/docs/."
 ADMIN = "admin"

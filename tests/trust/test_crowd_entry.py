@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from core.models import Campaign, CrowdSession, Rating
-from evalapp.services import crowd as crowd_service
 from evalapp.formats.comve import SourceFile
+from evalapp.services import crowd as crowd_service
 from evalapp.services.results import table6
 from tests.crowd.conftest import crowd_state, entry, mturk_params, prolific_params, screen
 from tests.crowd.helpers import rate_items, shown_assignment

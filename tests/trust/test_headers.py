@@ -13,7 +13,6 @@ import time
 import pytest
 from django.contrib.auth.password_validation import get_default_password_validators, validate_password
 from django.core.exceptions import ValidationError
-from django.test import Client
 
 from core.middleware import LAST_ACTIVITY_KEY
 from evalapp.services import exports

@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from core import engine
-from core.models import Assignment, Campaign, ItemFlag, Rating, RaterExclusion
+from core.models import Assignment, Campaign, ItemFlag, RaterExclusion, Rating
 from tests.screens.conftest import make_campaign
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]

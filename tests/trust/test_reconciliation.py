@@ -9,21 +9,21 @@ import io
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from annotators import crowd
 from core import engine
-from core.models import Assignment, CrowdSession, Rating
+from core.models import Assignment, Rating
 from core.progress import crowd_session_counts
 from evalapp.formats.comve import SourceFile
 from evalapp.services.crowd import import_crowd_submissions
 from evalapp.services.results import table6
 from tests.crowd.conftest import mturk_params, prolific_params
 from tests.crowd.helpers import score_for
-from annotators import crowd
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 

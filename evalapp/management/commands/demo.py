@@ -5,8 +5,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from core.models import Item
-from core.roles import ROLE_DESCRIPTIONS
 from core.problems import FormatError
+from core.roles import ROLE_DESCRIPTIONS
 from evalapp.services.demo import load_demo
 
 DEFAULT_ADDRESS = "127.0.0.1:8000"

@@ -98,3 +98,11 @@ def download_filename(kind, campaign_name, fmt, suffix=""):
     stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in campaign_name).strip("_")
     parts = [kind, stem or "campaign"] + ([suffix] if suffix else [])
     return f"{'-'.join(parts)}.{EXTENSIONS[fmt]}"
+
+# --- issue 14: organizer statistics (rater effects, Table 6 page, study planner, ranking stability) ---
+# The mixed model of Table 6's human_adjusted column works on dense (raters + instances)^2
+# matrices: at most this many raters and instances together (128 MB at the cap), else "not fitted".
+MAX_ADJUSTED_LEVELS = 4000
+# How long a fitted mixed model, a stability estimate or a study plan stays in Django's cache;
+# each is keyed by a digest of the ratings it was made from, so a new rating never reads a stale one.
+RESULTS_CACHE_SECONDS = 24 * 60 * 60

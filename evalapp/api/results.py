@@ -34,6 +34,8 @@ from evalapp.services.ratings_import import import_ratings
 
 class Table6Options(serializers.Serializer):
     halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
+    latex_intervals = serializers.BooleanField(
+        default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}.")
     bootstrap = serializers.IntegerField(default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
                                          help_text="Add 95% bootstrap intervals and significance clusters (N resamples).")
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
@@ -42,7 +44,8 @@ class Table6Options(serializers.Serializer):
 
 
 class Table6View(ApiView):
-    """GET: Table 6 (Team, BLEU, BLEU rank, Human, Human rank) as JSON, CSV, Markdown or LaTeX.
+    """GET: Table 6 (Team, BLEU, BLEU rank, Human, Human rank, and the secondary rater-effect columns Human z and
+    Human adjusted with its interval) as JSON, CSV, Markdown or LaTeX.
 
     Security: organizers and researchers (read-only); raters never see results.
     """

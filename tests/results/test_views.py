@@ -60,7 +60,7 @@ def test_dashboard_shows_progress_incomplete_mark_and_active_raters(client, camp
     assert progress.active_raters == 1
     assert (progress.ratings, progress.expected, progress.fraction) == (17, 18, 17 / 18)
     body = response.content.decode()
-    assert "0.80†" in body and "incomplete, 5 of 6 ratings" in body
+    assert "0.80†" in body and "incomplete (ratings present of expected): " in body and " 5 of 6 (83%)" in body
 
 
 def test_flagged_items_are_listed(client, campaign, organizer):

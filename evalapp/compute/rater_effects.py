@@ -45,8 +45,6 @@ ADJUSTED_METHOD = ("linear mixed model fitted by REML (the model of statsmodels 
 ADJUSTED_DIGITS = 6
 # Starting values tried for theta = random-effect SD / residual SD (rater, instance) before L-BFGS-B refines the best.
 THETA_GRID = (0.0, 0.2, 0.5, 1.0, 2.0)
-# The REML deviance's slope (per unit of theta) below which the optimum is reached.
-GRADIENT_TOLERANCE = 1e-3
 
 
 def rater_z_scores(raters, scores):
@@ -199,15 +197,15 @@ class _Design:
         return _Solution(float(deviance), beta, float(rss), schur)
 
     def optimize(self):
-        """(theta, converged): the best point of a coarse grid (zero included), refined by L-BFGS-B on theta >= 0."""
-        deviance = lambda theta: self.solve(theta).deviance  # noqa: E731
+        """(theta, converged): the best point of a coarse grid (zero included), refined by L-BFGS-B on
+        theta >= 0, then polished by Nelder-Mead on |theta|, whose simplex test decides convergence (the
+        deviance's finite-difference gradient carries rounding noise of order 0.01 near the optimum, too
+        much for a gradient test)."""
+        deviance = lambda theta: self.solve(np.abs(theta)).deviance  # noqa: E731
         start = min(((a, b) for a in THETA_GRID for b in THETA_GRID), key=deviance)
-        result = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * 2,
-                                   options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 500})
-        theta = np.maximum(result.x, 0.0)
-        gradient = np.asarray(result.jac, dtype=float)
-        free = (theta > 0) | (gradient < 0)  # at theta = 0 a positive slope is the optimum on the bound
-        # L-BFGS-B stops "abnormally" when its finite-difference line search can gain nothing more,
-        # which at a flat gradient is convergence too.
-        flat = np.abs(gradient[free]).max(initial=0.0) < GRADIENT_TOLERANCE
-        return theta, bool(result.success or flat)
+        rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * 2,
+                                  options={"maxiter": 500})
+        polished = optimize.minimize(deviance, rough.x, method="Nelder-Mead",
+                                     options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000})
+        best = polished if polished.fun <= rough.fun else rough
+        return np.abs(best.x), bool(polished.success)

@@ -155,7 +155,9 @@ class Table6:
 
     def secondary_notes(self):
         """What the secondary columns are, and whether the mixed model could be fitted."""
-        effects = self.rater_effects or {}
+        if self.rater_effects is None:
+            return []
+        effects = self.rater_effects
         fit = effects.get("human_adjusted") or {}
         lines = ["Secondary columns (rater effects; Human, formula (1), is the headline): Human z = mean of "
                  "per-rater z-scores (WMT DA, population SD); Human adjusted = system effect of a linear mixed model "
@@ -163,7 +165,7 @@ class Table6:
                  f"{_percent(fit.get('level', 0.95))} Wald interval"]
         if fit.get("problem"):
             lines.append(f"Human adjusted: {fit['problem']}")
-        elif effects and not fit.get("converged"):
+        elif not fit.get("converged"):
             lines.append("Human adjusted: the mixed model did not converge; read it with care")
         return lines
 

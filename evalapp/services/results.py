@@ -317,6 +317,19 @@ def _adjusted_fields(fit, name):
     return {"human_adjusted": score.estimate, "human_adjusted_low": score.low, "human_adjusted_high": score.high}
 
 
+def score_distribution(campaign):
+    """``{system name: [count of 0, of 1, of 2, of 3]}`` over the counted ratings (a shared item's rating
+    counts for each of its systems, as in formula (1))."""
+    rows = list(_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
+                .values_list("item__item_outputs__output__system_id", "score").annotate(n=Count("id")).order_by())
+    names = _system_names(sorted({system for system, _, _ in rows}))
+    result = {name: [0, 0, 0, 0] for name in names.values()}
+    for system, score, count in rows:
+        if 0 <= score < len(result[names[system]]):
+            result[names[system]][score] += count
+    return result
+
+
 def _team_order(row):
     """Table 6 order: BLEU rank (teams without BLEU last), then human score, then name."""
     human = row.human if row.human is not None else float("-inf")

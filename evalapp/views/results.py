@@ -10,11 +10,12 @@ from django.urls import path, reverse
 from django.views.decorators.http import require_GET
 
 from core import roles
-from core.defaults import DEFAULT_RESAMPLES
+from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, DEFAULT_SEED
 from core.flags import flagged_items
 from core.models import Campaign
 from core.progress import campaign_progress
 from core.quality import rater_quality
+from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
 from evalapp.services import exports, results
 from evalapp.views.common import (
@@ -43,7 +44,7 @@ def dashboard(request, campaign_id):
     CSRF-protected, which checks the organizer role itself) are shown to organizers only.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    table = results.table6(campaign)
+    table = results.table6(campaign, secondary=False)
     quality = rater_quality(campaign)
     can_exclude = roles.is_organizer(request.user)
     flagged = [dict(q.as_dict(), label=results.rater_label(q.rater_id),
@@ -58,10 +59,36 @@ def dashboard(request, campaign_id):
         "flagged_items": flagged_items(campaign),
         "can_exclude": can_exclude,
         "downloads": _downloads(campaign),
+        "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
         "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
         "notes": table.notes(),
     }
     return render(request, "results/dashboard.html", context)
+
+
+@require_GET
+@roles.results_viewer_required
+def table6_page(request, campaign_id):
+    """Table 6 with its uncertainty: 95% bootstrap intervals, significance clusters (the test named), the
+    secondary rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against
+    human score, each system's 0-3 distribution, and a form for the LaTeX download.
+
+    Security: organizers and researchers only (raters 403); GET only, read-only (the download form is a
+    GET to the download view, which validates its query). Charts are server-rendered SVG styled by
+    classes from the static stylesheet: no inline script or style.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS)
+    rows = [{"row": row, "cells": row.cells(INCOMPLETE_MARK), "interval": row.interval_cells(),
+             "secondary": row.secondary_cells()} for row in table.rows]
+    return render(request, "results/table6.html", {
+        "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
+        "interval_chart": table6_charts.interval_chart(table.rows),
+        "scatter_chart": table6_charts.scatter_chart(table.rows),
+        "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
+        "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
+        "default_resamples": DEFAULT_RESAMPLES,
+    })
 
 
 @require_GET
@@ -107,6 +134,7 @@ ratings_download = campaign_download(exports.ratings)
 urlpatterns = [
     path("", index, name="index"),
     path("<id:campaign_id>/", dashboard, name="dashboard"),
+    path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
     path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
     path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
     path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),

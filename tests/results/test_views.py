@@ -22,7 +22,8 @@ def campaign(db):
 def urls(campaign):
     return [reverse("results:index"), reverse("results:dashboard", args=[campaign.pk]),
             reverse("results:agreement", args=[campaign.pk, "json"]),
-            reverse("results:ratings", args=[campaign.pk, "csv"])] + [
+            reverse("results:ratings", args=[campaign.pk, "csv"]),
+            reverse("results:table6_page", args=[campaign.pk])] + [
         reverse("results:table6", args=[campaign.pk, fmt]) for fmt in ("csv", "json", "markdown", "latex")]
 
 

@@ -106,3 +106,15 @@ MAX_ADJUSTED_LEVELS = 4000
 # How long a fitted mixed model, a stability estimate or a study plan stays in Django's cache;
 # each is keyed by a digest of the ratings it was made from, so a new rating never reads a stale one.
 RESULTS_CACHE_SECONDS = 24 * 60 * 60
+# The study planner: its defaults, and the bounded search of its simulation (per candidate N:
+# PLANNER_SIMULATIONS resampled studies, each tested with PLANNER_PERMUTATIONS sign patterns).
+PLANNER_ALPHA = 0.05
+PLANNER_POWER = 0.8
+PLANNER_SIMULATIONS = 400
+PLANNER_PERMUTATIONS = 500
+PLANNER_MAX_INSTANCES = 5000
+# Ranking stability while a campaign runs: "settled" once every team keeps its rank and its cluster
+# in at least this share of bootstrap completions; replicates and permutations per replicate.
+STABILITY_THRESHOLD = 0.95
+STABILITY_REPLICATES = 100
+STABILITY_PERMUTATIONS = DEFAULT_PERMUTATIONS  # as Table 6: fewer cannot pass Holm over many pairs

@@ -143,7 +143,7 @@ def rater_effects(campaign, names=None):
             {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
             CONFIDENCE_LEVEL, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
         return RaterEffects(z, fit)
-    key = f"comve:adjusted:{campaign.pk}:{_digest(ids, instances, raters, scores, systems, names)}"
+    key = f"comve:adjusted:{campaign.pk}:{digest(ids, instances, raters, scores, systems, names)}"
     fit = cache.get(key)
     if fit is None:
         fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
@@ -151,14 +151,14 @@ def rater_effects(campaign, names=None):
     return RaterEffects(z, fit)
 
 
-def _digest(*columns):
+def digest(*columns):
     """A SHA-256 of the given arrays and name lists (the state of the ratings a figure was made from)."""
-    digest = hashlib.sha256()
+    hasher = hashlib.sha256()
     for column in columns:
         column = np.asarray(column)
-        digest.update(column.tobytes() if column.dtype != object else "\x1f".join(map(str, column)).encode())
-        digest.update(b"\x1e")
-    return digest.hexdigest()
+        hasher.update(column.tobytes() if column.dtype != object else "\x1f".join(map(str, column)).encode())
+        hasher.update(b"\x1e")
+    return hasher.hexdigest()
 
 
 def _campaign_matrix(campaign, systems=None):

@@ -5,19 +5,27 @@ researchers (``results_viewer_required``); raters get 403. Exports never show us
 worker ids: raters appear as ``rater-<id>``. Every download is made by
 :mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
+from django import forms
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET
 
 from core import roles
-from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_RESAMPLES, DEFAULT_SEED
+from core.defaults import (
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MAX_RATERS_PER_ITEM,
+    PLANNER_ALPHA,
+    PLANNER_POWER,
+)
 from core.flags import flagged_items
 from core.models import Campaign
 from core.progress import campaign_progress
 from core.quality import rater_quality
 from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
-from evalapp.services import exports, results
+from evalapp.services import exports, planning, results
 from evalapp.views.common import (
     BAD_REQUEST,
     NOT_FOUND,
@@ -37,11 +45,13 @@ index = campaign_index("results/index.html")
 @require_GET
 @roles.results_viewer_required
 def dashboard(request, campaign_id):
-    """Progress per system and overall, active raters, flagged raters and items, Table 6 preview, downloads.
+    """Progress per system and overall, active raters, flagged raters and items, Table 6 preview, the
+    ranking's stability (with the "settled" signal), downloads.
 
     Security: organizers and researchers only (raters 403); GET only, so a researcher can
     change nothing here. The exclude buttons (a POST to the rater screens' exclude view,
-    CSRF-protected, which checks the organizer role itself) are shown to organizers only.
+    CSRF-protected, which checks the organizer role itself) and the close-early button (a POST to
+    ``campaigns:status``, CSRF-protected, organizers only) are shown to organizers only.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     table = results.table6(campaign, secondary=False)
@@ -60,6 +70,8 @@ def dashboard(request, campaign_id):
         "can_exclude": can_exclude,
         "downloads": _downloads(campaign),
         "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
+        "plan_page": reverse("results:plan", args=(campaign.pk,)),
+        "stability": planning.ranking_stability(campaign),
         "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
         "notes": table.notes(),
     }
@@ -113,6 +125,45 @@ def table6_download(request, campaign_id, fmt):
     return download(export)
 
 
+class PlanForm(forms.Form):
+    """The planner's options, bounded as the API's."""
+
+    alpha = forms.FloatField(initial=PLANNER_ALPHA, min_value=1e-6, max_value=0.5, label="Significance level (alpha)",
+                             widget=forms.NumberInput(attrs={"step": "any"}))
+    power = forms.FloatField(initial=PLANNER_POWER, min_value=0.05, max_value=0.999999, label="Power",
+                             widget=forms.NumberInput(attrs={"step": "any"}))
+    raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
+                                         label="Raters per item (M)", help_text="Empty: the campaign's.")
+
+
+@require_GET
+@roles.results_viewer_required
+def plan(request, campaign_id):
+    """The study planner with this campaign as the pilot: variance components, instances needed for each
+    adjacent pair (normal approximation and simulation), the minimum-detectable-difference table.
+
+    Security: organizers and researchers only (raters 403); GET only, read-only: the form's options are
+    bounded and a bad one is shown next to its field (400), never a 5xx.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = PlanForm(request.GET or None)
+    found, status = None, 200
+    if not request.GET or form.is_valid():
+        data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
+        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"))
+    else:
+        status = BAD_REQUEST
+    mdd = None
+    if found:
+        raters = sorted({entry["raters_per_item"] for entry in found["mdd"]})
+        table = {}
+        for entry in found["mdd"]:
+            table.setdefault(entry["instances"], {})[entry["raters_per_item"]] = entry["mdd"]
+        mdd = {"raters": raters, "rows": [(n, [table[n][m] for m in raters]) for n in sorted(table)]}
+    return render(request, "results/plan.html", {"campaign": campaign, "form": form, "plan": found, "mdd": mdd,
+                                                 "api": f"/api/campaigns/{campaign.pk}/plan/"}, status=status)
+
+
 def _downloads(campaign):
     """The dashboard's download links: (label, address), labelled as every page labels them."""
     table6 = exports.TABLE6
@@ -135,6 +186,7 @@ urlpatterns = [
     path("", index, name="index"),
     path("<id:campaign_id>/", dashboard, name="dashboard"),
     path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
+    path("<id:campaign_id>/plan/", plan, name="plan"),
     path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
     path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
     path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),

@@ -198,14 +198,21 @@ class _Design:
 
     def optimize(self):
         """(theta, converged): the best point of a coarse grid (zero included), refined by L-BFGS-B on
-        theta >= 0, then polished by Nelder-Mead on |theta|, whose simplex test decides convergence (the
-        deviance's finite-difference gradient carries rounding noise of order 0.01 near the optimum, too
-        much for a gradient test)."""
+        theta >= 0. When L-BFGS-B reports no convergence (its finite-difference gradient carries rounding
+        noise of order 0.01 near the optimum, which can end its line search "abnormally" at the optimum),
+        Nelder-Mead on |theta|, started from a small simplex around that point, polishes it and its simplex
+        test decides convergence."""
         deviance = lambda theta: self.solve(np.abs(theta)).deviance  # noqa: E731
         start = min(((a, b) for a in THETA_GRID for b in THETA_GRID), key=deviance)
         rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * 2,
-                                  options={"maxiter": 500})
-        polished = optimize.minimize(deviance, rough.x, method="Nelder-Mead",
-                                     options={"xatol": 1e-9, "fatol": 1e-12, "maxiter": 4000})
+                                  options={"maxiter": 500, "ftol": 1e-13, "gtol": 1e-9})
+        if rough.success:
+            return np.abs(rough.x), True
+        point = np.abs(rough.x)
+        steps = np.maximum(1e-3, 0.01 * point)
+        simplex = np.array([point, point + [steps[0], 0.0], point + [0.0, steps[1]]])
+        polished = optimize.minimize(deviance, point, method="Nelder-Mead",
+                                     options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 2000,
+                                              "initial_simplex": simplex})
         best = polished if polished.fun <= rough.fun else rough
         return np.abs(best.x), bool(polished.success)

@@ -63,6 +63,7 @@ def pages(campaign, run):
         ("results", "researcher", "/results/"),
         ("dashboard-table6", "researcher", f"/results/{c}/"),
         ("table6-page", "researcher", f"/results/{c}/table6/"),
+        ("study-plan", "researcher", f"/results/{c}/plan/"),
         ("metrics", "researcher", "/metrics/"),
         ("metric-report", "researcher", f"/metrics/campaign/{c}/"),
         ("metric-run", "researcher", f"/metrics/run/{run.pk}/"),

@@ -118,3 +118,9 @@ PLANNER_MAX_INSTANCES = 5000
 STABILITY_THRESHOLD = 0.95
 STABILITY_REPLICATES = 100
 STABILITY_PERMUTATIONS = DEFAULT_PERMUTATIONS  # as Table 6: fewer cannot pass Holm over many pairs
+# Teams x sampled instances above which the stability is not estimated (about 4 s at the paper's
+# 17 x 100 on 2 busy cores, and it grows with teams^2 x instances).
+STABILITY_MAX_CELLS = 5000
+# The planner simulates the best this many adjacent pairs (about 0.1 s each on 2 busy cores); the
+# others get only the normal figure (instances_needed_simulated null).
+PLANNER_MAX_SIMULATED_PAIRS = 40

@@ -12,8 +12,8 @@ paired permutation test and Holm correction of :mod:`.significance`.
 A team's **rank stability** is the share of replicates in which its rank equals its rank now; its
 **cluster stability** the share in which the set of teams in its cluster (the teams it is tied with)
 equals the set now. The ranking is **settled** when every team's two shares reach the threshold
-(``STABILITY_THRESHOLD`` in ``core/defaults.py``). A complete campaign has nothing left to draw, so every
-share is 1.
+(``STABILITY_THRESHOLD`` in ``core/defaults.py``) and every team of the campaign has ratings (a team never
+rated has no rank to keep). A complete campaign has nothing left to draw, so every share is 1.
 
 The draws treat a team's missing ratings as exchangeable with its observed ones (the same raters'
 mix, instances like the ones rated): the organizer's order of rating (random, as the engine leases)
@@ -40,18 +40,22 @@ class Stability:
     cluster_stability: list
     replicates: int
     threshold: float
+    unrated: tuple = ()    # teams of the campaign without a single counted rating: never settled
+    problem: str | None = None   # why it was not estimated (then never settled)
 
     @property
     def settled(self):
-        return bool(self.teams) and all(min(r, c) >= self.threshold
-                                        for r, c in zip(self.rank_stability, self.cluster_stability))
+        return bool(self.teams) and not self.unrated and self.problem is None and all(
+            min(r, c) >= self.threshold for r, c in zip(self.rank_stability, self.cluster_stability))
 
     def as_dict(self):
+        rated = [{"system": team, "rank": rank, "cluster": cluster, "rank_stability": rs, "cluster_stability": cs}
+                 for team, rank, cluster, rs, cs in zip(self.teams, self.ranks, self.clusters, self.rank_stability,
+                                                        self.cluster_stability)]
+        unrated = [{"system": team, "rank": None, "cluster": None, "rank_stability": 0.0, "cluster_stability": 0.0}
+                   for team in self.unrated]
         return {"settled": self.settled, "threshold": self.threshold, "replicates": self.replicates,
-                "systems": [{"system": team, "rank": rank, "cluster": cluster, "rank_stability": rs,
-                             "cluster_stability": cs}
-                            for team, rank, cluster, rs, cs in zip(self.teams, self.ranks, self.clusters,
-                                                                   self.rank_stability, self.cluster_stability)]}
+                "problem": self.problem, "systems": rated + unrated}
 
 
 def ranking(teams, sums, counts, permutations, seed, alpha):

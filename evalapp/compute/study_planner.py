@@ -67,6 +67,12 @@ class SimulationSettings:
     permutations: int       # sign patterns of each permutation test
     max_instances: int      # the search's bound: above it, the answer is None ("more than max")
     seed: int
+    max_pairs: int = 40     # only the best this many adjacent pairs are simulated
+
+    def as_dict(self):
+        return {"method": "resampled pilot instances, paired permutation test (two-sided, mean difference)",
+                "simulations": self.simulations, "permutations": self.permutations,
+                "max_instances": self.max_instances, "max_pairs": self.max_pairs, "seed": self.seed}
 
 
 def simulated_power(differences, n_instances, alpha, settings, scale=1.0):
@@ -149,7 +155,7 @@ def per_system_variances(systems, means):
 
 def plan(ordered, means, counts, components, alpha, power, raters_per_item, settings):
     """The plan as the JSON document of the issue: ``{"alpha", "power", "raters_per_item", "pairs", "mdd"}``
-    plus ``variance_components``.
+    plus ``variance_components`` and the ``simulation`` settings.
 
     ``ordered``: the systems best first (by human score); ``means``/``counts``: their rows of per-instance
     mean ratings (NaN where unrated) and rating counts, in the same order.
@@ -174,7 +180,8 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
             true + 2 * noise / raters_per_item)
         normal = instances_needed_normal(delta, planned_sd, alpha, power)
         scale = planned_sd / pilot_sd if pilot_sd else 1.0
-        simulated = instances_needed_simulated(differences, alpha, power, settings, normal, scale)
+        simulated = (instances_needed_simulated(differences, alpha, power, settings, normal, scale)
+                     if k < settings.max_pairs else None)
         pairs.append({"higher": ordered[k], "lower": ordered[k + 1], "delta": delta, "sd_diff": planned_sd,
                       "instances_needed_normal": normal, "instances_needed_simulated": simulated})
     typical_true = float(np.mean(true_parts)) if true_parts else None
@@ -185,4 +192,4 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
             mdd.append({"instances": n, "raters_per_item": m,
                         "mdd": None if sd is None else minimum_detectable_difference(sd, n, alpha, power)})
     return {"alpha": alpha, "power": power, "raters_per_item": raters_per_item, "pairs": pairs, "mdd": mdd,
-            "variance_components": components.as_dict()}
+            "variance_components": components.as_dict(), "simulation": settings.as_dict()}

@@ -4,6 +4,8 @@ Commands (``plan_study``), pages and the API call these functions. The ratings t
 :func:`evalapp.services.results._counted_ratings`, read through the same score matrix as Table 6.
 Results are kept in Django's cache under a digest of the ratings they were made from.
 """
+from dataclasses import replace
+
 import numpy as np
 from django.core.cache import cache
 
@@ -11,10 +13,12 @@ from core.defaults import (
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
     PLANNER_MAX_INSTANCES,
+    PLANNER_MAX_SIMULATED_PAIRS,
     PLANNER_PERMUTATIONS,
     PLANNER_SIMULATIONS,
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
+    STABILITY_MAX_CELLS,
     STABILITY_PERMUTATIONS,
     STABILITY_REPLICATES,
     STABILITY_THRESHOLD,
@@ -62,10 +66,11 @@ def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED):
     teams, rows, matrix = ranked_teams(campaign)
     means, counts = matrix.means()[rows], matrix.counts[rows]
     effects = results.rater_effects(campaign)
-    settings = study_planner.SimulationSettings(PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, seed)
+    settings = study_planner.SimulationSettings(PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, seed,
+                                                PLANNER_MAX_SIMULATED_PAIRS)
     key = "comve:plan:" + results.digest(np.asarray(teams, dtype=object), means, counts, [
         alpha, power, raters_per_item, seed, effects.fit.rater_variance, effects.fit.residual_variance,
-        PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES])
+        PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, PLANNER_MAX_SIMULATED_PAIRS])
     found = cache.get(key)
     if found is None:
         components = study_planner.Components(
@@ -87,11 +92,18 @@ def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD
     score_counts = np.array([distribution.get(team, [0, 0, 0, 0]) for team in teams], dtype=np.int64).reshape(-1, 4)
     key = "comve:stability:" + results.digest(np.asarray(teams, dtype=object), sums, counts, score_counts, [
         campaign.raters_per_item, seed, threshold, STABILITY_REPLICATES, STABILITY_PERMUTATIONS])
+    unrated = tuple(s.name for s in results.campaign_systems(campaign) if not s.is_human and s.name not in teams)
+    key += ":" + results.digest(np.asarray(unrated, dtype=object))
+    if len(teams) * sums.shape[1] > STABILITY_MAX_CELLS:
+        return stability_compute.Stability(
+            teams, [None] * len(teams), [None] * len(teams), [0.0] * len(teams), [0.0] * len(teams), 0, threshold,
+            unrated, f"not estimated: {len(teams)} teams x {sums.shape[1]} instances is above {STABILITY_MAX_CELLS}")
     found = cache.get(key)
     if found is None:
         found = stability_compute.stability(teams, sums, counts, score_counts, campaign.raters_per_item,
                                             STABILITY_REPLICATES, STABILITY_PERMUTATIONS, seed, SIGNIFICANCE_ALPHA,
                                             threshold)
+        found = replace(found, unrated=unrated)
         cache.set(key, found, RESULTS_CACHE_SECONDS)
     return found
 

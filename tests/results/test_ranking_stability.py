@@ -112,6 +112,27 @@ def test_unsettled_campaign_offers_no_close_button(client, organizer, db):
     assert "Not settled yet" in body and "Close the campaign early" not in body
 
 
+def test_a_team_without_ratings_is_never_settled(client, organizer, db):
+    scores = {**SEPARATED, "silent": [[None, None, None]] * 12}
+    campaign, _ = rated_campaign(scores, name="silent")
+    found = planning.ranking_stability(campaign)
+    assert found.unrated == ("silent",) and not found.settled and min(found.rank_stability) == 1.0
+    assert found.as_dict()["systems"][-1] == {"system": "silent", "rank": None, "cluster": None,
+                                              "rank_stability": 0.0, "cluster_stability": 0.0}
+    client.force_login(organizer)
+    body = client.get(reverse("results:dashboard", args=[campaign.pk])).content.decode()
+    assert "silent has no rating yet" in body and "Close the campaign early" not in body
+
+
+def test_too_large_a_campaign_is_not_estimated_and_says_so(client, organizer, nearly_done, monkeypatch):
+    monkeypatch.setattr(planning, "STABILITY_MAX_CELLS", 35)  # 3 teams x 12 instances = 36
+    found = planning.ranking_stability(nearly_done)
+    assert not found.settled and "3 teams x 12 instances is above 35" in found.problem
+    client.force_login(organizer)
+    body = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
+    assert "Ranking stability not estimated" in body and "Close the campaign early" not in body
+
+
 def test_the_validation_benchmark_runs(tmp_path):
     figures = ranking_stability_sim.main(["--campaigns", "2", "--systems", "3", "--instances", "12", "--replicates",
                                           "10", "--permutations", "200", "--spread", "2.5",

@@ -63,6 +63,16 @@ def test_simulated_search_finds_the_smallest_n_near_the_t_test():
     assert abs(found - t_test) <= 0.25 * t_test  # 300 simulated studies: a few percent of noise in the power
 
 
+def test_only_the_best_pairs_are_simulated():
+    means = np.array([[3.0, 2.0, 3.0, 2.0], [2.0, 2.0, 1.0, 1.0], [1.0, 1.0, 1.0, 0.0]])
+    settings = study_planner.SimulationSettings(100, 100, 500, 7, max_pairs=1)
+    plan = study_planner.plan(["A", "B", "C"], means, np.full((3, 4), 3), study_planner.Components({}, 0, 0, 0.5),
+                              0.05, 0.8, 3, settings)
+    assert plan["pairs"][0]["instances_needed_simulated"] is not None
+    assert plan["pairs"][1]["instances_needed_simulated"] is None and plan["pairs"][1]["instances_needed_normal"]
+    assert plan["simulation"]["max_pairs"] == 1
+
+
 def test_simulated_search_is_bounded():
     differences = np.random.default_rng(3).normal(0.01, 1.0, 50)  # would need about 80,000 instances
     assert study_planner.instances_needed_simulated(differences, 0.05, 0.8, SETTINGS, 80_000) is None
@@ -89,7 +99,7 @@ def test_plan_by_hand():
     assert entry["mdd"] == pytest.approx(2.801585 * math.sqrt(true + 2 * 0.6 / 5) / math.sqrt(200), abs=1e-6)
     assert [(e["instances"], e["raters_per_item"]) for e in plan["mdd"]] == [
         (n, m) for n in (50, 100, 200, 500, 1000) for m in (1, 3, 5)]
-    assert list(plan) == ["alpha", "power", "raters_per_item", "pairs", "mdd", "variance_components"]
+    assert list(plan) == ["alpha", "power", "raters_per_item", "pairs", "mdd", "variance_components", "simulation"]
     assert list(first) == ["higher", "lower", "delta", "sd_diff", "instances_needed_normal",
                            "instances_needed_simulated"]
 

@@ -76,6 +76,7 @@ def nearly_done(db):
     return campaign
 
 
+@pytest.mark.postgres
 def test_dashboard_says_settled_and_offers_to_close_early(client, organizer, nearly_done):
     client.force_login(organizer)
     response = client.get(reverse("results:dashboard", args=[nearly_done.pk]))
@@ -95,6 +96,7 @@ def test_researchers_see_the_signal_but_no_close_button(client, researcher, near
     assert client.post(reverse("campaigns:status", args=[nearly_done.pk]), {"status": "closed"}).status_code == 403
 
 
+@pytest.mark.postgres
 def test_api_gives_the_dashboards_figures(researcher, nearly_done):
     api = APIClient()
     api.force_authenticate(researcher)

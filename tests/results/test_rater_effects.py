@@ -170,6 +170,7 @@ def _hand_frame(scores):
     return pd.DataFrame(rows, columns=["instance", "system", "rater", "score"])
 
 
+@pytest.mark.postgres
 def test_service_on_an_incomplete_campaign(incomplete):
     frame = _hand_frame(SCORES)
     frame["z"] = frame.groupby("rater")["score"].transform(lambda s: stats.zscore(s.astype(float), ddof=0))
@@ -185,6 +186,7 @@ def test_service_on_an_incomplete_campaign(incomplete):
         found.fit.scores["A"].estimate, found.fit.scores["A"].low, found.fit.scores["A"].high)
 
 
+@pytest.mark.postgres
 def test_an_excluded_rater_leaves_the_figures(incomplete):
     RaterExclusion.objects.create(campaign=incomplete, rater=Rater.objects.get(external_id="effects-w2"))
     kept = {system: [row[:2] + [None] for row in table] for system, table in SCORES.items()}
@@ -194,6 +196,7 @@ def test_an_excluded_rater_leaves_the_figures(incomplete):
     assert found.z["B"] == pytest.approx(frame.loc[frame.system == "B", "z"].mean(), abs=1e-12)
 
 
+@pytest.mark.postgres
 def test_a_shared_item_is_one_rating_of_its_rater(db):
     dataset = make_dataset("shared-z", 2)
     a, b = make_system(dataset, "A"), make_system(dataset, "B")

@@ -119,6 +119,7 @@ def pilot(db):
     return campaign
 
 
+@pytest.mark.postgres
 def test_service_equals_hand_computation_and_statsmodels(pilot):
     plan = planning.plan_study(pilot, 0.05, 0.8)
     scores = _pilot_scores()
@@ -184,3 +185,17 @@ def test_raters_cannot_plan(pilot, rater_user):
 def test_components_come_from_the_counted_ratings(pilot):
     assert planning.plan_study(pilot, 0.05, 0.8)["variance_components"]["rater"] == results.rater_effects(
         pilot).fit.rater_variance
+
+
+@pytest.mark.parametrize("query", [{"alpha": "nan"}, {"alpha": "inf"}, {"power": "1e999"}, {"power": "-0"},
+                                   {"raters_per_item": "99999999999999999999999"}, {"raters_per_item": "0"},
+                                   {"alpha": "0.05\x00"}, {"seed": "-1"}])
+def test_hostile_planner_queries_are_400(pilot, organizer, query):
+    api = APIClient()
+    api.force_authenticate(organizer)
+    assert api.get(f"/api/campaigns/{pilot.pk}/plan/", query).status_code == 400
+    web = APIClient()
+    web.force_login(organizer)
+    page = {"alpha": "0.05", "power": "0.8", **{k: v for k, v in query.items() if k != "seed"}}
+    if query.keys() != {"seed"}:
+        assert web.get(reverse("results:plan", args=[pilot.pk]), page).status_code == 400

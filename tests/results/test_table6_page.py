@@ -34,6 +34,7 @@ def campaign(db):
     return campaign
 
 
+@pytest.mark.postgres
 def test_page_shows_intervals_clusters_and_the_test(client, organizer, campaign):
     client.force_login(organizer)
     response = client.get(reverse("results:table6_page", args=[campaign.pk]))
@@ -85,6 +86,7 @@ def test_raters_get_403(client, rater_user, campaign):
     assert client.get(reverse("results:table6_page", args=[campaign.pk])).status_code == 403
 
 
+@pytest.mark.postgres
 def test_score_distribution_counts_counted_ratings(campaign):
     distribution = results.score_distribution(campaign)
     assert distribution["poor"] == [_count("poor", score) for score in range(4)]

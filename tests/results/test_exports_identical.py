@@ -121,7 +121,10 @@ def test_latex_intervals_give_the_same_bytes_everywhere(campaign, clients):
     out = io.StringIO()
     call_command("export_table6", "--campaign", campaign.name, "--format", "latex", "--latex-intervals",
                  "--bootstrap", "50", "--seed", "7", "--permutations", "200", stdout=out)
+    generic = io.StringIO()
+    call_command("export", "table6", "--campaign", campaign.name, "--format", "latex", "--latex-intervals",
+                 "--bootstrap", "50", "--seed", "7", "--permutations", "200", stdout=generic)
     assert from_web.status_code == from_api.status_code == 200
-    assert from_web.content == from_api.content == out.getvalue().encode("utf-8")
+    assert from_web.content == from_api.content == out.getvalue().encode("utf-8") == generic.getvalue().encode("utf-8")
     assert b"{\\small [" in from_web.content
     assert from_web["Content-Disposition"] == from_api["Content-Disposition"]

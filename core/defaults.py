@@ -113,6 +113,11 @@ PLANNER_POWER = 0.8
 PLANNER_SIMULATIONS = 400
 PLANNER_PERMUTATIONS = 500
 PLANNER_MAX_INSTANCES = 5000
+# The planner simulates the best this many adjacent pairs (about 0.1 s each on 2 busy cores); the
+# others get only the normal figure (instances_needed_simulated null).
+PLANNER_MAX_SIMULATED_PAIRS = 40
+# The largest significance level the planner takes (a two-sided test at more is no test).
+PLANNER_MAX_ALPHA = 0.5
 # Ranking stability while a campaign runs: "settled" once every team keeps its rank and its cluster
 # in at least this share of bootstrap completions; replicates and permutations per replicate.
 STABILITY_THRESHOLD = 0.95
@@ -121,6 +126,3 @@ STABILITY_PERMUTATIONS = DEFAULT_PERMUTATIONS  # as Table 6: fewer cannot pass H
 # Teams x sampled instances above which the stability is not estimated (about 4 s at the paper's
 # 17 x 100 on 2 busy cores, and it grows with teams^2 x instances).
 STABILITY_MAX_CELLS = 5000
-# The planner simulates the best this many adjacent pairs (about 0.1 s each on 2 busy cores); the
-# others get only the normal figure (instances_needed_simulated null).
-PLANNER_MAX_SIMULATED_PAIRS = 40

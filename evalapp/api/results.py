@@ -20,6 +20,7 @@ from core.defaults import (
     MAX_REQUEST_PERMUTATIONS,
     MAX_REQUEST_RESAMPLES,
     PLANNER_ALPHA,
+    PLANNER_MAX_ALPHA,
     PLANNER_POWER,
     REQUEST_SEED_BOUND,
 )
@@ -130,7 +131,7 @@ class AgreementView(ApiView):
 
 
 class StudyPlanOptions(serializers.Serializer):
-    alpha = serializers.FloatField(default=PLANNER_ALPHA, min_value=1e-6, max_value=0.5,
+    alpha = serializers.FloatField(default=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
                                    help_text="Two-sided significance level.")
     power = serializers.FloatField(default=PLANNER_POWER, min_value=0.05, max_value=0.999999)
     raters_per_item = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,

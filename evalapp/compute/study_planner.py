@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from core.defaults import PLANNER_MAX_SIMULATED_PAIRS
 from evalapp.compute.significance import paired_permutation_pvalues
 
 MDD_INSTANCES = (50, 100, 200, 500, 1000)
@@ -67,7 +68,7 @@ class SimulationSettings:
     permutations: int       # sign patterns of each permutation test
     max_instances: int      # the search's bound: above it, the answer is None ("more than max")
     seed: int
-    max_pairs: int = 40     # only the best this many adjacent pairs are simulated
+    max_pairs: int = PLANNER_MAX_SIMULATED_PAIRS  # only the best this many adjacent pairs are simulated
 
     def as_dict(self):
         return {"method": "resampled pilot instances, paired permutation test (two-sided, mean difference)",

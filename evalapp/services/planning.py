@@ -12,6 +12,7 @@ from django.core.cache import cache
 from core.defaults import (
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
+    PLANNER_MAX_ALPHA,
     PLANNER_MAX_INSTANCES,
     PLANNER_MAX_SIMULATED_PAIRS,
     PLANNER_PERMUTATIONS,
@@ -37,8 +38,8 @@ class BadPlan(ValueError):
 
 
 def check_plan_options(alpha, power, raters_per_item):
-    if not 0 < alpha < 1:
-        raise BadPlan("alpha", "must be between 0 and 1")
+    if not 0 < alpha <= PLANNER_MAX_ALPHA:
+        raise BadPlan("alpha", f"must be above 0 and at most {PLANNER_MAX_ALPHA}")
     if not 0 < power < 1:
         raise BadPlan("power", "must be between 0 and 1")
     if raters_per_item is not None and not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:

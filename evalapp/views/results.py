@@ -16,7 +16,9 @@ from core.defaults import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
+    MAX_REQUEST_RESAMPLES,
     PLANNER_ALPHA,
+    PLANNER_MAX_ALPHA,
     PLANNER_POWER,
 )
 from core.flags import flagged_items
@@ -99,7 +101,7 @@ def table6_page(request, campaign_id):
         "scatter_chart": table6_charts.scatter_chart(table.rows),
         "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
         "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
-        "default_resamples": DEFAULT_RESAMPLES,
+        "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
     })
 
 
@@ -128,8 +130,8 @@ def table6_download(request, campaign_id, fmt):
 class PlanForm(forms.Form):
     """The planner's options, bounded as the API's."""
 
-    alpha = forms.FloatField(initial=PLANNER_ALPHA, min_value=1e-6, max_value=0.5, label="Significance level (alpha)",
-                             widget=forms.NumberInput(attrs={"step": "any"}))
+    alpha = forms.FloatField(initial=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
+                             label="Significance level (alpha)", widget=forms.NumberInput(attrs={"step": "any"}))
     power = forms.FloatField(initial=PLANNER_POWER, min_value=0.05, max_value=0.999999, label="Power",
                              widget=forms.NumberInput(attrs={"step": "any"}))
     raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,

@@ -86,7 +86,8 @@ def test_dashboard_says_settled_and_offers_to_close_early(client, organizer, nea
     closed = client.post(reverse("campaigns:status", args=[nearly_done.pk]), {"status": "closed"})
     assert closed.status_code == 302
     assert Campaign.objects.get(pk=nearly_done.pk).status == Campaign.Status.CLOSED
-    assert "Close the campaign early" not in client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
+    after = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
+    assert "Close the campaign early" not in after
 
 
 def test_researchers_see_the_signal_but_no_close_button(client, researcher, nearly_done):
@@ -103,11 +104,13 @@ def test_api_gives_the_dashboards_figures(researcher, nearly_done):
     response = api.get(f"/api/campaigns/{nearly_done.pk}/stability/")
     assert response.status_code == 200
     assert response.json() == planning.ranking_stability(nearly_done).as_dict()
-    assert response.json()["settled"] and [s["system"] for s in response.json()["systems"]] == ["top", "middle", "bottom"]
+    assert response.json()["settled"]
+    assert [s["system"] for s in response.json()["systems"]] == ["top", "middle", "bottom"]
 
 
 def test_unsettled_campaign_offers_no_close_button(client, organizer, db):
-    close = {"a": [[2, 1, None], [2, None, None], [1, 2, None]] * 2, "b": [[1, 2, None], [2, 1, None], [2, None, 1]] * 2}
+    close = {"a": [[2, 1, None], [2, None, None], [1, 2, None]] * 2,
+             "b": [[1, 2, None], [2, 1, None], [2, None, 1]] * 2}
     campaign, _ = rated_campaign(close, name="close-call")
     client.force_login(organizer)
     body = client.get(reverse("results:dashboard", args=[campaign.pk])).content.decode()

@@ -100,3 +100,31 @@ def download_filename(kind, campaign_name, fmt, suffix=""):
     stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in campaign_name).strip("_")
     parts = [kind, stem or "campaign"] + ([suffix] if suffix else [])
     return f"{'-'.join(parts)}.{EXTENSIONS[fmt]}"
+
+# --- issue 14: organizer statistics (rater effects, Table 6 page, study planner, ranking stability) ---
+# The mixed model of Table 6's human_adjusted column works on dense (raters + instances)^2
+# matrices: at most this many raters and instances together (128 MB at the cap), else "not fitted".
+MAX_ADJUSTED_LEVELS = 4000
+# How long a fitted mixed model, a stability estimate or a study plan stays in Django's cache;
+# each is keyed by a digest of the ratings it was made from, so a new rating never reads a stale one.
+RESULTS_CACHE_SECONDS = 24 * 60 * 60
+# The study planner: its defaults, and the bounded search of its simulation (per candidate N:
+# PLANNER_SIMULATIONS resampled studies, each tested with PLANNER_PERMUTATIONS sign patterns).
+PLANNER_ALPHA = 0.05
+PLANNER_POWER = 0.8
+PLANNER_SIMULATIONS = 400
+PLANNER_PERMUTATIONS = 500
+PLANNER_MAX_INSTANCES = 5000
+# The planner simulates the best this many adjacent pairs (about 0.1 s each on 2 busy cores); the
+# others get only the normal figure (instances_needed_simulated null).
+PLANNER_MAX_SIMULATED_PAIRS = 40
+# The largest significance level the planner takes (a two-sided test at more is no test).
+PLANNER_MAX_ALPHA = 0.5
+# Ranking stability while a campaign runs: "settled" once every team keeps its rank and its cluster
+# in at least this share of bootstrap completions; replicates and permutations per replicate.
+STABILITY_THRESHOLD = 0.95
+STABILITY_REPLICATES = 100
+STABILITY_PERMUTATIONS = DEFAULT_PERMUTATIONS  # as Table 6: fewer cannot pass Holm over many pairs
+# Teams x sampled instances above which the stability is not estimated (about 4 s at the paper's
+# 17 x 100 on 2 busy cores, and it grows with teams^2 x instances).
+STABILITY_MAX_CELLS = 5000

@@ -16,8 +16,12 @@ from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    MAX_RATERS_PER_ITEM,
     MAX_REQUEST_PERMUTATIONS,
     MAX_REQUEST_RESAMPLES,
+    PLANNER_ALPHA,
+    PLANNER_MAX_ALPHA,
+    PLANNER_POWER,
     REQUEST_SEED_BOUND,
 )
 from evalapp.api.campaigns import campaign_or_404
@@ -28,12 +32,14 @@ from evalapp.api.serializers import (
     RatingsImportReportSerializer,
     RatingsImportSerializer,
 )
-from evalapp.services import exports
+from evalapp.services import exports, planning
 from evalapp.services.ratings_import import import_ratings
 
 
 class Table6Options(serializers.Serializer):
     halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
+    latex_intervals = serializers.BooleanField(
+        default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}.")
     bootstrap = serializers.IntegerField(default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
                                          help_text="Add 95% bootstrap intervals and significance clusters (N resamples).")
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
@@ -42,7 +48,8 @@ class Table6Options(serializers.Serializer):
 
 
 class Table6View(ApiView):
-    """GET: Table 6 (Team, BLEU, BLEU rank, Human, Human rank) as JSON, CSV, Markdown or LaTeX.
+    """GET: Table 6 (Team, BLEU, BLEU rank, Human, Human rank, and the secondary rater-effect columns Human z and
+    Human adjusted with its interval) as JSON, CSV, Markdown or LaTeX.
 
     Security: organizers and researchers (read-only); raters never see results.
     """
@@ -121,3 +128,52 @@ class AgreementView(ApiView):
     @extend_schema(responses=AgreementSerializer, tags=["results"])
     def get(self, request, campaign_id):
         return export_response(exports.agreement(campaign_or_404(campaign_id)))
+
+
+class StudyPlanOptions(serializers.Serializer):
+    alpha = serializers.FloatField(default=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
+                                   help_text="Two-sided significance level.")
+    power = serializers.FloatField(default=PLANNER_POWER, min_value=0.05, max_value=0.999999)
+    raters_per_item = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
+                                               help_text="Raters per item to plan for (default: the campaign's).")
+    seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
+
+
+class StudyPlanView(ApiView):
+    """GET: the study plan from this campaign as a pilot, as ``manage.py plan_study --json`` prints it:
+    ``{"alpha", "power", "raters_per_item", "pairs": [{"higher", "lower", "delta", "sd_diff",
+    "instances_needed_normal", "instances_needed_simulated"}], "mdd": [...], "variance_components"}``.
+
+    Security: organizers and researchers (read-only); bounded options (400 names the bad one).
+    """
+
+    permission_classes = RESULTS_VIEWER
+
+    @extend_schema(parameters=[StudyPlanOptions], responses={200: OpenApiTypes.OBJECT}, tags=["results"])
+    def get(self, request, campaign_id):
+        campaign = campaign_or_404(campaign_id)
+        options = StudyPlanOptions(data=request.query_params)
+        options.is_valid(raise_exception=True)
+        data = options.validated_data
+        try:
+            plan = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
+                                       data["seed"])
+        except planning.BadPlan as error:
+            raise ValidationError({error.field: error.message}) from None
+        return Response(plan)
+
+
+class RankingStabilityView(ApiView):
+    """GET: for each team, the bootstrap probability that its rank and its cluster are unchanged at the
+    campaign's completion given the ratings so far, and whether the ranking is settled (every team at or
+    above the threshold): ``{"settled", "threshold", "replicates", "systems": [{"system", "rank", "cluster",
+    "rank_stability", "cluster_stability"}]}``.
+
+    Security: organizers and researchers (read-only).
+    """
+
+    permission_classes = RESULTS_VIEWER
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, tags=["results"])
+    def get(self, request, campaign_id):
+        return Response(planning.ranking_stability(campaign_or_404(campaign_id)).as_dict())

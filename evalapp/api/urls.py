@@ -30,6 +30,8 @@ urlpatterns = [
     path(campaign + "ratings/", results.RatingsExportView.as_view(), name="ratings"),
     path(campaign + "ratings/import/", results.RatingsImportView.as_view(), name="ratings-import"),
     path(campaign + "agreement/", results.AgreementView.as_view(), name="agreement"),
+    path(campaign + "plan/", results.StudyPlanView.as_view(), name="plan"),
+    path(campaign + "stability/", results.RankingStabilityView.as_view(), name="stability"),
     # Metric study.
     path(campaign + "metric-runs/", metrics.MetricRunListView.as_view(), name="metric-runs"),
     path("metric-runs/<id:run_id>/", metrics.MetricRunDetailView.as_view(), name="metric-run"),

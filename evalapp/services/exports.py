@@ -87,14 +87,20 @@ def _json(value):
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def table6(campaign, fmt=None, halves=False, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS):
-    """Table 6 (S3) in ``fmt``; with ``bootstrap`` resamples, intervals and significance clusters too."""
+def table6(campaign, fmt=None, halves=False, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
+           latex_intervals=False):
+    """Table 6 (S3) in ``fmt``; with ``bootstrap`` resamples, intervals and significance clusters too;
+    ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
     if halves and fmt != "latex":
         raise BadOption("halves", "applies to the LaTeX format only")
+    if latex_intervals and fmt != "latex":
+        raise BadOption("latex_intervals", "applies to the LaTeX format only")
     table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=permutations)
-    suffix = "-".join(part for part in ("halves" if halves else "", f"ci{bootstrap}" if bootstrap else "") if part)
-    return _export(TABLE6, campaign.name, fmt, table.render(fmt, halves=halves), suffix)
+    suffix = "-".join(part for part in ("halves" if halves else "", f"ci{bootstrap}" if bootstrap else "",
+                                        "inline" if latex_intervals else "") if part)
+    return _export(TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals),
+                   suffix)
 
 
 def agreement(campaign, fmt=None):

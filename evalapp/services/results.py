@@ -8,9 +8,11 @@ intervals and the clusters read per-item sums and counts (``GROUP BY item``, a f
 thousand integer rows for a million ratings); only the consumers that need single ratings
 (the metric study's histograms, the long export) read per-rating rows, as integer codes.
 """
+import hashlib
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Count, Q, Sum
 
 from core.crowd import CROWD_PLATFORMS
@@ -19,11 +21,14 @@ from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    MAX_ADJUSTED_LEVELS,
+    RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
 from core.models import CrowdSession, Instance, Item, ItemOutput, RaterExclusion, Rating, System
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
+from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import significance as significance_compute
 from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_system_scores, score_matrix
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
@@ -94,6 +99,66 @@ def _instance_names(ids):
 
 def _system_names(ids):
     return dict(System.objects.filter(pk__in=ids).values_list("pk", "name"))
+
+
+def rating_rows(campaign):
+    """Every counted rating once per system it counts for, as parallel arrays
+    ``(rating ids, instance ids, system names, rater ids, scores)`` (integers but the names)."""
+    rows = (_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
+            .values_list("id", "item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
+            .order_by("id", "item__item_outputs__output__system_id"))
+    table = np.fromiter(rows, dtype=[("id", np.int64), ("instance", np.int64), ("system", np.int64),
+                                     ("rater", np.int64), ("score", np.int64)])
+    if not len(table):
+        return table["id"], table["instance"], np.empty(0, dtype=object), table["rater"], table["score"]
+    systems, system_codes = _labels(table["system"], _system_names)
+    return table["id"], table["instance"], systems[system_codes], table["rater"], table["score"]
+
+
+@dataclass(frozen=True)
+class RaterEffects:
+    """The secondary figures of Table 6: ``z`` ({name: mean z or None}) and the mixed model's ``fit``."""
+
+    z: dict
+    fit: rater_effects_compute.MixedModelFit
+
+    def as_dict(self):
+        return {"human_z": rater_effects_compute.Z_METHOD, "human_adjusted": self.fit.as_dict(),
+                "secondary": "formula (1) is the headline; these columns correct for who rated what"}
+
+
+def rater_effects(campaign, names=None):
+    """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
+
+    The mixed model is fitted once per state of the counted ratings and kept in Django's cache
+    (the key is a digest of every row and system name, so a new, excluded or reconciled rating
+    refits it). Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted.
+    """
+    names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
+    ids, instances, systems, raters, scores = rating_rows(campaign)
+    z = rater_effects_compute.system_z_means(ids, raters, scores, systems, names)
+    levels = len(np.unique(raters)) + len(np.unique(instances))
+    if levels > MAX_ADJUSTED_LEVELS:
+        fit = rater_effects_compute.MixedModelFit(
+            {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
+            CONFIDENCE_LEVEL, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
+        return RaterEffects(z, fit)
+    key = f"comve:adjusted:{campaign.pk}:{digest(ids, instances, raters, scores, systems, names)}"
+    fit = cache.get(key)
+    if fit is None:
+        fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
+        cache.set(key, fit, RESULTS_CACHE_SECONDS)
+    return RaterEffects(z, fit)
+
+
+def digest(*columns):
+    """A SHA-256 of the given arrays and name lists (the state of the ratings a figure was made from)."""
+    hasher = hashlib.sha256()
+    for column in columns:
+        column = np.asarray(column)
+        hasher.update(column.tobytes() if column.dtype != object else "\x1f".join(map(str, column)).encode())
+        hasher.update(b"\x1e")
+    return hasher.hexdigest()
 
 
 def _campaign_matrix(campaign, systems=None):
@@ -204,12 +269,14 @@ def significance_clusters(campaign, permutations=DEFAULT_PERMUTATIONS, seed=DEFA
                     comparisons)
 
 
-def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS):
+def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, secondary=True):
     """Table 6 of the campaign: the Human pseudo-system first (human score only), then the teams by BLEU rank.
 
     BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
     competition ranks on the displayed values (S3). With ``bootstrap`` > 0 resamples every row
-    also gets a 95% interval (``ci``) and every team its significance ``cluster``.
+    also gets a 95% interval (``ci``) and every team its significance ``cluster``. With
+    ``secondary`` (every export) every row gets the rater-effect columns ``human_z`` and
+    ``human_adjusted`` with its interval (:func:`rater_effects`); the live preview leaves them out.
     """
     systems = campaign_systems(campaign)
     matrix = _campaign_matrix(campaign, systems)
@@ -235,8 +302,32 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
                  for system, row in pairs]
         intervals = {"method": BOOTSTRAP_METHOD, "resamples": bootstrap, "seed": seed, "level": CONFIDENCE_LEVEL}
         significance = clusters.as_dict()
+    effects = None
+    if secondary:
+        found = rater_effects(campaign, [s.name for s in systems])
+        pairs = [(system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
+                 for system, row in pairs]
+        effects = found.as_dict()
     return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item, campaign.sampled.count(),
-                  intervals, significance)
+                  intervals, significance, effects)
+
+
+def _adjusted_fields(fit, name):
+    score = fit.scores[name]
+    return {"human_adjusted": score.estimate, "human_adjusted_low": score.low, "human_adjusted_high": score.high}
+
+
+def score_distribution(campaign):
+    """``{system name: [count of 0, of 1, of 2, of 3]}`` over the counted ratings (a shared item's rating
+    counts for each of its systems, as in formula (1))."""
+    rows = list(_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
+                .values_list("item__item_outputs__output__system_id", "score").annotate(n=Count("id")).order_by())
+    names = _system_names(sorted({system for system, _, _ in rows}))
+    result = {name: [0, 0, 0, 0] for name in names.values()}
+    for system, score, count in rows:
+        if 0 <= score < len(result[names[system]]):
+            result[names[system]][score] += count
+    return result
 
 
 def _team_order(row):

@@ -76,13 +76,14 @@ class Table6Options(forms.Form):
     """The query of a Table 6 download, with the same bounds as the API's (``core/defaults.py``)."""
 
     halves = forms.BooleanField(required=False)
+    latex_intervals = forms.BooleanField(required=False)
     bootstrap = forms.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
     seed = forms.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
     permutations = forms.IntegerField(required=False, min_value=1, max_value=MAX_REQUEST_PERMUTATIONS)
 
     def options(self):
         data = self.cleaned_data
-        return {"halves": bool(data["halves"]), "bootstrap": data["bootstrap"] or 0,
+        return {"halves": bool(data["halves"]), "latex_intervals": bool(data["latex_intervals"]), "bootstrap": data["bootstrap"] or 0,
                 "seed": DEFAULT_SEED if data["seed"] is None else data["seed"],
                 "permutations": data["permutations"] or DEFAULT_PERMUTATIONS}
 

@@ -5,18 +5,29 @@ researchers (``results_viewer_required``); raters get 403. Exports never show us
 worker ids: raters appear as ``rater-<id>``. Every download is made by
 :mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
+from django import forms
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET
 
 from core import roles
-from core.defaults import DEFAULT_RESAMPLES
+from core.defaults import (
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MAX_RATERS_PER_ITEM,
+    MAX_REQUEST_RESAMPLES,
+    PLANNER_ALPHA,
+    PLANNER_MAX_ALPHA,
+    PLANNER_POWER,
+)
 from core.flags import flagged_items
 from core.models import Campaign
 from core.progress import campaign_progress
 from core.quality import rater_quality
+from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
-from evalapp.services import exports, results
+from evalapp.services import exports, planning, results
 from evalapp.views.common import (
     BAD_REQUEST,
     NOT_FOUND,
@@ -36,14 +47,16 @@ index = campaign_index("results/index.html")
 @require_GET
 @roles.results_viewer_required
 def dashboard(request, campaign_id):
-    """Progress per system and overall, active raters, flagged raters and items, Table 6 preview, downloads.
+    """Progress per system and overall, active raters, flagged raters and items, Table 6 preview, the
+    ranking's stability (with the "settled" signal), downloads.
 
     Security: organizers and researchers only (raters 403); GET only, so a researcher can
     change nothing here. The exclude buttons (a POST to the rater screens' exclude view,
-    CSRF-protected, which checks the organizer role itself) are shown to organizers only.
+    CSRF-protected, which checks the organizer role itself) and the close-early button (a POST to
+    ``campaigns:status``, CSRF-protected, organizers only) are shown to organizers only.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    table = results.table6(campaign)
+    table = results.table6(campaign, secondary=False)
     quality = rater_quality(campaign)
     can_exclude = roles.is_organizer(request.user)
     flagged = [dict(q.as_dict(), label=results.rater_label(q.rater_id),
@@ -58,10 +71,38 @@ def dashboard(request, campaign_id):
         "flagged_items": flagged_items(campaign),
         "can_exclude": can_exclude,
         "downloads": _downloads(campaign),
+        "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
+        "plan_page": reverse("results:plan", args=(campaign.pk,)),
+        "stability": planning.ranking_stability(campaign),
         "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
         "notes": table.notes(),
     }
     return render(request, "results/dashboard.html", context)
+
+
+@require_GET
+@roles.results_viewer_required
+def table6_page(request, campaign_id):
+    """Table 6 with its uncertainty: 95% bootstrap intervals, significance clusters (the test named), the
+    secondary rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against
+    human score, each system's 0-3 distribution, and a form for the LaTeX download.
+
+    Security: organizers and researchers only (raters 403); GET only, read-only (the download form is a
+    GET to the download view, which validates its query). Charts are server-rendered SVG styled by
+    classes from the static stylesheet: no inline script or style.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS)
+    rows = [{"row": row, "cells": row.cells(INCOMPLETE_MARK), "interval": row.interval_cells(),
+             "secondary": row.secondary_cells()} for row in table.rows]
+    return render(request, "results/table6.html", {
+        "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
+        "interval_chart": table6_charts.interval_chart(table.rows),
+        "scatter_chart": table6_charts.scatter_chart(table.rows),
+        "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
+        "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
+        "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
+    })
 
 
 @require_GET
@@ -86,6 +127,45 @@ def table6_download(request, campaign_id, fmt):
     return download(export)
 
 
+class PlanForm(forms.Form):
+    """The planner's options, bounded as the API's."""
+
+    alpha = forms.FloatField(initial=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
+                             label="Significance level (alpha)", widget=forms.NumberInput(attrs={"step": "any"}))
+    power = forms.FloatField(initial=PLANNER_POWER, min_value=0.05, max_value=0.999999, label="Power",
+                             widget=forms.NumberInput(attrs={"step": "any"}))
+    raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
+                                         label="Raters per item (M)", help_text="Empty: the campaign's.")
+
+
+@require_GET
+@roles.results_viewer_required
+def plan(request, campaign_id):
+    """The study planner with this campaign as the pilot: variance components, instances needed for each
+    adjacent pair (normal approximation and simulation), the minimum-detectable-difference table.
+
+    Security: organizers and researchers only (raters 403); GET only, read-only: the form's options are
+    bounded and a bad one is shown next to its field (400), never a 5xx.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    form = PlanForm(request.GET or None)
+    found, status = None, 200
+    if not request.GET or form.is_valid():
+        data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
+        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"))
+    else:
+        status = BAD_REQUEST
+    mdd = None
+    if found:
+        raters = sorted({entry["raters_per_item"] for entry in found["mdd"]})
+        table = {}
+        for entry in found["mdd"]:
+            table.setdefault(entry["instances"], {})[entry["raters_per_item"]] = entry["mdd"]
+        mdd = {"raters": raters, "rows": [(n, [table[n][m] for m in raters]) for n in sorted(table)]}
+    return render(request, "results/plan.html", {"campaign": campaign, "form": form, "plan": found, "mdd": mdd,
+                                                 "api": f"/api/campaigns/{campaign.pk}/plan/"}, status=status)
+
+
 def _downloads(campaign):
     """The dashboard's download links: (label, address), labelled as every page labels them."""
     table6 = exports.TABLE6
@@ -107,6 +187,8 @@ ratings_download = campaign_download(exports.ratings)
 urlpatterns = [
     path("", index, name="index"),
     path("<id:campaign_id>/", dashboard, name="dashboard"),
+    path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
+    path("<id:campaign_id>/plan/", plan, name="plan"),
     path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
     path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
     path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),

@@ -126,6 +126,8 @@ ENDPOINTS = [
     Endpoint("get", C + "ratings/?format=json",            401, 403, 403, 200, 200, 200),
     Endpoint("post", C + "ratings/import/",                401, 403, 403, 403, 201, 201, ratings_file, True),
     Endpoint("get", C + "agreement/",                      401, 403, 403, 200, 200, 200),
+    Endpoint("get", C + "plan/",                           401, 403, 403, 200, 200, 200),
+    Endpoint("get", C + "stability/",                      401, 403, 403, 200, 200, 200),
     # metric study: researchers may also start runs and import their metric (S10)
     Endpoint("get", C + "metric-runs/",                    401, 403, 403, 200, 200, 200),
     Endpoint("post", C + "metric-runs/",                   401, 403, 403, 202, 202, 202, metric_run),

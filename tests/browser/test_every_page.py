@@ -62,6 +62,8 @@ def pages(campaign, run):
         ("crowd", "organizer", f"/campaigns/{c}/crowd/"),
         ("results", "researcher", "/results/"),
         ("dashboard-table6", "researcher", f"/results/{c}/"),
+        ("table6-page", "researcher", f"/results/{c}/table6/"),
+        ("study-plan", "researcher", f"/results/{c}/plan/"),
         ("metrics", "researcher", "/metrics/"),
         ("metric-report", "researcher", f"/metrics/campaign/{c}/"),
         ("metric-run", "researcher", f"/metrics/run/{run.pk}/"),

@@ -111,3 +111,20 @@ def test_the_named_commands_give_the_export_too(campaign):
     call_command("agreement", "--campaign", campaign.name, "--json", stdout=agreement)
     assert table.getvalue() == exports.table6(campaign, "csv", bootstrap=50, seed=7, permutations=200).text
     assert agreement.getvalue() == exports.agreement(campaign).text
+
+
+def test_latex_intervals_give_the_same_bytes_everywhere(campaign, clients):
+    web, api = clients
+    query = {"bootstrap": 50, "seed": 7, "permutations": 200}
+    from_web = web.get(reverse("results:table6", args=(campaign.pk, "latex")), {**query, "latex_intervals": "1"})
+    from_api = api.get(f"/api/campaigns/{campaign.pk}/table6/", {**query, "format": "latex", "latex_intervals": "true"})
+    out = io.StringIO()
+    call_command("export_table6", "--campaign", campaign.name, "--format", "latex", "--latex-intervals",
+                 "--bootstrap", "50", "--seed", "7", "--permutations", "200", stdout=out)
+    generic = io.StringIO()
+    call_command("export", "table6", "--campaign", campaign.name, "--format", "latex", "--latex-intervals",
+                 "--bootstrap", "50", "--seed", "7", "--permutations", "200", stdout=generic)
+    assert from_web.status_code == from_api.status_code == 200
+    assert from_web.content == from_api.content == out.getvalue().encode("utf-8") == generic.getvalue().encode("utf-8")
+    assert b"{\\small [" in from_web.content
+    assert from_web["Content-Disposition"] == from_api["Content-Disposition"]

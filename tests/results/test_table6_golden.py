@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from tests.results.factories import rated_campaign
 
@@ -31,6 +31,9 @@ CASES = [
     ("latex", ["--halves"], "table6_halves.tex"),
     ("json", ["--bootstrap", "500", "--seed", "11", "--permutations", "1000"], "table6_bootstrap.json"),
     ("markdown", ["--bootstrap", "500", "--seed", "11", "--permutations", "1000"], "table6_bootstrap.md"),
+    ("latex", ["--latex-intervals", "--bootstrap", "500", "--seed", "11", "--permutations", "1000"],
+     "table6_bootstrap_inline.tex"),
+    ("csv", ["--bootstrap", "500", "--seed", "11", "--permutations", "1000"], "table6_bootstrap.csv"),
 ]
 
 
@@ -56,3 +59,17 @@ def test_out_option_writes_the_file(golden_campaign, tmp_path):
     call_command("export_table6", "--campaign", "golden", "--format", "markdown", "--out", str(target),
                  stderr=io.StringIO())
     assert target.read_text(encoding="utf-8") == (GOLDEN / "table6.md").read_text(encoding="utf-8")
+
+
+def test_latex_intervals_sit_beside_their_scores(golden_campaign):
+    out = io.StringIO()
+    call_command("export_table6", "--campaign", "golden", "--format", "latex", "--latex-intervals", "--bootstrap", "500",
+                 "--seed", "11", "--permutations", "1000", stdout=out)
+    human = next(line for line in out.getvalue().splitlines() if line.startswith("Human &"))
+    assert human == "Human & - & - & 2.83 {\\small [2.67, 3.00]} & - & - & 0.93 & 2.83 {\\small [2.43, 3.24]} \\\\"
+
+
+def test_latex_intervals_refused_for_other_formats(golden_campaign):
+    with pytest.raises(CommandError, match="latex"):
+        call_command("export_table6", "--campaign", "golden", "--format", "csv", "--latex-intervals",
+                     stdout=io.StringIO())

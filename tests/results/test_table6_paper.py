@@ -41,15 +41,20 @@ def test_human_rank_column_is_the_papers(paper_campaign):
 
 def test_markdown_shows_the_papers_rows_in_bleu_order(paper_campaign):
     lines = [line for line in export(paper_campaign, "markdown").splitlines() if line.startswith("| ")][1:]
-    assert lines[0] == "| Human | - | - | 2.58 | - |"
+    headline = ["| " + " | ".join(line.split(" | ")[:5]) .removeprefix("| ") + " |" for line in lines]
+    assert headline[0] == "| Human | - | - | 2.58 | - |"
     expected = [f"| {team}{marker.replace('*', chr(92) + '*')} | {bleu:.1f} | {bleu_rank} | {human:.2f} | {human_rank} |"
                 for team, marker, bleu, bleu_rank, human, human_rank in TABLE6]
-    assert lines[1:] == expected
+    assert headline[1:] == expected
 
 
 def test_latex_halves_split_like_the_paper(paper_campaign):
     body = [line for line in export(paper_campaign, "latex", "--halves").splitlines() if line.endswith("\\\\")][1:]
-    assert [cell.strip() for cell in body[0].removesuffix("\\\\").split("&")] == ["Human", "-", "-", "2.58", "-"] + [""] * 5
-    assert body[1] == "BUT-FIT & 22.4 & 1 & 1.84 & 4 & CN-HIT-IT.NLP+ & 9.7 & 10 & 1.74 & 10 \\\\"
-    assert body[9].startswith("LMVE+ & 12.9 & 9 & 1.78 & 7 &")
-    assert len([line for line in body if not line.startswith("\\multicolumn")]) == 10
+    width = 7  # Team, BLEU, Rank, Human, Rank, then the secondary z and Adj.
+    cells = [[cell.strip() for cell in line.removesuffix("\\\\").split("&")] for line in body
+             if not line.startswith("\\multicolumn")]
+    assert cells[0][:5] == ["Human", "-", "-", "2.58", "-"] and cells[0][width:] == [""] * width
+    assert cells[1][:5] + cells[1][width:width + 5] == ["BUT-FIT", "22.4", "1", "1.84", "4",
+                                                         "CN-HIT-IT.NLP+", "9.7", "10", "1.74", "10"]
+    assert cells[9][:5] == ["LMVE+", "12.9", "9", "1.78", "7"]
+    assert len(cells) == 10

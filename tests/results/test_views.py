@@ -22,7 +22,8 @@ def campaign(db):
 def urls(campaign):
     return [reverse("results:index"), reverse("results:dashboard", args=[campaign.pk]),
             reverse("results:agreement", args=[campaign.pk, "json"]),
-            reverse("results:ratings", args=[campaign.pk, "csv"])] + [
+            reverse("results:ratings", args=[campaign.pk, "csv"]),
+            reverse("results:table6_page", args=[campaign.pk]), reverse("results:plan", args=[campaign.pk])] + [
         reverse("results:table6", args=[campaign.pk, fmt]) for fmt in ("csv", "json", "markdown", "latex")]
 
 
@@ -60,7 +61,7 @@ def test_dashboard_shows_progress_incomplete_mark_and_active_raters(client, camp
     assert progress.active_raters == 1
     assert (progress.ratings, progress.expected, progress.fraction) == (17, 18, 17 / 18)
     body = response.content.decode()
-    assert "0.80†" in body and "incomplete, 5 of 6 ratings" in body
+    assert "0.80†" in body and "incomplete (ratings present of expected): " in body and " 5 of 6 (83%)" in body
 
 
 def test_flagged_items_are_listed(client, campaign, organizer):
@@ -91,3 +92,14 @@ def test_table6_json_download_with_intervals(client, campaign, organizer):
     assert document["rows"][1]["ci"]["resamples"] == 200
     assert client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "x"}).status_code == 400
     assert client.get(reverse("results:table6", args=[campaign.pk, "xlsx"])).status_code == 404
+
+
+@pytest.mark.parametrize("name", ["results:dashboard", "results:table6_page", "results:plan"])
+def test_pages_of_a_campaign_without_ratings(client, organizer, name, db):
+    empty, _ = rated_campaign({"a": [[None, None]] * 2, "b": [[None, None]] * 2}, name="empty", bleu={"a": 3.0})
+    client.force_login(organizer)
+    response = client.get(reverse(name, args=[empty.pk]))
+    assert response.status_code == 200
+    if name == "results:dashboard":
+        assert not response.context["stability"].settled
+        assert "a, b have no rating yet" in response.content.decode()

@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
-from evalapp.management.commands.export_table6 import add_table6_arguments, check_table6_options
+from evalapp.management.commands.export_table6 import add_table6_arguments, check_table6_options, table6_options
 from evalapp.models import MetricRun
 from evalapp.services import exports, metric_runs
 
@@ -27,8 +27,7 @@ class Command(BaseCommand):
             fmt = exports.check_format(kind, options["format"])
             if kind == exports.TABLE6:
                 check_table6_options({**options, "format": fmt})
-                export = exports.table6(campaign, fmt, halves=options["halves"], bootstrap=options["bootstrap"],
-                                        seed=options["seed"], permutations=options["permutations"])
+                export = exports.table6(campaign, fmt, **table6_options(options))
             elif kind == exports.METRIC_REPORT:
                 export = exports.metric_report_of(finished_run(campaign, options["run"]), fmt)
             else:

@@ -20,14 +20,16 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         check_table6_options(options)
         campaign = campaign_named(options["campaign"])
-        export = exports.table6(campaign, options["format"], halves=options["halves"], bootstrap=options["bootstrap"],
-                                seed=options["seed"], permutations=options["permutations"])
+        export = exports.table6(campaign, options["format"], **table6_options(options))
         write_export(self, export, options["out"], f"Table 6 of '{campaign.name}'")
 
 
 def add_table6_arguments(parser):
     """The options of a Table 6 export (shared with ``manage.py export table6``)."""
     parser.add_argument("--halves", action="store_true", help="LaTeX only: two side-by-side halves, as in the task paper.")
+    parser.add_argument("--latex-intervals", action="store_true",
+                        help="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}, instead of a "
+                             "95%% CI column.")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="Add 95%% bootstrap intervals (N resamples of the instances) and significance "
                              "clusters. Default 0: none.")
@@ -37,8 +39,15 @@ def add_table6_arguments(parser):
                         help=f"Permutations of the paired significance test (default {DEFAULT_PERMUTATIONS}).")
 
 
+def table6_options(options):
+    """The keyword arguments of :func:`evalapp.services.exports.table6` from the parsed options."""
+    return {name: options[name] for name in ("halves", "bootstrap", "seed", "permutations", "latex_intervals")}
+
+
 def check_table6_options(options):
     if options["halves"] and options["format"] != "latex":
         raise CommandError("--halves applies to --format latex only")
+    if options["latex_intervals"] and options["format"] != "latex":
+        raise CommandError("--latex-intervals applies to --format latex only")
     if options["bootstrap"] < 0 or options["permutations"] < 1:
         raise CommandError("--bootstrap must be >= 0 and --permutations >= 1")

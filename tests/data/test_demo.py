@@ -4,9 +4,9 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import authenticate
-from django.test import RequestFactory
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import RequestFactory
 
 from core import roles
 from core.models import Campaign, Item, System

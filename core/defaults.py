@@ -98,3 +98,13 @@ def download_filename(kind, campaign_name, fmt, suffix=""):
     stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in campaign_name).strip("_")
     parts = [kind, stem or "campaign"] + ([suffix] if suffix else [])
     return f"{'-'.join(parts)}.{EXTENSIONS[fmt]}"
+
+
+# --- issue 13: the metric study's WMT statistics and stored metric scores ------------------------
+# Soft pairwise accuracy (Thompson et al. 2024): permutations of its paired tests, and, for its
+# bootstrap interval, the resamples (the first of the study's) and the permutations in each.
+SPA_PERMUTATIONS = 1000
+SPA_BOOTSTRAP_RESAMPLES = 200
+SPA_BOOTSTRAP_PERMUTATIONS = 200
+# Significance level of the metric ranking's clusters (paired bootstrap, as the WMT metrics tasks).
+RANKING_ALPHA = 0.05

@@ -27,7 +27,12 @@ PLOT_SIZE_INCHES = (4.2, 3.4)
 HISTOGRAM_COLUMNS = 4
 HISTOGRAM_PANEL_INCHES = (2.2, 1.6)
 CSV_HEADER = ("table", "subset", "level", "aggregation", "metric", "other", "statistic", "value", "p",
-              "ci_low", "ci_high", "n")
+              "ci_low", "ci_high", "n", "epsilon")
+# the WMT metrics tasks' statistics: (level, key, label, LaTeX label)
+WMT_COLUMNS = (("system_level", "pairwise_accuracy", "Pairwise accuracy", "Pairwise acc."),
+               ("system_level", "soft_pairwise_accuracy", "Soft pairwise accuracy", "SPA"),
+               ("segment_level", "acc_eq", "acc_eq", r"acc\textsubscript{eq}"),
+               ("segment_level", "acc_eq_grouped", "acc_eq grouped", r"acc\textsubscript{eq} grouped"))
 
 
 def jsonable(value):
@@ -62,7 +67,8 @@ def correlation_rows(report):
     for subset, figures in (("all", report), ("top_k", report.get("top_k") or {})):
         for metric, by_name in (figures.get("system_level") or {}).items():
             for name, entry in by_name.items():
-                yield subset, "system", "", metric, name, entry
+                if name in COEFFICIENT_LABELS:
+                    yield subset, "system", "", metric, name, entry
         for metric, sections in (figures.get("segment_level") or {}).items():
             for aggregation in ("flattened", "grouped_by_instance"):
                 for name, entry in sections.get(aggregation, {}).items():
@@ -103,6 +109,7 @@ def to_csv(report):
         ci = entry.get("ci") or [None, None]
         rows.append(("correlation", subset, level, aggregation, metric, "human", name, entry.get("r"),
                      entry.get("p"), ci[0], ci[1], entry.get("n")))
+    rows += wmt_csv_rows(report)
     for comparison in report.get("comparisons", []):
         williams = comparison["williams"]
         rows.append(("comparison", "all", comparison["level"], "", comparison["metric_a"], comparison["metric_b"],
@@ -111,7 +118,48 @@ def to_csv(report):
             rows.append(("comparison", "all", comparison["level"], "", comparison["metric_a"],
                          comparison["metric_b"], f"permutation_{name}_delta", test.get("delta"), test.get("p"),
                          "", "", test.get("resamples")))
-    return write_csv([[_csv_cell(cell) for cell in row] for row in rows], header=CSV_HEADER)
+    width = len(CSV_HEADER)
+    return write_csv([[_csv_cell(cell) for cell in row] + [""] * (width - len(row)) for row in rows],
+                     header=CSV_HEADER)
+
+
+def wmt_entries(report):
+    """(metric, level, statistic, entry) of every WMT statistic in the report."""
+    for level, key, _, _ in WMT_COLUMNS:
+        for metric, entries in (report.get(level) or {}).items():
+            if key in entries:
+                yield metric, level, key, entries[key]
+
+
+def ranks(report):
+    """{statistic: {metric: rank}} of the metric ranking's clusters."""
+    statistics = (report.get("metric_ranking") or {}).get("statistics") or {}
+    return {statistic: {row["metric"]: row["rank"] for row in ranking.get("metrics", [])}
+            for statistic, ranking in statistics.items()}
+
+
+def wmt_csv_rows(report):
+    rows = []
+    for metric, level, key, entry in wmt_entries(report):
+        ci = entry.get("ci") or [None, None]
+        aggregation = {"acc_eq": "flattened", "acc_eq_grouped": "grouped_by_instance"}.get(key, "")
+        rows.append(("wmt", "all", level.removesuffix("_level"), aggregation, metric, "human", key, entry.get("value"),
+                     "", ci[0], ci[1], entry.get("pairs", entry.get("permutations")), entry.get("epsilon")))
+    for statistic, ranking in ((report.get("metric_ranking") or {}).get("statistics") or {}).items():
+        for row in ranking.get("metrics", []):
+            rows.append(("ranking", "all", ranking.get("level", "").removesuffix("_level"), "", row["metric"], "",
+                         f"{statistic}_rank", row["rank"], "", "", "", "", ""))
+        for pair, p in ranking.get("p_values", {}).items():
+            better, worse = pair.split("|", 1)
+            rows.append(("ranking", "all", ranking.get("level", "").removesuffix("_level"), "", better, worse,
+                         f"{statistic}_bootstrap_p", "", p, "", "", "", ""))
+    for pair in (report.get("soft_pairwise") or {}).get("pairs", []):
+        rows.append(("soft_pairwise_p", "all", "system", "", "human", f"{pair['a']} > {pair['b']}", "p_value", "",
+                     pair.get("p_human"), "", "", "", ""))
+        for metric, p in pair.get("p_metrics", {}).items():
+            rows.append(("soft_pairwise_p", "all", "system", "", metric, f"{pair['a']} > {pair['b']}", "p_value", "",
+                         p, "", "", "", ""))
+    return rows
 
 
 def _csv_cell(value):
@@ -165,7 +213,33 @@ def to_latex(report):
                   + [LATEX_COEFFICIENT_LABELS["wmt_kendall"]])
         parts.append(_latex_table(f"Segment-level correlation with the human scores of campaign {campaign} "
                                   "(95\\% bootstrap intervals over instances).", header, body))
+    body = []
+    rank_of = ranks(report)
+    for metric in _metric_names(report):
+        cells = [latex_escape(metric)]
+        for level, key, _, _ in WMT_COLUMNS:
+            entry = (report.get(level) or {}).get(metric, {}).get(key)
+            if entry is None or entry.get("value") is None:
+                cells.append("--")
+                continue
+            text = _latex_value({"r": entry.get("value"), "ci": entry.get("ci")})
+            if entry.get("epsilon") is not None:
+                text += rf" {{\scriptsize $\varepsilon$={_number(entry['epsilon'])}}}"
+            if metric in rank_of.get(key, {}):
+                text += rf" ({rank_of[key][metric]})"
+            cells.append(text)
+        body.append(cells)
+    if body:
+        alpha = (report.get("metric_ranking") or {}).get("alpha")
+        parts.append(_latex_table(
+            f"The WMT metrics tasks' statistics on campaign {campaign}: value, 95\\% bootstrap interval over "
+            f"instances, tie threshold $\\varepsilon$ and (rank cluster, paired bootstrap, $\\alpha$={alpha}).",
+            ["Metric"] + [latex for _, _, _, latex in WMT_COLUMNS], body))
     return "% requires \\usepackage{booktabs}\n" + "\n".join(parts)
+
+
+def _metric_names(report):
+    return [m["name"] for m in report.get("metrics", [])] or list(report.get("system_level") or {})
 
 
 # --- plots -----------------------------------------------------------------------------------
@@ -253,6 +327,37 @@ def correlation_table(figures, level):
     return header, rows
 
 
+def summary_table(report):
+    """Header and rows of the summary: per metric, system-level Pearson and the WMT statistics,
+    each as value, interval and rank cluster (the number after #)."""
+    rank_of = ranks(report)
+    header = ["Metric", "Pearson r (system)"] + [label for _, _, label, _ in WMT_COLUMNS]
+    rows = []
+    for metric in _metric_names(report):
+        pearson = (report.get("system_level") or {}).get(metric, {}).get("pearson") or {}
+        row = [metric, _summary_cell(pearson.get("r"), pearson.get("ci"), None, None)]
+        for level, key, _, _ in WMT_COLUMNS:
+            entry = (report.get(level) or {}).get(metric, {}).get(key) or {}
+            row.append(_summary_cell(entry.get("value"), entry.get("ci"), entry.get("epsilon"),
+                                     rank_of.get(key, {}).get(metric)))
+        rows.append(row)
+    return header, rows
+
+
+def _summary_cell(value, ci, epsilon, rank):
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    text = _number(value)
+    if rank is not None:
+        text += f" #{rank}"
+    interval = _interval(ci)
+    if interval != "–":
+        text += f" {interval}"
+    if epsilon is not None:
+        text += f" ε={_number(epsilon)}"
+    return text
+
+
 def comparison_table(report):
     header = ["Level", "Metric A", "Metric B", "r(A)", "r(B)", "Williams t", "p (A > B)",
               "perm. Δr Pearson", "p", "perm. Δτb", "p"]
@@ -289,6 +394,7 @@ def to_html(report):
     escape = html.escape
     top = report.get("top_k") or {}
     sections = [
+        _html_table("Summary: value #rank cluster [95% bootstrap interval] ε tie threshold", *summary_table(report)),
         _html_table("System scores", *system_table(report)),
         _html_table("System-level correlation with the human scores (all systems)",
                     *correlation_table(report, "system")),

@@ -29,7 +29,6 @@ from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, MetricData, Resam
 from evalapp.formats.metric_report import jsonable
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL, parse_metric_scores
 from evalapp.metrics import registry
-from evalapp.metrics.base import count_detail
 from evalapp.models import MetricScore
 from evalapp.services import results
 from evalapp.services.imports import as_source
@@ -365,10 +364,9 @@ def build_report(campaign, metrics=None, seed=2020, bootstrap=1000, top_k=None, 
         [MetricData(m.name, m.system[rows], m.resampler.rows(rows) if m.resampler else None,
                     m.segment[rows] if m.segment is not None else None) for m in computed])
 
-    def bootstrap_step(fraction):
+    def bootstrap_step(fraction, detail):
         if progress is not None:
-            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS),
-                     f"Bootstrap: {count_detail(round(fraction * bootstrap), bootstrap, 'resamples')}")
+            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), detail)
 
     figures = correlation_report(data, bootstrap=bootstrap, seed=seed, top_k=top_k, permutations=permutations,
                                  progress=bootstrap_step)

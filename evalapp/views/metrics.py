@@ -45,6 +45,7 @@ def _report_context(report):
     """Tables and inline SVG plots of a stored report for the template."""
     top = report.get("top_k") or {}
     return {
+        "summary_table": metric_report.summary_table(report),
         "systems_table": metric_report.system_table(report),
         "system_table": metric_report.correlation_table(report, "system"),
         "top_k_table": metric_report.correlation_table(top, "system"),

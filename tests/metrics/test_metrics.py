@@ -170,3 +170,27 @@ def test_registry():
     assert {"bertscore_f1", "chrf", "comve_bleu"} <= registry.builtin_output_names()
     with pytest.raises(registry.UnknownMetric, match="built-in metrics"):
         registry.build("rouge")
+
+
+def test_vectorised_sacrebleu_scores_equal_sacrebleu_row_by_row():
+    """The soft pairwise accuracy's permutations score thousands of rows at once."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from evalapp.metrics.sacrebleu_metrics import bleu_exp_scores, chrf_scores
+
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 6, (3000, 10)).astype(float)
+    rows[:, 2:6] = np.minimum(rows[:, 2:6], rows[:, 6:10])
+    rows[::7, 2:6] = 0
+    rows[::11, 6:] = 0
+    rows[::13, 0] = 0
+    rows[::17, 8:] = 0  # no 3- and 4-grams: sacreBLEU stops at the first empty order
+    bleu = BLEU()
+    expected = [bleu._compute_score_from_stats(list(row)).score for row in rows]
+    assert bleu_exp_scores(rows) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    rows = rng.integers(0, 6, (3000, 18)).astype(float)
+    for i in range(6):
+        rows[:, 3 * i + 2] = np.minimum(rows[:, 3 * i + 2], rows[:, 3 * i:3 * i + 2].min(axis=1))
+    chrf = CHRF()
+    expected = [chrf._compute_score_from_stats(list(row)).score for row in rows]
+    assert list(chrf_scores(rows, 6, 2)) == expected

@@ -108,3 +108,5 @@ SPA_BOOTSTRAP_RESAMPLES = 200
 SPA_BOOTSTRAP_PERMUTATIONS = 200
 # Significance level of the metric ranking's clusters (paired bootstrap, as the WMT metrics tasks).
 RANKING_ALPHA = 0.05
+# Part of every stored segment score's key: raise it when a metric's own code changes its scores.
+METRIC_SCORE_CACHE_VERSION = 1

@@ -465,9 +465,11 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
     sizes = _domain_sizes(data)
     signs = {domain: soft_pairwise.swap_signs(permutations, np.ones(sizes[domain], dtype=np.int64), rngs[domain])
              for domain in domains}
-    human_p = soft_pairwise.pairwise_p_values(data.human.stats, data.human.score, signs[CAMPAIGN_DOMAIN])
+    human_stats = soft_pairwise.Prepared(data.human.stats)
+    human_p = soft_pairwise.pairwise_p_values(human_stats, data.human.score, signs[CAMPAIGN_DOMAIN])
     metrics = [m for m in data.metrics if m.resampler is not None]
-    metric_p = {m.name: soft_pairwise.pairwise_p_values(m.resampler.stats, m.resampler.score,
+    prepared = {m.name: soft_pairwise.Prepared(m.resampler.stats) for m in metrics}
+    metric_p = {m.name: soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score,
                                                         signs[m.resampler.domain]) for m in metrics}
     result = {m.name: [soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[m.name]), []] for m in metrics}
     for b in range(resamples):
@@ -476,11 +478,11 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
         counts = {domain: draws[domain][1][b] for domain in domains}
         resample_signs = {domain: soft_pairwise.swap_signs(resample_permutations, counts[domain], rngs[domain])
                           for domain in domains}
-        human_b = soft_pairwise.pairwise_p_values(data.human.stats, data.human.score,
+        human_b = soft_pairwise.pairwise_p_values(human_stats, data.human.score,
                                                   resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN])
         for m in metrics:
             domain = m.resampler.domain
-            metric_b = soft_pairwise.pairwise_p_values(m.resampler.stats, m.resampler.score,
+            metric_b = soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score,
                                                        resample_signs[domain], counts[domain])
             result[m.name][1].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
     first, second = np.triu_indices(len(data.systems), 1)

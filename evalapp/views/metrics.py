@@ -42,8 +42,9 @@ RECENT_RUNS = 10
 
 
 def _report_context(report):
-    """Tables and inline SVG plots of a stored report for the template."""
+    """Tables and inline SVG charts of a stored report for the template."""
     top = report.get("top_k") or {}
+    # the SVG is written by evalapp/formats/metric_report_svg.py, which escapes every text it writes
     return {
         "summary_table": metric_report.summary_table(report),
         "systems_table": metric_report.system_table(report),
@@ -51,10 +52,14 @@ def _report_context(report):
         "top_k_table": metric_report.correlation_table(top, "system"),
         "segment_table": metric_report.correlation_table(report, "segment"),
         "comparison_table": metric_report.comparison_table(report),
-        # matplotlib escapes every text it writes into the SVG (and draws text as paths)
-        "scatter_plots": [(m["name"], mark_safe(metric_report.scatter_svg(report, m["name"])))
-                          for m in report.get("metrics", [])],
-        "histograms": mark_safe(metric_report.histograms_svg(report)),
+        "pair_table": metric_report.pair_p_value_table(report),
+        "ranking_table": metric_report.ranking_p_value_table(report),
+        "scatter_plots": [(name, mark_safe(svg)) for name, svg in metric_report.scatter_plots(report)],
+        "statistic_charts": [(title, mark_safe(svg)) for title, svg in metric_report.statistic_charts(report)],
+        "histograms": [(name, mark_safe(svg)) for name, svg in metric_report.histogram_plots(report)],
+        "summary_caption": "Per metric: value and #rank cluster (paired bootstrap, alpha "
+                           f"{(report.get('metric_ranking') or {}).get('alpha', '')}), with the 95% bootstrap "
+                           "interval and the tie threshold ε below",
         "top_k": top,
     }
 

@@ -55,8 +55,12 @@ def test_latex_uses_booktabs_and_escapes(report):
 
 def test_html_has_tables_scatter_plots_and_histograms(report):
     text = metric_report.render(report, "html")
-    assert text.count("<svg") == len(report["metrics"]) + 1
-    assert "<table>" in text and "Williams" in text and "Rating histograms" in text
+    assert text.count("one point per system\"><title>") == len(report["metrics"])  # one scatter each
+    assert text.count("per metric with 95% bootstrap intervals\"><title>") == 5  # Pearson, PA, SPA, acc_eq, acc_eq grouped
+    assert text.count('class="chart histogram"') == 5  # one per rated system
+    assert text.count("<svg") == len(report["metrics"]) + 5 + 5
+    assert " style=" not in text.split("</style>", 1)[1]  # no inline style: classes only
+    assert "<table" in text and "Williams" in text and "Rating histograms" in text and text.count("<details>") == 5
 
 
 def test_html_escapes_system_names(report):

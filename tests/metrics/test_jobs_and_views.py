@@ -111,7 +111,8 @@ def test_start_run_page_report_and_downloads(client, role, organizer, researcher
     page = client.get(reverse("metrics:run", args=[run.pk])).content.decode()
     assert "See the report" in page and 'http-equiv="refresh"' not in page
     report_page = client.get(reverse("metrics:campaign", args=[campaign.pk])).content.decode()
-    assert report_page.count("<svg") == 3 and "Kendall τc" in report_page and "Williams" in report_page
+    assert report_page.count("one point per system\"><title>") == 2 and "Kendall τc" in report_page and "Williams" in report_page
+    assert report_page.count("<details>") == 5 and "Summary" in report_page and " style=" not in report_page
     for fmt, marker in (("json", '"system_level"'), ("csv", "table,subset"), ("latex", r"\toprule"),
                         ("html", "<svg")):
         response = client.get(reverse("metrics:download", args=[campaign.pk, fmt]))

@@ -82,11 +82,14 @@ def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifa
     page.wait_for_url("**/metrics/run/*/")
     run_url = page.url
     page.locator("#run-status-line").wait_for()
-    seen = set()
+    page.evaluate("window.sameDocument = true")  # gone if the page reloads
+    seen, bars, reloaded = set(), set(), False
     deadline = time.monotonic() + RUN_SECONDS
     while page.url == run_url and time.monotonic() < deadline:  # the script moves on to the report by itself
         try:
             seen.add(page.locator("#run-status-line").inner_text(timeout=1000))
+            bars.add(page.locator("#run-progress").get_attribute("value", timeout=1000))
+            reloaded = reloaded or not page.evaluate("window.sameDocument === true")
         except Exception:  # the page navigated away between two looks
             break
         time.sleep(0.2)
@@ -94,8 +97,11 @@ def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifa
     assert page.get_by_role("heading", name="Metric study: demo-study").is_visible()
     assert page.locator("table").count() >= 3 and "bertscore_f1" in page.content()
     page.screenshot(path=str(artifacts_dir / "demo-metric-study-report.png"), full_page=False)
-    # the status line said what was going on, each thing once
-    assert seen and all(line.count(":") <= 2 for line in seen), seen
+    # the bar and the status line moved without a reload, and the line said each thing once
+    assert not reloaded and len(seen) >= 2 and len(bars) >= 2, (seen, bars)
+    assert any(line.startswith(("Running: BERTScore", "Running: chrF", "Running: ComVE BLEU", "Running: Bootstrap",
+                                "Running: Soft pairwise")) for line in seen), seen
+    assert all(line.count(":") <= 2 for line in seen), seen
     assert not any("queued" in line.lower() and "running" in line.lower() for line in seen), seen
 
     process.send_signal(signal.SIGTERM)  # to the script alone: its trap stops the server and the worker

@@ -128,3 +128,14 @@ STABILITY_PERMUTATIONS = DEFAULT_PERMUTATIONS  # as Table 6: fewer cannot pass H
 # Teams x sampled instances above which the stability is not estimated (about 4 s at the paper's
 # 17 x 100 on 2 busy cores, and it grows with teams^2 x instances).
 STABILITY_MAX_CELLS = 5000
+
+# --- issue 13: the metric study's WMT statistics and stored metric scores ------------------------
+# Soft pairwise accuracy (Thompson et al. 2024): permutations of its paired tests, and, for its
+# bootstrap interval, the resamples (the first of the study's) and the permutations in each.
+SPA_PERMUTATIONS = 1000
+SPA_BOOTSTRAP_RESAMPLES = 200
+SPA_BOOTSTRAP_PERMUTATIONS = 200
+# Significance level of the metric ranking's clusters (paired bootstrap, as the WMT metrics tasks).
+RANKING_ALPHA = 0.05
+# Part of every stored segment score's key: raise it when a metric's own code changes its scores.
+METRIC_SCORE_CACHE_VERSION = 1

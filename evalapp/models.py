@@ -96,3 +96,25 @@ class MetricRun(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(progress__gte=0) & Q(progress__lte=1), name="metric_run_progress_0_1"),
         ]
+
+
+class MetricSegmentScore(models.Model):
+    """One output's score under one metric, computed once and kept (issue 13).
+
+    ``key`` is the SHA-256 of the metric's key, its full signature (model, layer, versions,
+    options), the output text and the instance's reference set, so a report in another format,
+    with another seed or after new ratings finds every score here, and a changed output (or a
+    new model or package version) gets a new key and is computed again. ``stats`` holds the
+    per-segment sufficient statistics of a corpus metric, ``values`` the segment score of each
+    output name (BERTScore gives P, R and F1 at once; None when the metric has no segment score).
+    """
+
+    key = models.CharField(max_length=64, unique=True)
+    metric = models.CharField(max_length=100)
+    signature = models.TextField()
+    values = models.JSONField(default=dict)
+    stats = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["metric"], name="metric_segment_metric_idx")]

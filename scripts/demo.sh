@@ -1,10 +1,31 @@
 #!/usr/bin/env bash
-# Install everything, load the demo campaign into SQLite and serve it on http://127.0.0.1:8000/.
+# Install everything, load the demo into SQLite and serve it on http://127.0.0.1:8000/ together
+# with the background worker that runs metric studies (django-tasks' db_worker). One command:
+# Ctrl-C (or SIGTERM) stops the server and the worker; if either ends, the other is stopped too.
+#   COMVE_DEMO_ADDR  where to serve (default 127.0.0.1:8000)
+#   DATABASE_URL     the database (default: the SQLite file var/db.sqlite3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The demo is the one place DEBUG is on (its accounts have public passwords); elsewhere it is off unless set.
+export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
 bash scripts/bootstrap.sh
-# The demo is the one place DEBUG is on (detailed error pages); everywhere else it is off unless set.
-export DJANGO_DEBUG=${DJANGO_DEBUG:-1}
 .venv/bin/python manage.py migrate --noinput >/dev/null
 .venv/bin/python manage.py demo
-exec .venv/bin/python manage.py runserver "${COMVE_DEMO_ADDR:-127.0.0.1:8000}"
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  for pid in "${pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+}
+trap stop INT TERM EXIT
+
+# --no-reload / --noreload: each is one process, so the TERM above reaches the process that works
+.venv/bin/python manage.py db_worker --no-reload --interval 1 &
+pids+=("$!")
+.venv/bin/python manage.py runserver --noreload "${COMVE_DEMO_ADDR:-127.0.0.1:8000}" &
+pids+=("$!")
+echo "Serving on http://${COMVE_DEMO_ADDR:-127.0.0.1:8000}/ with a metric worker; Ctrl-C stops both."
+wait -n "${pids[@]}" || true

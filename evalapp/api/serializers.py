@@ -28,6 +28,7 @@ from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
 from evalapp.services.crowd import entry_url, settings_problems
+from evalapp.services.metric_runs import status_line
 from evalapp.services.metric_study import CORPUS_SCOPES
 
 
@@ -448,9 +449,14 @@ class NewMetricRunSerializer(serializers.Serializer):
 
 class MetricRunSerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    status_line = serializers.SerializerMethodField(
+        help_text='What the run is doing, each thing once, e.g. "Running: BERTScore: 4,120 of 13,854 sentences".')
 
     class Meta:
         model = MetricRun
-        fields = ["id", "campaign", "metrics", "options", "status", "progress", "message", "created_at",
-                  "finished_at"]
+        fields = ["id", "campaign", "metrics", "options", "status", "progress", "message", "status_line",
+                  "created_at", "finished_at"]
         read_only_fields = fields
+
+    def get_status_line(self, run) -> str:
+        return status_line(run)

@@ -13,15 +13,28 @@ from typing import Callable
 
 import numpy as np
 
-from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
+from core.defaults import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    METRIC_STUDY_PERMUTATIONS,
+    RANKING_ALPHA,
+    SPA_BOOTSTRAP_PERMUTATIONS,
+    SPA_BOOTSTRAP_RESAMPLES,
+    SPA_PERMUTATIONS,
+)
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import correlation as corr
+from evalapp.compute import meta_evaluation, metric_ranking, soft_pairwise, tie_calibration
 
 CAMPAIGN_DOMAIN = "campaign"
 MIN_TOP_K = 3
 PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
 PROGRESS_EVERY = 25  # resamples between two progress reports
 PERMUTATION_STREAM = 0  # the bootstrap's non-campaign domains use streams 1, 2, ...
+SPA_STREAM = 1000  # soft pairwise accuracy's permutations: streams 1000 + domain position
+CORRELATION_SHARE = 0.6  # of the report's progress, the correlations' bootstrap; the rest is the WMT statistics
+WMT_STATISTICS = {"pairwise_accuracy": "system_level", "soft_pairwise_accuracy": "system_level",
+                  "acc_eq": "segment_level", "acc_eq_grouped": "segment_level"}
 NAN = float("nan")
 
 
@@ -52,6 +65,13 @@ class Resampler:
     def rows(self, index):
         """The same statistics for a subset of the systems."""
         return Resampler(self.domain, self.stats[index], self.score)
+
+    def scores_many(self, counts):
+        """(resamples, systems) scores, one row per row of ``counts`` (resamples, instances)."""
+        counts = np.asarray(counts, float)
+        summed = np.tensordot(counts, self.stats, axes=([1], [1]))       # (resamples, systems, k)
+        flat = np.asarray(self.score(summed.reshape(-1, summed.shape[-1])), float)
+        return flat.reshape(summed.shape[0], summed.shape[1])
 
     @classmethod
     def mean(cls, values, domain):
@@ -107,9 +127,10 @@ def default_top_k(n_systems):
 
 def correlation_report(data, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, top_k=None,
                        permutations=METRIC_STUDY_PERMUTATIONS, confidence=corr.CONFIDENCE, progress=None):
-    """System level, segment level, comparisons and top-k figures with bootstrap intervals.
+    """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
+    the WMT statistics (:func:`wmt_statistics`) of all systems.
 
-    ``progress(fraction)``, when given, is called as the bootstrap advances.
+    ``progress(fraction, detail)``, when given, is called as the work advances.
     """
     human = data.human_system
     k = top_k if top_k is not None else default_top_k(len(data.systems))
@@ -117,12 +138,27 @@ def correlation_report(data, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, top
     subsets = {"all": np.ones(len(data.systems), bool),
                "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
     figures = {name: _point_figures(data, mask) for name, mask in subsets.items()}
+
+    def correlation_step(fraction):
+        if progress is not None:
+            progress(fraction * CORRELATION_SHARE, f"Bootstrap: {round(fraction * bootstrap):,} of {bootstrap:,} resamples")
+
+    def wmt_step(fraction, detail):
+        if progress is not None:
+            progress(CORRELATION_SHARE + fraction * (1 - CORRELATION_SHARE), detail)
+
     if bootstrap:
-        samples = _bootstrap(data, subsets, bootstrap, seed, progress)
+        samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step)
         for name in subsets:
             _attach_intervals(figures[name], samples[name], confidence)
+    wmt = wmt_statistics(data, bootstrap, seed, confidence, progress=wmt_step)
+    for level in ("system_level", "segment_level"):
+        for metric, entries in wmt[level].items():
+            figures["all"][level].setdefault(metric, {}).update(entries)
     permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
     return {
+        "metric_ranking": wmt["metric_ranking"],
+        "soft_pairwise": wmt["soft_pairwise"],
         "system_level": figures["all"]["system_level"],
         "segment_level": figures["all"]["segment_level"],
         "comparisons": _comparisons(data, subsets["all"], permutations, permutation_rng),
@@ -324,3 +360,137 @@ def _compare(name_a, name_b, a, b, human, level, permutations, rng):
                    for name in PERMUTED_COEFFICIENTS}
     return {"level": level, "metric_a": name_a, "metric_b": name_b, "williams": williams,
             "permutation": permutation}
+
+
+# --- the WMT metrics tasks' statistics ----------------------------------------------------
+
+def _entry(value, samples, confidence, **extra):
+    ci = interval(samples, confidence) if samples is not None and len(samples) else [NAN, NAN]
+    return {"value": _plain(value), "ci": ci, **extra}
+
+
+def _plain(value):
+    return float(value) if value is not None and np.isfinite(value) else NAN
+
+
+def wmt_statistics(data, resamples, seed, confidence=corr.CONFIDENCE, spa_permutations=SPA_PERMUTATIONS,
+                   spa_resamples=SPA_BOOTSTRAP_RESAMPLES, spa_resample_permutations=SPA_BOOTSTRAP_PERMUTATIONS,
+                   alpha=RANKING_ALPHA, progress=None):
+    """Pairwise accuracy, soft pairwise accuracy, acc_eq, acc_eq grouped and the metric ranking.
+
+    Each statistic carries a 95% bootstrap interval over the same resamples of instances as
+    the correlations (the same seed and streams): pairwise accuracy from the resampled system
+    scores; acc_eq grouped re-searching epsilon on every resample; acc_eq (flattened) at the
+    full sample's epsilon (its search over all output pairs is too costly to repeat);
+    soft pairwise accuracy on the first ``spa_resamples`` resamples with
+    ``spa_resample_permutations`` permutations each. The ranking's paired tests use these
+    same bootstrap values.
+    """
+    step = progress or (lambda fraction, detail: None)
+    sizes = _domain_sizes(data)
+    draws = _domain_draws(sizes, resamples, seed) if resamples else {}
+    human_system = data.human_system
+    human_boot = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1]) if resamples else None
+    system_level, segment_level = {}, {}
+    samples = {name: {} for name in WMT_STATISTICS}
+    values = {name: {} for name in WMT_STATISTICS}
+    # pairwise accuracy
+    for metric in data.metrics:
+        value = meta_evaluation.pairwise_accuracy(human_system, metric.system)
+        boot = None
+        if resamples:
+            scores = (metric.resampler.scores_many(draws[metric.resampler.domain][1]) if metric.resampler
+                      else np.broadcast_to(metric.system, human_boot.shape))
+            boot = meta_evaluation.pairwise_accuracy_many(human_boot, scores)
+        _, pairs = meta_evaluation.pairwise_agreement(human_system, metric.system)
+        system_level.setdefault(metric.name, {})["pairwise_accuracy"] = _entry(value, boot, confidence, pairs=pairs)
+        values["pairwise_accuracy"][metric.name], samples["pairwise_accuracy"][metric.name] = value, boot
+    # acc_eq, flattened and grouped by instance
+    segment_metrics = [m for m in data.metrics if m.segment is not None]
+    human_segment = data.human_segment
+    for position, metric in enumerate(segment_metrics):
+        step(0.1 + 0.3 * position / max(1, len(segment_metrics)), f"acc_eq: {metric.name}")
+        flat = tie_calibration.FlatPairs(human_segment, metric.segment)
+        result = tie_calibration.flat_accuracy(human_segment, metric.segment)
+        grouped = tie_calibration.GroupedPairs(human_segment, metric.segment)
+        grouped_value, grouped_epsilon = grouped.optimise()
+        flat_boot = grouped_boot = None
+        if resamples:
+            counts = draws[CAMPAIGN_DOMAIN][1]
+            n_systems = human_segment.shape[0]
+            flat_boot = np.array([tie_calibration.flat_accuracy_at(flat, result.epsilon,
+                                                                   np.tile(row, n_systems)[flat.keep])
+                                  for row in counts]) if np.isfinite(result.epsilon) else None
+            grouped_boot, _ = grouped.optimise_many(counts)
+        segment_level[metric.name] = {
+            "acc_eq": _entry(result.value, flat_boot, confidence, epsilon=_plain(result.epsilon), pairs=result.pairs),
+            "acc_eq_grouped": _entry(grouped_value, grouped_boot, confidence, epsilon=_plain(grouped_epsilon),
+                                     pairs=grouped.pairs, groups=int(grouped.groups.sum())),
+        }
+        values["acc_eq"][metric.name], samples["acc_eq"][metric.name] = result.value, flat_boot
+        values["acc_eq_grouped"][metric.name], samples["acc_eq_grouped"][metric.name] = grouped_value, grouped_boot
+    # soft pairwise accuracy
+    spa, spa_p = _soft_pairwise(data, draws, seed, spa_permutations, min(spa_resamples, resamples),
+                                spa_resample_permutations,
+                                lambda fraction, detail: step(0.4 + 0.55 * fraction, detail))
+    for metric in data.metrics:
+        value, boot = spa.get(metric.name, (NAN, None))
+        system_level.setdefault(metric.name, {})["soft_pairwise_accuracy"] = _entry(
+            value, boot, confidence, permutations=spa_permutations)
+        values["soft_pairwise_accuracy"][metric.name], samples["soft_pairwise_accuracy"][metric.name] = value, boot
+    step(0.97, "Ranking the metrics")
+    ranking = {}
+    for statistic, level in WMT_STATISTICS.items():
+        ordered, p_values = metric_ranking.rank_metrics(values[statistic], samples[statistic], alpha)
+        ranking[statistic] = {"level": level, "metrics": ordered, "p_values": p_values}
+    return {
+        "system_level": system_level,
+        "segment_level": segment_level,
+        "soft_pairwise": spa_p,
+        "metric_ranking": {
+            "alpha": alpha,
+            "method": "metrics ordered by the statistic; p(a above b) = share of bootstrap resamples where b's "
+                      "statistic is at least a's (paired: the same resamples for every metric); clusters as "
+                      "mt-metrics-eval's AssignRanks",
+            "statistics": ranking,
+        },
+    }
+
+
+def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutations, step):
+    """{metric: (SPA, bootstrap values)} and the per-pair p-values (human and each metric)."""
+    domains = sorted({CAMPAIGN_DOMAIN} | {m.resampler.domain for m in data.metrics if m.resampler is not None})
+    rngs = {domain: np.random.default_rng(np.random.SeedSequence([seed, SPA_STREAM + position]))
+            for position, domain in enumerate(domains)}
+    sizes = _domain_sizes(data)
+    signs = {domain: soft_pairwise.swap_signs(permutations, np.ones(sizes[domain], dtype=np.int64), rngs[domain])
+             for domain in domains}
+    human_stats = soft_pairwise.Prepared(data.human.stats)
+    human_p = soft_pairwise.pairwise_p_values(human_stats, data.human.score, signs[CAMPAIGN_DOMAIN])
+    metrics = [m for m in data.metrics if m.resampler is not None]
+    prepared = {m.name: soft_pairwise.Prepared(m.resampler.stats) for m in metrics}
+    metric_p = {m.name: soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score,
+                                                        signs[m.resampler.domain]) for m in metrics}
+    result = {m.name: [soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[m.name]), []] for m in metrics}
+    for b in range(resamples):
+        if b % PROGRESS_EVERY == 0:
+            step(b / max(1, resamples), f"Soft pairwise accuracy: {b:,} of {resamples:,} resamples")
+        counts = {domain: draws[domain][1][b] for domain in domains}
+        resample_signs = {domain: soft_pairwise.swap_signs(resample_permutations, counts[domain], rngs[domain])
+                          for domain in domains}
+        human_b = soft_pairwise.pairwise_p_values(human_stats, data.human.score,
+                                                  resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN])
+        for m in metrics:
+            domain = m.resampler.domain
+            metric_b = soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score,
+                                                       resample_signs[domain], counts[domain])
+            result[m.name][1].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
+    first, second = np.triu_indices(len(data.systems), 1)
+    pairs = [{"a": data.systems[i], "b": data.systems[j], "p_human": _plain(human_p[i, j]),
+              "p_metrics": {name: _plain(p[i, j]) for name, p in metric_p.items()}}
+             for i, j in zip(first, second)]
+    details = {"permutations": permutations, "bootstrap_resamples": resamples,
+               "bootstrap_permutations": resample_permutations,
+               "test": "one-sided paired permutation test over instances: p(a better than b)",
+               "pairs": pairs}
+    return {name: (value, np.asarray(boot) if boot else None) for name, (value, boot) in result.items()}, details

@@ -5,10 +5,32 @@ work between systems, e.g. embed each reference once), against a list of referen
 instance. A missing output is ``None``: its segment score is NaN and it adds nothing to a
 corpus score. No Django imports.
 """
+import importlib.metadata
+import re
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+
+def distribution_version(distribution):
+    """The installed distribution's version (importlib.metadata), never a module's ``__version__``.
+
+    A module's ``__version__`` is a string its authors forget to bump (bert-score 0.3.13 says
+    0.3.12); the distribution metadata is what pip installed. ``"none"`` when not installed.
+    """
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
+def with_version(signature, key, version, separator=":"):
+    """``signature`` with the value after ``key`` + ``separator`` replaced by ``version`` (appended when absent)."""
+    pattern = re.compile(rf"(?<![A-Za-z]){re.escape(key)}{re.escape(separator)}[^|()_\s]*")
+    if pattern.search(signature):
+        return pattern.sub(lambda _: f"{key}{separator}{version}", signature)
+    return f"{signature}|{key}{separator}{version}"
 
 
 @dataclass
@@ -45,8 +67,17 @@ class Metric:
     """A metric family: ``key`` selects it; ``compute`` returns one or more :class:`MetricOutput`."""
 
     key = ""
+    label = ""  # how the run's status line names it ("BERTScore"); the key when empty
     description = ""
     corpus_level = False  # True when its system score is not the mean of segment scores
+    has_segment_scores = True
+    # True when one output's score depends on the other instances too (BERTScore's idf weights):
+    # then stored scores are reused only when nothing changed, never mixed with new ones
+    whole_corpus = False
+
+    def signature_for(self, references):
+        """The signature the scores of ``references`` carry, known before computing anything."""
+        raise NotImplementedError
 
     def output_names(self):
         """The names this metric's outputs carry in reports."""
@@ -68,9 +99,21 @@ class Metric:
                 raise ValueError(f"system {position}: {len(outputs)} outputs for {len(references)} instances")
 
 
-def report_progress(progress, fraction):
-    if progress is not None:
-        progress(min(max(fraction, 0.0), 1.0))
+def report_progress(progress, fraction, detail=None):
+    """Call ``progress(fraction)``, or ``progress(fraction, detail)`` with a count such as
+    ``"4,120 of 13,854 sentences"`` when there is one."""
+    if progress is None:
+        return
+    fraction = min(max(fraction, 0.0), 1.0)
+    if detail is None:
+        progress(fraction)
+    else:
+        progress(fraction, detail)
+
+
+def count_detail(done, total, unit):
+    """``"4,120 of 13,854 sentences"``."""
+    return f"{done:,} of {total:,} {unit}"
 
 
 def statistics_output(name, signature, hypotheses, references, segment_stats, width, from_stats,
@@ -81,6 +124,8 @@ def statistics_output(name, signature, hypotheses, references, segment_stats, wi
     ``segment_score(row)``, when given, turns one row into that segment's own score.
     """
     n_systems, n_instances = len(hypotheses), len(references)
+    total = sum(h is not None for outputs in hypotheses for h in outputs)
+    done = 0
     stats = np.zeros((n_systems, n_instances, width))
     segment = nan_matrix(n_systems, n_instances)
     for k, outputs in enumerate(hypotheses):
@@ -90,6 +135,7 @@ def statistics_output(name, signature, hypotheses, references, segment_stats, wi
             stats[k, i] = segment_stats(hypothesis, i)
             if segment_score is not None:
                 segment[k, i] = segment_score(stats[k, i])
-        report_progress(progress, (k + 1) / n_systems)
+            done += 1
+        report_progress(progress, (k + 1) / n_systems, count_detail(done, total, "outputs"))
     return MetricOutput(name, signature, segment=segment, stats=stats, from_stats=from_stats,
                         has_segment_scores=segment_score is not None)

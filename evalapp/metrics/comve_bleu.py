@@ -10,14 +10,18 @@ from evalapp.metrics.base import Metric, statistics_output
 
 class ComveBleu(Metric):
     key = "comve_bleu"
+    label = "ComVE BLEU"
     description = "Official ComVE Subtask C BLEU (0-100): whitespace tokens, case kept, no smoothing, " \
                   "brevity penalty from the shortest reference"
     corpus_level = True
 
+    def signature_for(self, references):
+        nrefs = sorted({len([r for r in refs if r]) for refs in references})
+        return official_bleu.signature(nrefs[0] if len(nrefs) == 1 else "var")
+
     def compute(self, hypotheses, references, progress=None):
         self.check_shapes(hypotheses, references)
-        nrefs = sorted({len([r for r in refs if r]) for refs in references})
-        signature = official_bleu.signature(nrefs[0] if len(nrefs) == 1 else "var")
+        signature = self.signature_for(references)
 
         def segment_row(hypothesis, instance):
             return official_bleu.segment_stats(hypothesis, references[instance]).as_row()

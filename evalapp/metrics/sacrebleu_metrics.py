@@ -9,13 +9,66 @@ are sacreBLEU's: BLEU with the 13a tokenizer, case kept, exponential smoothing; 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
-from evalapp.metrics.base import Metric, statistics_output
+from evalapp.metrics.base import Metric, distribution_version, statistics_output, with_version
 
 
 def reference_streams(references):
     """Per-instance reference lists to sacreBLEU's streams (one list per reference position; None pads)."""
     width = max((len(refs) for refs in references), default=0)
     return [[refs[j] if j < len(refs) else None for refs in references] for j in range(width)]
+
+
+LOG_FLOOR = -9999999999  # sacrebleu.utils.my_log(0)
+
+
+def bleu_exp_scores(stats, max_order=4):
+    """sacreBLEU's ``BLEU.compute_bleu`` (exponential smoothing, no effective order) on rows of
+    statistics [sys_len, ref_len, correct_1..N, total_1..N], vectorised with the same
+    operations in the same order, so the scores are the same floats."""
+    stats = np.asarray(stats, float)
+    sys_len, ref_len = np.floor(stats[:, 0]), np.floor(stats[:, 1])
+    correct, total = stats[:, 2:2 + max_order], stats[:, 2 + max_order:2 + 2 * max_order]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        bp = np.where(sys_len < ref_len,
+                      np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0)
+        smooth = np.ones(len(stats))
+        running = np.ones(len(stats), bool)  # sacreBLEU stops at the first order with no n-grams
+        log_sum = np.zeros(len(stats))
+        for n in range(max_order):
+            running &= total[:, n] != 0
+            zero = running & (correct[:, n] == 0)
+            smooth = np.where(zero, smooth * 2, smooth)
+            safe_total = np.where(total[:, n] != 0, total[:, n], 1)
+            precision = np.where(running, np.where(correct[:, n] == 0, 100.0 / (smooth * safe_total),
+                                                   100.0 * correct[:, n] / safe_total), 0.0)
+            log_sum = log_sum + np.where(precision == 0.0, LOG_FLOOR, np.log(np.where(precision > 0, precision, 1)))
+        score = bp * np.exp(log_sum / max_order)
+    return np.where((correct != 0).any(axis=1), score, 0.0)
+
+
+def chrf_scores(stats, order, beta):
+    """sacreBLEU's ``CHRF._compute_f_score`` (effective-order averaging) on rows of statistics
+    [hyp, ref, match] per order, vectorised with the same operations in the same order."""
+    stats = np.asarray(stats, float)
+    eps = 1e-16
+    factor = beta ** 2
+    avg_prec, avg_rec = np.zeros(len(stats)), np.zeros(len(stats))
+    effective = np.zeros(len(stats))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in range(order):
+            n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
+            prec = np.where(n_hyp > 0, n_match / np.where(n_hyp > 0, n_hyp, 1), eps)
+            rec = np.where(n_ref > 0, n_match / np.where(n_ref > 0, n_ref, 1), eps)
+            both = (n_hyp > 0) & (n_ref > 0)
+            avg_prec = np.where(both, avg_prec + prec, avg_prec)
+            avg_rec = np.where(both, avg_rec + rec, avg_rec)
+            effective += both
+        avg_prec = np.where(effective > 0, avg_prec / np.where(effective > 0, effective, 1), 0.0)
+        avg_rec = np.where(effective > 0, avg_rec / np.where(effective > 0, effective, 1), 0.0)
+        denominator = (factor * avg_prec) + avg_rec
+        score = (1 + factor) * avg_prec * avg_rec
+        score = score / np.where(denominator != 0, denominator, 1)
+    return np.where(avg_prec + avg_rec != 0, 100 * score, 0.0)
 
 
 class _SacreMetric(Metric):
@@ -27,21 +80,36 @@ class _SacreMetric(Metric):
     def make(self):
         raise NotImplementedError
 
+    def _signature(self, scorer):
+        # sacreBLEU's signature carries its module's __version__; the installed distribution's is the truth
+        return with_version(f"{self.label}|{scorer.get_signature().format()}", "version",
+                            distribution_version("sacrebleu"))
+
+    def signature_for(self, references):
+        scorer = self.make()
+        counts = {len(refs) for refs in references}  # sacreBLEU counts the references of each instance
+        scorer.num_refs = counts.pop() if len(counts) == 1 else -1
+        return self._signature(scorer)
+
     def score_value(self, scorer, stats_row):
         return scorer._compute_score_from_stats(list(stats_row)).score
+
+    def scores_from_stats(self, scorer, summed):
+        """sacreBLEU's score of each row of summed statistics; subclasses vectorise it when they can."""
+        return np.array([self.score_value(scorer, row) for row in summed])
 
     def compute(self, hypotheses, references, progress=None):
         self.check_shapes(hypotheses, references)
         scorer = self.make()
         cache = scorer._cache_references(reference_streams(references))
-        signature = f"{self.label}|{scorer.get_signature().format()}"
+        signature = self._signature(scorer)
         width = len(scorer._compute_segment_statistics(scorer._preprocess_segment(""), cache[0])) if cache else 0
 
         def segment_stats(hypothesis, instance):
             return scorer._compute_segment_statistics(scorer._preprocess_segment(hypothesis), cache[instance])
 
         def from_stats(summed):
-            return np.array([self.score_value(scorer, row) for row in summed])
+            return self.scores_from_stats(scorer, np.atleast_2d(np.asarray(summed, float)))
 
         segment_score = (lambda row: self.score_value(scorer, row)) if self.has_segment_scores else None
         output = statistics_output(self.key, signature, hypotheses, references, segment_stats, width, from_stats,
@@ -58,6 +126,11 @@ class SacreBleu(_SacreMetric):
     def make(self):
         return BLEU()
 
+    def scores_from_stats(self, scorer, summed):
+        if scorer.smooth_method == "exp" and not scorer.effective_order:
+            return bleu_exp_scores(summed, scorer.max_ngram_order)
+        return super().scores_from_stats(scorer, summed)
+
 
 class Chrf(_SacreMetric):
     key = "chrf"
@@ -66,6 +139,11 @@ class Chrf(_SacreMetric):
 
     def make(self):
         return CHRF()
+
+    def scores_from_stats(self, scorer, summed):
+        if not scorer.eps_smoothing:
+            return chrf_scores(summed, scorer.order, scorer.beta)
+        return super().scores_from_stats(scorer, summed)
 
 
 class SentenceBleu(_SacreMetric):

@@ -6,9 +6,14 @@ with grammatical errors (2), ``demo-negation`` negates the statement (1) and ``d
 says something unrelated (0). BLEU ranks ``demo-fair`` below ``demo-negation``: the paper's
 point that BLEU and people disagree, in miniature.
 
-Everything goes through the same services as real data (imports, campaigns), and running
-it again changes nothing that exists: accounts get their demo password back, nothing else.
+A second campaign, ``demo-study``, is already rated (closed; three ratings per output from
+three panel raters, imported as a long-form ratings file whose scores follow each system's
+quality with seeded noise), so a researcher has human scores to study metrics against.
+
+Everything goes through the same services as real data (imports, campaigns, ratings), and
+running it again changes nothing that exists: accounts get their demo password back, nothing else.
 """
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +24,10 @@ from django.db import transaction
 from core import roles
 from core.engine import rater_for_user
 from core.models import Campaign, Dataset, System
-from evalapp.services.campaigns import create_campaign
+from evalapp.formats.ratings import LONG
+from evalapp.services.campaigns import create_campaign, set_campaign_status
 from evalapp.services.imports import import_comve, import_submission
+from evalapp.services.ratings_import import import_ratings
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "demo_data"
 DATASET_NAME = "demo"
@@ -37,6 +44,11 @@ CONTROL_RATE = 0.1
 HUMAN_REFERENCE = 1
 SEED = 2020
 RATER_COUNT = 3
+STUDY_CAMPAIGN_NAME = "demo-study"
+STUDY_SEED = 2021
+# the mean rating each system's outputs get from the panel of the rated campaign (rubric 0-3)
+STUDY_QUALITY = {System.HUMAN_NAME: 2.8, "demo-good": 2.5, "demo-fair": 1.8, "demo-negation": 1.1, "demo-poor": 0.3}
+STUDY_NOISE = 0.7  # standard deviation of one rating around the system's quality
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,9 @@ def load_demo():
         if not System.objects.filter(dataset=dataset, name=name, is_human=False).exists():
             import_submission(dataset, name, DEMO_DATA / "systems" / filename, marker=marker)
             created.append(f"system '{name}'")
+    if not Campaign.objects.filter(name=STUDY_CAMPAIGN_NAME).exists():  # first, so 'demo' is the newest
+        create_study_campaign(dataset, users["organizer"])
+        created.append(f"rated campaign '{STUDY_CAMPAIGN_NAME}'")
     campaign = Campaign.objects.filter(name=CAMPAIGN_NAME).first()
     if campaign is None:
         campaign = create_campaign(
@@ -94,3 +109,29 @@ def load_demo():
         )
         created.append(f"campaign '{CAMPAIGN_NAME}'")
     return DemoResult(dataset, campaign, ACCOUNTS, created)
+
+
+def study_ratings_csv(campaign):
+    """A long-form ratings file: every output of ``campaign`` rated by its M panel raters.
+
+    Each score is the system's quality plus seeded Gaussian noise, rounded and clipped to 0-3.
+    """
+    rng = random.Random(STUDY_SEED)
+    lines = ["instance_id,system,rater,score"]
+    instances = list(campaign.sampled.order_by("position").values_list("instance__external_id", flat=True))
+    for system in campaign.systems.order_by("name"):
+        for external_id in instances:
+            for rater in range(1, campaign.raters_per_item + 1):
+                score = round(STUDY_QUALITY[system.name] + rng.gauss(0, STUDY_NOISE))
+                lines.append(f"{external_id},{system.name},panel{rater},{min(3, max(0, score))}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def create_study_campaign(dataset, organizer):
+    """The rated, closed campaign a researcher studies metrics on."""
+    campaign = create_campaign(
+        dataset, STUDY_CAMPAIGN_NAME, seed=STUDY_SEED, raters_per_item=RATERS_PER_ITEM,
+        systems=[name for name, _, _ in SYSTEMS], human_reference=HUMAN_REFERENCE, created_by=organizer)
+    import_ratings(campaign, study_ratings_csv(campaign), "demo-study-ratings.csv", LONG)
+    set_campaign_status(campaign, Campaign.Status.CLOSED)
+    return campaign

@@ -43,11 +43,49 @@ def start_run(campaign, metrics=None, options=None, user=None):
     with transaction.atomic():
         run = MetricRun.objects.create(campaign=campaign, metrics=builtin + imported, options=options,
                                        created_by=user if user is not None and user.is_authenticated else None,
-                                       message="queued")
+                                       message="")
         result = run_metric_study.enqueue(run.pk)
         MetricRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
     run.refresh_from_db()
     return run
+
+
+REUSE_LOOKBACK = 50  # finished runs of a campaign searched for one with the same settings
+
+
+def identical_run(campaign, metrics, options, fingerprint):
+    """A finished run with the same metrics and options whose report saw the same ratings and texts."""
+    runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).order_by("-created_at")
+    for run in runs[:REUSE_LOOKBACK]:
+        if run.metrics == metrics and run.options == options and (run.report or {}).get("fingerprint") == fingerprint:
+            return run
+    return None
+
+
+def report_for(campaign, metrics=None, options=None, user=None, fresh=False, progress=None):
+    """The report of a study, computed here or reused: (finished MetricRun, reused?).
+
+    A finished run with the same metrics and options whose ratings, texts and imported scores
+    are unchanged is reused as it is (another format renders its stored figures); otherwise
+    the report is computed (metric scores come from the store when they are there) and kept
+    as a finished run. ``fresh`` computes it again in any case.
+    """
+    options = clean_options(options or {})
+    builtin, imported = metric_study.choose_metrics(campaign, metrics)
+    names = builtin + imported
+    if not fresh:
+        run = identical_run(campaign, names, options, metric_study.study_fingerprint(campaign))
+        if run is not None:
+            return run, True
+    report = metric_study.build_report(
+        campaign, names, seed=options["seed"], bootstrap=options["bootstrap"], top_k=options["top_k"],
+        permutations=options["permutations"], corpus_scope=options["corpus_scope"],
+        bertscore_options={"model": options["bertscore_model"], "layer": options["bertscore_layer"]},
+        progress=progress)
+    run = MetricRun.objects.create(campaign=campaign, metrics=names, options=options, status=MetricRun.Status.DONE,
+                                   progress=1.0, report=report, finished_at=timezone.now(),
+                                   created_by=user if user is not None and user.is_authenticated else None)
+    return run, False
 
 
 def _set(run_id, **fields):
@@ -59,7 +97,7 @@ def execute_run(run_id):
     run = MetricRun.objects.select_related("campaign", "campaign__dataset").get(pk=run_id)
     if run.status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
         return run.status
-    _set(run_id, status=MetricRun.Status.RUNNING, progress=0.0, message="starting")
+    _set(run_id, status=MetricRun.Status.RUNNING, progress=0.0, message="loading the texts and ratings")
     options = clean_options(run.options)
     last_write = [0.0]
 
@@ -71,6 +109,11 @@ def execute_run(run_id):
 
     bertscore = {"model": options["bertscore_model"], "layer": options["bertscore_layer"]}
     try:
+        same = identical_run(run.campaign, run.metrics, options, metric_study.study_fingerprint(run.campaign))
+        if same is not None:  # nothing changed since that run: its report is this one's
+            _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=same.report,
+                 finished_at=timezone.now())
+            return MetricRun.Status.DONE
         report = metric_study.build_report(
             run.campaign, run.metrics or None, seed=options["seed"], bootstrap=options["bootstrap"],
             top_k=options["top_k"], permutations=options["permutations"], corpus_scope=options["corpus_scope"],
@@ -83,9 +126,29 @@ def execute_run(run_id):
         _set(run_id, status=MetricRun.Status.FAILED, message=f"internal error: {exc.__class__.__name__}: {exc}",
              finished_at=timezone.now())
         raise
-    _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="done", report=report,
+    _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=report,
          finished_at=timezone.now())
     return MetricRun.Status.DONE
+
+
+QUEUED_LINE = "Queued: waiting for a worker to start it."
+
+
+def status_line(run):
+    """What the run is doing, each thing said once (the percentage is the progress bar's).
+
+    ``"Running: BERTScore: 4,120 of 13,854 sentences"``, ``"Queued: waiting for a worker to
+    start it."``, ``"Done."``, ``"Failed: <reason>"``.
+    """
+    message = (run.message or "").strip()
+    if message.lower() in {"", run.status, "done", "queued"}:
+        message = ""
+    if run.status == MetricRun.Status.QUEUED:
+        return QUEUED_LINE
+    if run.status == MetricRun.Status.DONE:
+        return "Done."
+    label = run.get_status_display().capitalize()
+    return f"{label}: {message}" if message else f"{label}."
 
 
 def latest_report(campaign):

@@ -11,6 +11,7 @@ left out. When the campaign's ``Human`` pseudo-system is reference k, every syst
 included) is scored against the other references. The Human pseudo-system is listed with its
 scores but left out of every correlation: it is not one of the systems a metric must rank.
 """
+import hashlib
 import importlib.metadata
 import platform
 import re
@@ -21,15 +22,17 @@ from pathlib import Path
 import numpy as np
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Max
 
-from core.defaults import SCORE_MAX, SCORE_MIN
+from core.defaults import METRIC_SCORE_CACHE_VERSION, SCORE_MAX, SCORE_MIN
 from core.models import Instance, Reference, SystemOutput
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, MetricData, Resampler, StudyData, correlation_report
 from evalapp.formats.metric_report import jsonable
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL, parse_metric_scores
 from evalapp.metrics import registry
-from evalapp.models import MetricScore
+from evalapp.metrics.base import MetricOutput, nan_matrix
+from evalapp.models import MetricScore, MetricSegmentScore
 from evalapp.services import results
 from evalapp.services.imports import as_source
 
@@ -41,6 +44,7 @@ VERSION_PACKAGES = ("numpy", "scipy", "sacrebleu", "bert-score", "transformers",
                     "Django")
 COMPUTE_SHARE_OF_PROGRESS = 0.6  # the rest of the progress bar is the bootstrap
 BULK_BATCH = 1000
+LOOKUP_BATCH = 500  # keys per query when looking up stored segment scores
 
 
 class StudyError(ValueError):
@@ -145,18 +149,111 @@ def compute_builtin(campaign, keys, corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore
     for position, key in enumerate(keys):
         metric = registry.build(key, bertscore_options)
 
-        def step(fraction, position=position, key=key):
+        def step(fraction, detail=None, position=position, label=metric.label or key):
             if progress is not None:
-                progress((position + fraction) / len(keys), f"computing {key}")
+                progress((position + fraction) / len(keys), f"{label}: {detail}" if detail else label)
 
         step(0.0)
-        for output in metric.compute(corpus.hypotheses, corpus.references, step):
+        for output in stored_or_computed(metric, corpus, step):
             segment = _campaign_columns(output.segment, corpus.campaign_columns, np.nan) \
                 if output.has_segment_scores else None
             computed.append(ComputedMetric(output.name, output.signature, "built-in", metric.description,
                                            output.system_scores(), _resampler(output, corpus, corpus_scope), segment))
     _store_builtin(campaign, corpus, computed)
     return computed
+
+
+# --- metric scores computed once (issue 13) -------------------------------------------------
+
+def _digest(*parts):
+    return hashlib.sha256("\x1d".join(parts).encode("utf-8")).hexdigest()
+
+
+def segment_keys(metric, signature, corpus):
+    """{(system row, instance column): key} of every output: metric, signature, text, references."""
+    prefix = f"{METRIC_SCORE_CACHE_VERSION}\x1d{metric.key}\x1d{signature}"
+    reference_digests = [_digest(*refs) for refs in corpus.references]
+    return {(k, i): _digest(prefix, text, reference_digests[i])
+            for k, outputs in enumerate(corpus.hypotheses) for i, text in enumerate(outputs) if text is not None}
+
+
+def _stored(keys):
+    found = {}
+    unique = list(set(keys))
+    for start in range(0, len(unique), LOOKUP_BATCH):
+        found.update({key: (values, stats) for key, values, stats in MetricSegmentScore.objects.filter(
+            key__in=unique[start:start + LOOKUP_BATCH]).values_list("key", "values", "stats")})
+    return found
+
+
+def stored_or_computed(metric, corpus, progress=None):
+    """The metric's outputs for the corpus, computing only the outputs whose score is not stored.
+
+    Outputs are looked up by :func:`segment_keys`; the missing ones are computed (on the
+    instances that have one, with the other outputs left out) and stored. A corpus metric is
+    always called (on one instance when nothing is missing) for the function turning summed
+    statistics into its score. A metric whose scores depend on the whole corpus
+    (``whole_corpus``) is computed whole unless everything is stored. BERTScore's stored
+    scores are those of the batches they were computed in (bert_score lets a padded zero into
+    some token maxima, see :func:`evalapp.metrics.bertscore.padding_floors`).
+    """
+    signature = metric.signature_for(corpus.references)
+    keys = segment_keys(metric, signature, corpus)
+    found = _stored(keys.values())
+    missing = {slot for slot, key in keys.items() if key not in found}
+    n_systems, n_instances = len(corpus.hypotheses), len(corpus.references)
+    if missing and metric.whole_corpus:
+        missing = set(keys)
+    columns = sorted({i for _, i in missing})
+    if not columns and metric.corpus_level:
+        columns = [0] if n_instances else []
+    outputs = []
+    if columns:
+        hypotheses = [[corpus.hypotheses[k][i] if (k, i) in missing else None for i in columns]
+                      for k in range(n_systems)]
+        outputs = metric.compute(hypotheses, [corpus.references[i] for i in columns], progress)
+    names = metric.output_names()
+    by_name = {output.name: output for output in outputs}
+    assembled, new_rows = [], {}
+    column_of = {i: position for position, i in enumerate(columns)}
+    for name in names:
+        computed = by_name.get(name)
+        stats = None
+        width = computed.stats.shape[2] if computed is not None and computed.stats is not None else None
+        if width is None:
+            width = next((len(found[key][1]) for key in keys.values() if key in found and found[key][1]), None)
+        if width is not None and (computed is None or computed.stats is not None):
+            stats = np.zeros((n_systems, n_instances, width))
+        segment = nan_matrix(n_systems, n_instances)
+        for (k, i), key in keys.items():
+            if (k, i) in missing:
+                value = computed.segment[k, column_of[i]]
+                row_stats = computed.stats[k, column_of[i]] if computed.stats is not None else None
+                entry = new_rows.setdefault(key, {"values": {}, "stats": None})
+                entry["values"][name] = float(value) if np.isfinite(value) else None
+                if row_stats is not None:
+                    entry["stats"] = [float(v) for v in row_stats]
+            else:
+                values, row_stats = found[key]
+                value = values.get(name)
+                row_stats = row_stats if row_stats is not None else None
+            if value is not None and np.isfinite(value):
+                segment[k, i] = value
+            if stats is not None and row_stats is not None:
+                stats[k, i] = row_stats
+        has_segment = computed.has_segment_scores if computed is not None else metric.has_segment_scores
+        output = MetricOutput(name, signature, segment=segment, stats=stats,
+                              from_stats=computed.from_stats if computed is not None else None,
+                              has_segment_scores=has_segment)
+        if output.stats is not None and output.from_stats is None:
+            output.stats = None
+        assembled.append(output)
+    if new_rows:
+        MetricSegmentScore.objects.bulk_create(
+            [MetricSegmentScore(key=key, metric=metric.key, signature=signature, values=entry["values"],
+                                stats=entry["stats"]) for key, entry in new_rows.items()],
+            batch_size=BULK_BATCH, ignore_conflicts=True)
+    return assembled
 
 
 def _store_builtin(campaign, corpus, computed):
@@ -334,6 +431,21 @@ def rating_histograms(records, systems):
     return histograms
 
 
+def study_fingerprint(campaign, records=None):
+    """A digest of everything a report's figures depend on besides its options: the counted
+    ratings, the texts the metrics score (outputs and references) and the imported metric scores."""
+    records = results.ratings_records(campaign) if records is None else records
+    digest = hashlib.sha256()
+    for record in records:
+        digest.update(repr(tuple(record)).encode())
+    systems = [s.pk for s in results.campaign_systems(campaign)]
+    outputs = SystemOutput.objects.filter(system_id__in=systems).aggregate(n=Count("pk"), last=Max("pk"))
+    references = Reference.objects.filter(instance__dataset=campaign.dataset).aggregate(n=Count("pk"), last=Max("pk"))
+    imported = MetricScore.objects.filter(campaign=campaign, imported=True).aggregate(n=Count("pk"), last=Max("pk"))
+    digest.update(repr((sorted(systems), outputs, references, imported, campaign.human_reference)).encode())
+    return digest.hexdigest()
+
+
 def build_report(campaign, metrics=None, seed=2020, bootstrap=1000, top_k=None, permutations=1000,
                  corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore_options=None, progress=None):
     """Compute the chosen metrics and every S10 figure; returns the report (S5 contract) as a dict.
@@ -364,14 +476,15 @@ def build_report(campaign, metrics=None, seed=2020, bootstrap=1000, top_k=None, 
         [MetricData(m.name, m.system[rows], m.resampler.rows(rows) if m.resampler else None,
                     m.segment[rows] if m.segment is not None else None) for m in computed])
 
-    def bootstrap_step(fraction):
+    def bootstrap_step(fraction, detail):
         if progress is not None:
-            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), "bootstrap")
+            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), detail)
 
     figures = correlation_report(data, bootstrap=bootstrap, seed=seed, top_k=top_k, permutations=permutations,
                                  progress=bootstrap_step)
     report = {
         "campaign": campaign.name,
+        "fingerprint": study_fingerprint(campaign, records),
         "dataset": campaign.dataset.name,
         "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "instances": {"campaign": len(corpus.campaign_columns), "corpus_scope": corpus_scope,

@@ -36,23 +36,30 @@ from evalapp.views.common import NOT_FOUND, campaign_index, text_response
 
 app_name = "metrics"
 
-REFRESH_SECONDS = 3
+REFRESH_SECONDS = 3  # the page's own reload, without JavaScript
+POLL_MILLISECONDS = 1000  # how often metric-run.js asks the API
 RECENT_RUNS = 10
 
 
 def _report_context(report):
-    """Tables and inline SVG plots of a stored report for the template."""
+    """Tables and inline SVG charts of a stored report for the template."""
     top = report.get("top_k") or {}
+    # the SVG is written by evalapp/formats/metric_report_svg.py, which escapes every text it writes
     return {
+        "summary_table": metric_report.summary_table(report),
         "systems_table": metric_report.system_table(report),
         "system_table": metric_report.correlation_table(report, "system"),
         "top_k_table": metric_report.correlation_table(top, "system"),
         "segment_table": metric_report.correlation_table(report, "segment"),
         "comparison_table": metric_report.comparison_table(report),
-        # matplotlib escapes every text it writes into the SVG (and draws text as paths)
-        "scatter_plots": [(m["name"], mark_safe(metric_report.scatter_svg(report, m["name"])))
-                          for m in report.get("metrics", [])],
-        "histograms": mark_safe(metric_report.histograms_svg(report)),
+        "pair_table": metric_report.pair_p_value_table(report),
+        "ranking_table": metric_report.ranking_p_value_table(report),
+        "scatter_plots": [(name, mark_safe(svg)) for name, svg in metric_report.scatter_plots(report)],
+        "statistic_charts": [(title, mark_safe(svg)) for title, svg in metric_report.statistic_charts(report)],
+        "histograms": [(name, mark_safe(svg)) for name, svg in metric_report.histogram_plots(report)],
+        "summary_caption": "Per metric: value and #rank cluster (paired bootstrap, alpha "
+                           f"{(report.get('metric_ranking') or {}).get('alpha', '')}), with the 95% bootstrap "
+                           "interval and the tie threshold ε below",
         "top_k": top,
     }
 
@@ -155,7 +162,9 @@ def import_scores(request, campaign_id):
 @require_GET
 @roles.results_viewer_required
 def run_detail(request, run_id):
-    """Progress of one run; the page reloads itself every few seconds until the run ends (no JavaScript).
+    """Progress of one run: a bar and a status line that static/js/metric-run.js keeps up to date
+    from the run's API resource, going on to the report when it is done (without JavaScript the
+    page reloads itself every few seconds).
 
     Security: organizers and researchers only (raters 403); GET only.
     """
@@ -163,6 +172,8 @@ def run_detail(request, run_id):
     finished = run.status in (MetricRun.Status.DONE, MetricRun.Status.FAILED)
     return render(request, "metrics/run.html", {"run": run, "finished": finished,
                                                 "refresh_seconds": None if finished else REFRESH_SECONDS,
+                                                "poll_ms": POLL_MILLISECONDS,
+                                                "status_line": metric_runs.status_line(run),
                                                 "percent": round(run.progress * 100)})
 
 

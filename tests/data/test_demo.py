@@ -11,7 +11,8 @@ from django.test import RequestFactory
 from core import roles
 from core.models import Campaign, Item, System
 from evalapp.models import Submission
-from evalapp.services.demo import ACCOUNTS, DEMO_DATA, SYSTEMS
+from evalapp.services.demo import ACCOUNTS, DEMO_DATA, STUDY_CAMPAIGN_NAME, SYSTEMS
+from evalapp.services.results import human_scores, ratings_records
 from tests.data.helpers import db_counts
 
 pytestmark = pytest.mark.django_db
@@ -52,12 +53,18 @@ def test_demo_loads_everything_and_is_idempotent(settings):
     assert bleu["demo-good"] > bleu["demo-negation"] > bleu["demo-poor"]
     assert bleu["demo-fair"] < bleu["demo-negation"]  # BLEU misjudges the ungrammatical but relevant system
     assert System.objects.filter(dataset=campaign.dataset, is_human=True).count() == 1
+    study = Campaign.objects.get(name=STUDY_CAMPAIGN_NAME)  # rated, for the metric study
+    assert study.status == Campaign.Status.CLOSED and study.sampled.count() == DEMO_INSTANCES
+    scores = human_scores(study, ratings_records(study))
+    assert all(s["complete"] and s["ratings"] == DEMO_INSTANCES * 3 for s in scores.values())
+    assert scores["Human"]["human"] > scores["demo-good"]["human"] > scores["demo-fair"]["human"] \
+        > scores["demo-negation"]["human"] > scores["demo-poor"]["human"]
 
     before = db_counts()
     out = StringIO()
     call_command("demo", stdout=out)
     assert "nothing (already loaded)" in out.getvalue()
-    assert db_counts() == before and Campaign.objects.count() == 1
+    assert db_counts() == before and Campaign.objects.count() == 2
 
 
 def test_demo_refuses_without_debug_unless_forced(settings):
@@ -66,4 +73,4 @@ def test_demo_refuses_without_debug_unless_forced(settings):
         call_command("demo", stdout=StringIO())
     assert Campaign.objects.count() == 0
     call_command("demo", "--force", stdout=StringIO())
-    assert Campaign.objects.count() == 1
+    assert Campaign.objects.count() == 2

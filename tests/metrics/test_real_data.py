@@ -80,6 +80,18 @@ def test_metric_report_on_the_real_systems_in_every_format(real_campaign, tmp_pa
     assert "nrefs:2" in report["signatures"]["comve_bleu"] and "layer:6" in report["signatures"]["bertscore_f1"]
     assert report["versions"]["bert-score"] and report["seed"] == 2020
     assert sum(report["rating_histograms"]["butfit_bart"]) == SAMPLED
-    assert outputs["html"].count("<svg") == len(names) + 1 and "butfit" in outputs["html"]
-    assert outputs["latex"].count(r"\toprule") == 3
+    assert outputs["html"].count("one point per system\"><title>") == len(names) and "butfit" in outputs["html"]
+    assert outputs["html"].count('class="chart histogram"') == 18
+    assert outputs["latex"].count(r"\toprule") == 4
+    for name in names:  # the WMT statistics on 17 real systems
+        for statistic in ("pairwise_accuracy", "soft_pairwise_accuracy"):
+            entry = report["system_level"][name][statistic]
+            assert 0 <= entry["value"] <= 1 and 0 <= entry["ci"][0] <= entry["ci"][1] <= 1
+        assert report["system_level"][name]["pairwise_accuracy"]["pairs"] == 17 * 16 // 2
+    for name in ["chrf", "sentbleu", "bertscore_p", "bertscore_r", "bertscore_f1"]:
+        for statistic in ("acc_eq", "acc_eq_grouped"):
+            entry = report["segment_level"][name][statistic]
+            assert 0 <= entry["value"] <= 1 and entry["epsilon"] >= 0 and None not in entry["ci"]
+    ranking = report["metric_ranking"]["statistics"]["acc_eq_grouped"]["metrics"]
+    assert ranking[0]["rank"] == 1 and len(ranking) == 5
     assert "correlation,top_k,segment" in outputs["csv"]

@@ -34,7 +34,17 @@ def test_report_follows_the_s5_contract():
         for coefficient in ("pearson", "spearman", "kendall_b", "kendall_c"):
             assert set(report["system_level"][name][coefficient]) >= {"r", "p", "ci"}
     assert set(report["segment_level"]) == {"chrf", "sentbleu"}
-    assert set(report["segment_level"]["chrf"]) == {"flattened", "grouped_by_instance", "wmt_kendall"}
+    assert set(report["segment_level"]["chrf"]) == {"flattened", "grouped_by_instance", "wmt_kendall", "acc_eq",
+                                                    "acc_eq_grouped"}
+    for name in ("comve_bleu", "sacrebleu", "chrf", "sentbleu"):  # the WMT statistics
+        for statistic in ("pairwise_accuracy", "soft_pairwise_accuracy"):
+            assert set(report["system_level"][name][statistic]) >= {"value", "ci"}
+    for name in ("chrf", "sentbleu"):
+        assert set(report["segment_level"][name]["acc_eq"]) >= {"value", "ci", "epsilon"}
+        assert set(report["segment_level"][name]["acc_eq_grouped"]) >= {"value", "ci", "epsilon"}
+    ranking = report["metric_ranking"]["statistics"]
+    assert [m["metric"] for m in ranking["acc_eq"]["metrics"]] in (["chrf", "sentbleu"], ["sentbleu", "chrf"])
+    assert len(ranking["pairwise_accuracy"]["metrics"]) == 4
     assert len(report["comparisons"]) == 6 + 1  # 4 metrics: 6 system-level pairs; chrf/sentbleu at segment level
     assert set(report["top_k"]) >= {"k", "systems", "system_level", "segment_level"}
     assert report["seed"] == 1 and report["bootstrap"]["resamples"] == 30
@@ -129,7 +139,8 @@ def test_imported_segment_metric_gets_segment_figures_and_a_mean_system_score():
             for k in range(5)]
     metric_study.import_metric_scores(campaign, "seg-metric", "segment", source("\n".join(rows)))  # no header
     report = report_of(campaign, ["seg-metric"])
-    assert set(report["segment_level"]["seg-metric"]) == {"flattened", "grouped_by_instance", "wmt_kendall"}
+    assert set(report["segment_level"]["seg-metric"]) == {"flattened", "grouped_by_instance", "wmt_kendall", "acc_eq",
+                                                          "acc_eq_grouped"}
     assert report["systems"][3]["metrics"]["seg-metric"] == pytest.approx(3 + 0.01 * 3.5)
     assert report["system_level"]["seg-metric"]["pearson"]["bootstrap_ci"][0] is not None
 

@@ -29,7 +29,7 @@ def test_the_demo_checklist_states_where_each_step_stands(client, organizer):
     organizer_steps = steps(page, "organizer_steps")
     assert organizer_steps[0][2:] == ("1 dataset", True)
     assert organizer_steps[1][2:] == ("4 systems, 4 with a submission", True)
-    assert organizer_steps[2][2:] == ("1 campaign; the newest is 'demo'", True)
+    assert organizer_steps[2][2:] == ("2 campaigns; the newest is 'demo'", True)  # and the rated 'demo-study'
     assert organizer_steps[4][1] == reverse("results:dashboard", args=(campaign.pk,))
     assert organizer_steps[4][2].startswith("campaign 'demo' 0% rated (0 of ")
     body = page.content.decode()

@@ -71,7 +71,7 @@ def test_debug_is_off_unless_set_and_the_demo_script_sets_it():
     printed = subprocess.run([sys.executable, "-c", "import config.settings as s; print(s.DEBUG)"], env=environment,
                              cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
     assert printed == "False"
-    assert "export DJANGO_DEBUG=${DJANGO_DEBUG:-1}" in (REPO_ROOT / "scripts" / "demo.sh").read_text()
+    assert 'export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"' in (REPO_ROOT / "scripts" / "demo.sh").read_text()
     assert "DJANGO_DEBUG" not in (REPO_ROOT / "scripts" / "serve-production.sh").read_text()
 
 

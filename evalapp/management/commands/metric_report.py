@@ -8,14 +8,19 @@ from evalapp.formats.metric_report import FORMATS, render
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.metrics.registry import METRICS
-from evalapp.services.metric_study import CORPUS_SCOPES, DEFAULT_CORPUS_SCOPE, StudyError, build_report
+from evalapp.models import MetricRun
+from evalapp.services.metric_runs import report_for
+from evalapp.services.metric_study import CORPUS_SCOPES, DEFAULT_CORPUS_SCOPE, StudyError
 
 
 class Command(BaseCommand):
     help = ("Compute the built-in metrics (and use imported ones) for a campaign's systems and report their "
             "correlation with the human scores at system and segment level, with bootstrap intervals, Williams' "
-            "and permutation tests and the top-k analysis. Runs in this process (the web page runs it as a "
-            "background job).")
+            "and permutation tests and the top-k analysis, and the WMT statistics (pairwise accuracy, soft "
+            "pairwise accuracy, acc_eq, metric ranking). Runs in this process (the web page runs it as a "
+            "background job). The report is kept as a finished run: asked again with the same options while the "
+            "ratings and texts are unchanged (e.g. in another --format), the stored report is rendered; metric "
+            "scores are computed once per output and kept.")
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
@@ -42,6 +47,12 @@ class Command(BaseCommand):
                             help="Layer of the BERTScore model (default 6 for the default model; bert_score's "
                                  "tuned layer for known hub names, e.g. 17 for roberta-large).")
         parser.add_argument("--quiet", action="store_true", help="No progress messages on standard error.")
+        parser.add_argument("--run", type=int, metavar="ID",
+                            help="Render the stored report of this finished run of the campaign (nothing is "
+                                 "computed; the other options are ignored).")
+        parser.add_argument("--fresh", action="store_true",
+                            help="Compute the report again even when an identical stored one exists (stored metric "
+                                 "scores are still reused).")
 
     def handle(self, *args, **options):
         campaign = campaign_named(options["campaign"])
@@ -53,16 +64,21 @@ class Command(BaseCommand):
                 last[0] = (message, int(fraction * 10))
                 self.stderr.write(f"{fraction:5.0%} {message}")
 
-        try:
-            report = build_report(campaign, metrics, seed=options["seed"], bootstrap=options["bootstrap"],
-                                  top_k=options["top_k"], permutations=options["permutations"],
-                                  corpus_scope=options["corpus_scope"],
-                                  bertscore_options={"model": options["bertscore_model"],
-                                                     "layer": options["bertscore_layer"]},
-                                  progress=progress)
-        except (StudyError, BertScoreUnavailable) as error:
-            raise CommandError(str(error)) from None
-        text = render(report, options["format"])
+        if options["run"] is not None:
+            run = MetricRun.objects.filter(campaign=campaign, pk=options["run"], status=MetricRun.Status.DONE).first()
+            if run is None:
+                raise CommandError(f"campaign '{campaign.name}' has no finished metric run {options['run']}")
+            reused = True
+        else:
+            settings = {name: options[name] for name in ("seed", "bootstrap", "top_k", "permutations", "corpus_scope",
+                                                         "bertscore_model", "bertscore_layer")}
+            try:
+                run, reused = report_for(campaign, metrics, settings, fresh=options["fresh"], progress=progress)
+            except (StudyError, BertScoreUnavailable) as error:
+                raise CommandError(str(error)) from None
+        if not options["quiet"]:
+            self.stderr.write(f"Run {run.pk}: " + ("the stored report" if reused else "computed and stored"))
+        text = render(run.report, options["format"])
         if options["out"]:
             Path(options["out"]).write_text(text, encoding="utf-8")
             self.stderr.write(f"Metric report of '{campaign.name}' written to {options['out']}")

@@ -1,0 +1,79 @@
+"""Soft pairwise accuracy (Thompson et al. 2024, the WMT24 metrics task). No Django imports.
+
+For every pair of systems (i, j), a one-sided paired permutation test over instances gives
+the p-value that system i is better than system j: each instance's two outputs (their
+per-segment sufficient statistics) are swapped between the systems with probability 1/2,
+and p is the share of permutations whose score difference is at least the observed one.
+This is done once with the human scores and once with the metric's; soft pairwise accuracy
+is 1 minus the mean, over system pairs, of |p_human - p_metric|.
+
+Scores are recomputed from summed statistics, so a corpus metric (BLEU, chrF) is a corpus
+metric under permutation too, and the human score is formula (1), the sum of the ratings
+over their number. For scores that are means over complete instances this is the test of
+mt-metrics-eval's ``pce.compute_pairwise_p_values``, which permutes segment scores and
+compares their sums (an equivalent statistic).
+
+A bootstrap resample with instance counts c draws each copy's swap on its own: the swap
+total of an instance drawn c times is 2 Binomial(c, 1/2) - c.
+"""
+import numpy as np
+
+TOLERANCE = 1e-9  # relative: a permuted difference equal to the observed one up to rounding counts as reached
+
+
+def swap_signs(permutations, counts, rng):
+    """(permutations, instances) totals of +-1 swaps: +1 keeps an instance's outputs, -1 swaps them."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if np.all(counts == 1):
+        return rng.integers(0, 2, size=(permutations, len(counts))) * 2.0 - 1.0
+    return 2.0 * rng.binomial(counts[None, :], 0.5, size=(permutations, len(counts))) - counts[None, :]
+
+
+class Prepared:
+    """Statistics (systems, instances, k) laid out once as an (instances, systems * k) matrix,
+    so each permutation batch is one matrix product."""
+
+    def __init__(self, stats):
+        stats = np.asarray(stats, float)
+        self.shape = stats.shape
+        self.matrix = np.ascontiguousarray(stats.transpose(1, 0, 2).reshape(stats.shape[1], -1))
+
+
+def pairwise_p_values(stats, score, signs, counts=None):
+    """(systems, systems) matrix; entry [i, j] (i < j) is p(system i better than system j), NaN elsewhere.
+
+    ``stats`` (systems, instances, k) or :class:`Prepared`; ``score`` maps summed statistics (n, k) to n scores and
+    must accept many rows at once; ``signs`` from :func:`swap_signs`; ``counts`` weight the
+    instances (a bootstrap resample; None = each once).
+    """
+    stats = stats if isinstance(stats, Prepared) else Prepared(stats)
+    n_systems, n_instances, width = stats.shape
+    weights = np.ones(n_instances) if counts is None else np.asarray(counts, float)
+    totals = (weights @ stats.matrix).reshape(n_systems, width)              # (systems, k)
+    observed = np.asarray(score(totals), float)
+    swapped = (np.asarray(signs, float) @ stats.matrix).reshape(len(signs), n_systems, width)
+    first, second = np.triu_indices(n_systems, 1)
+    half_sum = (totals[first] + totals[second]) / 2                         # (pairs, k)
+    half_diff = (swapped[:, first] - swapped[:, second]) / 2                # (permutations, pairs, k)
+    keep_i = (half_sum[None] + half_diff).reshape(-1, width)
+    keep_j = (half_sum[None] - half_diff).reshape(-1, width)
+    delta = (np.asarray(score(keep_i), float) - np.asarray(score(keep_j), float)).reshape(len(signs), -1)
+    target = observed[first] - observed[second]
+    slack = TOLERANCE * np.maximum(1.0, np.abs(target))
+    with np.errstate(invalid="ignore"):
+        reached = delta >= (target - slack)[None, :]
+        defined = np.isfinite(delta)
+    p = np.full((n_systems, n_systems), np.nan)
+    counts_defined = defined.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p[first, second] = np.where(np.isfinite(target) & (counts_defined > 0),
+                                    (reached & defined).sum(axis=0) / np.maximum(counts_defined, 1), np.nan)
+    return p
+
+
+def soft_pairwise_accuracy(human_p, metric_p):
+    """1 - mean |p_human - p_metric| over the system pairs where both are defined."""
+    first, second = np.triu_indices(human_p.shape[0], 1)
+    difference = np.abs(human_p[first, second] - metric_p[first, second])
+    difference = difference[np.isfinite(difference)]
+    return float(1.0 - difference.mean()) if len(difference) else float("nan")

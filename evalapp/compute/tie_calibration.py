@@ -1,0 +1,333 @@
+"""Pairwise accuracy with tie calibration: acc_eq (Deutsch, Foster and Freitag 2023, "Ties Matter").
+
+Over pairs of outputs, a pair *agrees* when the metric orders it as the humans do, or when
+both the humans and the metric tie it; the metric ties a pair when its two scores differ by
+at most a threshold epsilon. acc_eq is the accuracy at the epsilon that maximises it, found
+by exhaustive search over every candidate threshold (0 and every absolute metric
+difference), as mt-metrics-eval's ``KendallWithTiesOpt(variant="acc23", sample_rate=1.0)``:
+the first (smallest) threshold reaching the maximum is reported.
+
+Two forms:
+
+- **grouped** (``average_by="item"``): the outputs of each instance form a group; the value
+  is the mean over groups (with at least one pair) of each group's accuracy, with one
+  epsilon shared by all groups. There are few pairs per group, so every pair is enumerated
+  once, as NumPy arrays; a bootstrap resample re-weights the groups and searches epsilon
+  again over the same sorted pairs.
+- **flattened** (``average_by="none"``): all outputs form one group. Its n(n-1)/2 pairs are
+  never listed: the number of agreeing pairs at a threshold is counted in O(U n log n)
+  (U distinct human scores) from sorted arrays, and the search is a branch and bound over
+  thresholds: on (lo, hi] the agreement is at most ties(hi) + concordant(lo), because the
+  human-tied pairs the metric ties can only grow and the concordant pairs it keeps can only
+  shrink with the threshold. Intervals that cannot beat the best value are skipped; small
+  ones enumerate their candidate thresholds. Counts are integers, so the maximum is exact.
+  A bootstrap resample keeps the epsilon of the full sample (see :func:`flat_accuracy`).
+
+A metric difference is always the float ``abs(m1 - m2)``, as mt-metrics-eval computes it,
+so thresholds that are themselves differences compare exactly. No Django imports.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+BINS = 512  # bins of the flattened search (quantiles of a sample of differences)
+SAMPLE_PAIRS = 200_000  # random pairs whose differences place the bins
+BATCH = 32  # bootstrap resamples re-optimised together in the grouped search
+RELATIVE_TOLERANCE = 1e-12  # grouped values are float means: maxima equal up to this are ties
+
+
+@dataclass
+class TieResult:
+    value: float
+    epsilon: float
+    pairs: int
+
+
+# --- grouped ----------------------------------------------------------------------------
+
+class GroupedPairs:
+    """Every within-instance pair of outputs, sorted by metric difference, ready for the search.
+
+    ``human`` and ``metric`` are (systems, instances) with NaN where a score is missing; a
+    pair counts when both outputs have both scores.
+    """
+
+    def __init__(self, human, metric):
+        human, metric = np.asarray(human, float), np.asarray(metric, float)
+        n_systems, n_instances = human.shape
+        valid = np.isfinite(human) & np.isfinite(metric)
+        first, second = np.triu_indices(n_systems, 1)
+        both = valid[first] & valid[second]                       # (pairs of systems, instances)
+        dh = (human[first] - human[second])[both]
+        dm = (metric[first] - metric[second])[both]
+        group = np.broadcast_to(np.arange(n_instances), both.shape)[both]
+        self.n_instances = n_instances
+        self.pairs_per_group = np.bincount(group, minlength=n_instances).astype(float)
+        self.groups = self.pairs_per_group > 0
+        concordant = ((dh > 0) & (dm > 0)) | ((dh < 0) & (dm < 0))
+        agree = concordant | ((dh == 0) & (dm == 0))
+        # tying a pair in the metric makes it agree exactly when the humans tie it too
+        flip = (dh == 0).astype(float) - agree
+        diff = np.abs(dm)
+        order = np.argsort(diff, kind="stable")
+        self.diff, self.flip, self.group = diff[order], flip[order], group[order]
+        self.agree_per_group = np.bincount(group, weights=agree.astype(float), minlength=n_instances)
+        # thresholds: 0, then every distinct difference; the value at a threshold counts every pair up to it
+        if len(self.diff):
+            last = np.r_[self.diff[1:] != self.diff[:-1], True]
+            self.ends = np.flatnonzero(last)
+            self.thresholds = self.diff[self.ends]
+        else:
+            self.ends = np.zeros(0, dtype=np.int64)
+            self.thresholds = np.zeros(0)
+
+    @property
+    def pairs(self):
+        return len(self.diff)
+
+    def optimise(self, weights=None):
+        """(value, epsilon) for group weights (bootstrap counts; None = each group once)."""
+        values, epsilons = self.optimise_many(None if weights is None else np.asarray(weights, float)[None, :])
+        return values[0], epsilons[0]
+
+    def optimise_many(self, weights):
+        """Values and epsilons for each row of ``weights`` (resamples x instances); None = once each."""
+        if weights is None:
+            weights = np.ones((1, self.n_instances))
+        weights = np.where(self.groups, weights, 0.0)
+        total = weights.sum(axis=1)
+        values = np.full(len(weights), np.nan)
+        epsilons = np.full(len(weights), np.nan)
+        if not self.pairs:
+            return values, epsilons
+        per_pair = np.zeros(self.n_instances)
+        per_pair[self.groups] = 1.0 / self.pairs_per_group[self.groups]
+        base_per_group = self.agree_per_group * per_pair
+        step = self.flip * per_pair[self.group]
+        for start in range(0, len(weights), BATCH):
+            w = weights[start:start + BATCH]
+            t = total[start:start + BATCH]
+            ok = t > 0
+            curve = np.cumsum(step[None, :] * w[:, self.group], axis=1)[:, self.ends]
+            base = w @ base_per_group
+            candidates = np.concatenate([base[:, None], base[:, None] + curve], axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                candidates = candidates / np.where(ok, t, 1.0)[:, None]
+            best = candidates.max(axis=1)
+            reached = candidates >= best[:, None] - RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(best[:, None]))
+            index = reached.argmax(axis=1)  # the first (smallest) threshold reaching the maximum
+            thresholds = np.concatenate([[0.0], self.thresholds])
+            values[start:start + BATCH] = np.where(ok, candidates[np.arange(len(w)), index], np.nan)
+            epsilons[start:start + BATCH] = np.where(ok, thresholds[index], np.nan)
+        return values, epsilons
+
+
+def grouped_accuracy(human, metric):
+    """acc_eq grouped by instance: :class:`TieResult` for (systems, instances) score matrices."""
+    pairs = GroupedPairs(human, metric)
+    value, epsilon = pairs.optimise()
+    return TieResult(float(value), float(epsilon), pairs.pairs)
+
+
+# --- flattened --------------------------------------------------------------------------
+
+def _first_above(sorted_values, anchors, thresholds):
+    """Per anchor a and threshold t, the first index k with ``sorted_values[k] - a > t`` (float differences).
+
+    ``anchors`` (p,), ``thresholds`` (K,) -> (p, K). ``a + t`` locates it; a step or two
+    fixes the rounding of ``a + t`` against the rounding of the subtraction.
+    """
+    n = len(sorted_values)
+    a = anchors[:, None]
+    k = np.searchsorted(sorted_values, (a + thresholds[None, :]).ravel(), side="right").reshape(len(anchors), -1)
+    while True:
+        right = (k < n) & (sorted_values[np.minimum(k, n - 1)] - a <= thresholds[None, :])
+        if not right.any():
+            break
+        k += right
+    while True:
+        left = (k > 0) & (sorted_values[np.maximum(k - 1, 0)] - a > thresholds[None, :])
+        if not left.any():
+            break
+        k -= left
+    return k
+
+
+class FlatPairs:
+    """All outputs as one group: agreement counts at any thresholds without listing the pairs."""
+
+    def __init__(self, human, metric):
+        human, metric = np.asarray(human, float).ravel(), np.asarray(metric, float).ravel()
+        keep = np.isfinite(human) & np.isfinite(metric)
+        self.keep = keep
+        human, metric = human[keep], metric[keep]
+        self.n = len(human)
+        levels, level_of = np.unique(human, return_inverse=True)
+        self.levels = []
+        for level in range(len(levels)):
+            members = np.flatnonzero(level_of == level)
+            order = members[np.argsort(metric[members], kind="stable")]
+            self.levels.append(order)
+        self.metric = metric
+        # for each level, the metric scores of all outputs humans scored higher, sorted
+        self.higher = []
+        above = np.zeros(0, dtype=np.int64)
+        for level in reversed(range(len(self.levels))):
+            self.higher.append(above[np.argsort(metric[above], kind="stable")])
+            above = np.concatenate([above, self.levels[level]])
+        self.higher.reverse()
+
+    @property
+    def pairs(self):
+        return self.n * (self.n - 1) // 2
+
+    def agreement(self, thresholds, weights=None):
+        """Agreeing pairs at each threshold (integers without weights; weighted counts with them).
+
+        ``weights`` (n,) count how often each kept output was drawn (a bootstrap resample);
+        copies of one output tie with each other, so they agree.
+        """
+        thresholds = np.atleast_1d(np.asarray(thresholds, float))
+        w = np.ones(self.n) if weights is None else np.asarray(weights, float)
+        total = np.zeros(len(thresholds))
+        for members, higher in zip(self.levels, self.higher):
+            x = self.metric[members]
+            wx = w[members]
+            cumulative = np.r_[0.0, np.cumsum(wx)]
+            k = _first_above(x, x, thresholds)  # pairs with the next ones at most t above: tied by the metric
+            total += (wx[:, None] * (cumulative[k] - cumulative[1:len(x) + 1, None])).sum(axis=0)
+            if len(higher):
+                y = self.metric[higher]
+                cumulative_y = np.r_[0.0, np.cumsum(w[higher])]
+                k = _first_above(y, x, thresholds)  # higher human score and metric more than t above: concordant
+                total += (wx[:, None] * (cumulative_y[-1] - cumulative_y[k])).sum(axis=0)
+        total += (w * (w - 1) / 2).sum()
+        return total
+
+    def tied_pairs(self, thresholds):
+        """Pairs with equal human scores whose metric difference is at most each threshold."""
+        thresholds = np.atleast_1d(np.asarray(thresholds, float))
+        total = np.zeros(len(thresholds), dtype=np.int64)
+        for members in self.levels:
+            x = self.metric[members]
+            k = _first_above(x, x, thresholds)
+            total += (k - np.arange(1, len(x) + 1)[:, None]).sum(axis=0)
+        return total
+
+    def concordant_pairs(self, thresholds):
+        """Pairs the metric orders as the humans do by more than each threshold."""
+        thresholds = np.atleast_1d(np.asarray(thresholds, float))
+        total = np.zeros(len(thresholds), dtype=np.int64)
+        for members, higher in zip(self.levels, self.higher):
+            if len(higher):
+                y = self.metric[higher]
+                total += (len(y) - _first_above(y, self.metric[members], thresholds)).sum(axis=0)
+        return total
+
+    def _events(self, low, high):
+        """Metric differences in (low, high] of the pairs that move the agreement: +1 for a
+        human-tied pair (tying it in the metric makes it agree), -1 for a concordant pair
+        (tying it makes it disagree). Returns (differences, signs)."""
+        bounds = np.array([low, high])
+        diffs, signs = [], []
+        for members, higher in zip(self.levels, self.higher):
+            x = self.metric[members]
+            for values, sign in ((x, 1), (self.metric[higher], -1)):
+                if not len(values):
+                    continue
+                k = _first_above(values, x, bounds)
+                found = _gather(values, x, k[:, 0], k[:, 1])
+                diffs.append(found)
+                signs.append(np.full(len(found), sign, dtype=np.int64))
+        if not diffs:
+            return np.zeros(0), np.zeros(0, dtype=np.int64)
+        return np.concatenate(diffs), np.concatenate(signs)
+
+    def _boundaries(self, spread):
+        """Thresholds that split the pairs into bins of similar size (quantiles of a sample of
+        pair differences; they only decide how the search is cut, never its result)."""
+        rng = np.random.default_rng(0)
+        first = rng.integers(0, self.n, SAMPLE_PAIRS)
+        second = rng.integers(0, self.n, SAMPLE_PAIRS)
+        sample = np.abs(self.metric[first] - self.metric[second])
+        sample = sample[sample > 0]
+        if not len(sample):
+            return np.array([spread])
+        edges = np.unique(np.quantile(sample, np.linspace(0, 1, BINS + 1)[1:]))
+        return np.unique(np.r_[edges[edges > 0], spread])
+
+    def optimise(self):
+        """(agreeing pairs, epsilon) at the first threshold reaching the maximum, exactly.
+
+        The agreement is evaluated at bin boundaries; a bin (lo, hi] can hold a better
+        threshold only if ties(hi) + concordant(lo) reaches the best value so far, and then
+        its events are enumerated and swept in order of difference.
+        """
+        if self.n < 2:
+            return 0, 0.0
+        spread = float(self.metric.max() - self.metric.min())
+        best_value = int(self.tied_pairs([0.0])[0] + self.concordant_pairs([0.0])[0])
+        best_t = 0.0
+        if spread == 0.0:
+            return best_value, best_t
+        edges = self._boundaries(spread)
+        lows = np.r_[0.0, edges[:-1]]
+        ties = np.concatenate([self.tied_pairs(chunk) for chunk in np.array_split(edges, max(1, len(edges) // 64))])
+        conc = np.concatenate([self.concordant_pairs(chunk)
+                               for chunk in np.array_split(lows, max(1, len(lows) // 64))])
+        conc_at_edges = np.r_[conc[1:], self.concordant_pairs([edges[-1]])]
+        ties_at_lows = np.r_[self.tied_pairs([0.0]), ties[:-1]]
+        # the agreement at a boundary is reached at the largest candidate at or below it
+        lower = int((ties + conc_at_edges).max())
+        found = best_value >= lower
+        best_value = max(best_value, lower)
+        for low, high, tie_low, tie_high, conc_low in zip(lows, edges, ties_at_lows, ties, conc):
+            if tie_high == tie_low:
+                continue  # no human-tied pair in (low, high]: no candidate threshold
+            bound = int(tie_high + conc_low)
+            if bound < best_value or (bound == best_value and found):
+                continue
+            diffs, signs = self._events(low, high)
+            order = np.argsort(diffs, kind="stable")
+            diffs, signs = diffs[order], signs[order]
+            last = np.r_[diffs[1:] != diffs[:-1], True]
+            values = int(tie_low + conc_low) + np.cumsum(signs)[last]
+            thresholds = diffs[last]
+            top = int(values.max())
+            if top > best_value or (top == best_value and not found):
+                best_value, best_t, found = top, float(thresholds[int(np.argmax(values == top))]), True
+        return best_value, best_t
+
+
+def _gather(values, anchors, starts, stops):
+    """``abs(values[j] - anchors[i])`` for every i and j in [starts[i], stops[i])."""
+    counts = stops - starts
+    rows = np.flatnonzero(counts > 0)
+    if not len(rows):
+        return np.zeros(0)
+    lengths = counts[rows]
+    anchor = np.repeat(rows, lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    partner = np.repeat(starts[rows], lengths) + offsets
+    return np.abs(values[partner] - anchors[anchor])
+
+
+def flat_accuracy(human, metric):
+    """acc_eq over all outputs flattened: :class:`TieResult` (value, epsilon, number of pairs)."""
+    pairs = FlatPairs(human, metric)
+    if pairs.pairs == 0:
+        return TieResult(float("nan"), float("nan"), 0)
+    agreeing, epsilon = pairs.optimise()
+    return TieResult(agreeing / pairs.pairs, epsilon, pairs.pairs)
+
+
+def flat_accuracy_at(pairs, epsilon, weights):
+    """Accuracy of a :class:`FlatPairs` at a fixed epsilon with output weights (bootstrap counts).
+
+    Every copy of a drawn output is one output of the resample: pairs of copies tie in both.
+    """
+    weights = np.asarray(weights, float)
+    total = weights.sum()
+    if total < 2:
+        return float("nan")
+    return float(pairs.agreement([epsilon], weights)[0] / (total * (total - 1) / 2))

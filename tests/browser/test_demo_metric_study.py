@@ -1,0 +1,114 @@
+"""The researcher's job on the embedded default, end to end: ``scripts/demo.sh`` (SQLite, one
+command) serves the app and runs metric jobs; in Chromium the researcher starts a run, watches
+the bar move without a reload and lands on the report; SIGTERM stops the server and the worker."""
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = [pytest.mark.browser]
+START_SECONDS = 180  # migrate + demo + server start on a busy machine; a bound, not a speed target
+RUN_SECONDS = 300
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url, deadline, process):
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return True
+        except OSError:
+            time.sleep(1)
+    return False
+
+
+def group_alive(pgid):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+def demo_server(tmp_path):
+    port = free_port()
+    log = open(tmp_path / "demo.log", "w+")
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+           "COMVE_DEMO_ADDR": f"127.0.0.1:{port}"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    process = subprocess.Popen(["bash", "scripts/demo.sh"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        if not wait_for(f"{url}/accounts/login/", time.monotonic() + START_SECONDS, process):
+            log.seek(0)
+            pytest.fail(f"scripts/demo.sh did not serve {url}:\n{log.read()}")
+        yield url, process, log
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifacts_dir):
+    url, process, log = demo_server
+    page = new_context().new_page()
+    page.goto(f"{url}/accounts/login/?next=/metrics/")
+    page.get_by_label("Username").fill("researcher")
+    page.get_by_label("Password").fill("demo-researcher")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{url}/metrics/")
+    page.get_by_role("link", name="demo-study").click()
+    assert "No finished metric study" in page.content()
+    for metric in ("comve_bleu", "chrf", "bertscore"):
+        page.locator(f'input[name="metrics"][value="{metric}"]').check()
+    page.get_by_label("Bootstrap resamples").fill("200")
+    page.get_by_role("button", name="Start the computation").click()
+    page.wait_for_url("**/metrics/run/*/")
+    run_url = page.url
+    page.locator("#run-status-line").wait_for()
+    page.evaluate("window.sameDocument = true")  # gone if the page reloads
+    seen, bars, reloaded = set(), set(), False
+    deadline = time.monotonic() + RUN_SECONDS
+    while page.url == run_url and time.monotonic() < deadline:  # the script moves on to the report by itself
+        try:
+            seen.add(page.locator("#run-status-line").inner_text(timeout=1000))
+            bars.add(page.locator("#run-progress").get_attribute("value", timeout=1000))
+            reloaded = reloaded or not page.evaluate("window.sameDocument === true")
+        except Exception:  # the page navigated away between two looks
+            break
+        time.sleep(0.2)
+    page.wait_for_url(f"{url}/metrics/campaign/*/", timeout=RUN_SECONDS * 1000)
+    assert page.get_by_role("heading", name="Metric study: demo-study").is_visible()
+    assert page.locator("table").count() >= 3 and "bertscore_f1" in page.content()
+    page.screenshot(path=str(artifacts_dir / "demo-metric-study-report.png"), full_page=False)
+    # the bar and the status line moved without a reload, and the line said each thing once
+    assert not reloaded and len(seen) >= 2 and len(bars) >= 2, (seen, bars)
+    assert any(line.startswith(("Running: BERTScore", "Running: chrF", "Running: ComVE BLEU", "Running: Bootstrap",
+                                "Running: Soft pairwise")) for line in seen), seen
+    assert all(line.count(":") <= 2 for line in seen), seen
+    assert not any("queued" in line.lower() and "running" in line.lower() for line in seen), seen
+
+    process.send_signal(signal.SIGTERM)  # to the script alone: its trap stops the server and the worker
+    process.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while group_alive(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not group_alive(process.pid), "a process of scripts/demo.sh survived SIGTERM"
+    log.seek(0)
+    assert "shutting down" in log.read()

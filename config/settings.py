@@ -253,6 +253,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Human evaluation of generated explanations (SemEval-2020 Task 4, Subtask C).",
     "VERSION": "1.0.0",
     "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True,
+    # No deep links: Swagger UI puts each one inside its operation's button (an interactive element
+    # in another, which screen readers cannot reach; axe: nested-interactive). templates/api/docs.html
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
 }
 
 TASKS = {

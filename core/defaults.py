@@ -139,3 +139,9 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
+
+# --- issue 20: a rater corrects their last score ---------------------------------------------------
+# How long after a submit the rater may still change that score (from the next item's page or the
+# API), and only while it is their last rating in the campaign: long enough to notice a slip, short
+# enough that a rating is not revised after seeing other items.
+CORRECTION_WINDOW_SECONDS = 120

@@ -425,6 +425,27 @@ class Rating(models.Model):
         ]
 
 
+class RatingCorrection(models.Model):
+    """A rater's change of their own last score soon after submitting it (:mod:`core.corrections`).
+
+    The rating keeps its row (same item, same rater, same assignment: the distinct-raters
+    invariant is untouched) and takes the new score; this row records what it was before.
+    """
+
+    rating = models.ForeignKey(Rating, on_delete=models.CASCADE, related_name="corrections")
+    old_score = models.PositiveSmallIntegerField()
+    new_score = models.PositiveSmallIntegerField()
+    corrected_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(old_score__gte=SCORE_MIN) & Q(old_score__lte=SCORE_MAX)
+                                   & Q(new_score__gte=SCORE_MIN) & Q(new_score__lte=SCORE_MAX),
+                                   name="correction_scores_0_3"),
+            models.CheckConstraint(condition=~Q(old_score=F("new_score")), name="correction_changes_score"),
+        ]
+
+
 class ItemFlag(models.Model):
     """A rater's report that an item is broken (unreadable, wrong statement, ...)."""
 

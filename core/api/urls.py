@@ -25,8 +25,10 @@ urlpatterns = [
     # Schema and documentation: public, they describe the API and hold no data. The docs page
     # is Swagger UI served from this site (drf-spectacular-sidecar): no outside network needed; its
     # start-up script is a file of its own (?script), as the Content-Security-Policy allows no inline script.
+    # Its page is templates/api/docs.html: Swagger UI with the language set and colours of AA contrast.
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema", template_name="api/docs.html"),
+         name="docs"),
     path("auth/token/", auth.TokenView.as_view(), name="token"),
     path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
     path("auth/tokens/<str:token_id>/", auth.TokenRevokeView.as_view(), name="token-revoke"),

@@ -73,6 +73,48 @@ def pages(campaign, run):
         ("completion", "rater3", f"/rate/{c}/done/"),
         ("error-403", "researcher", "/data/"),
         ("error-404", "organizer", "/no-such-page/"),
+        ("api-docs", "researcher", "/api/docs/"),
+    ]
+
+
+def submit_score(page, base, path):
+    """The rater's item page right after a submit: the "Saved" message (success) and the undo button."""
+    open_page(page, base, path)
+    page.locator("label[for=score-2]").click()
+    page.get_by_role("button", name="Submit score").click()
+    page.wait_for_selector(".messages .success")
+
+
+def submit_without_score(page, base, path):
+    """The item page after a submit with no score (the browser's own check switched off): an error message."""
+    open_page(page, base, path)
+    page.evaluate("document.querySelectorAll('input[name=score]').forEach(e => e.required = false)")
+    page.get_by_role("button", name="Submit score").click()
+    page.wait_for_selector(".messages .error")
+
+
+def save_crowd_settings(page, base, path):
+    page.goto(base + path)
+    page.get_by_role("button", name="Save crowd settings").click()
+    page.wait_for_selector(".messages .success")
+
+
+def exclude_next_rater(page, base, path):
+    """The quality page after excluding the first rater not yet excluded: a success message and an excluded row."""
+    page.goto(base + path)
+    page.locator("td a", has_text="Exclude").first.click()
+    page.locator("button.danger").click()
+    page.wait_for_selector(".messages .success")
+
+
+def flash_states(campaign):
+    """(name, account, path, action) of the flash-message states: success and error messages."""
+    c = campaign.pk
+    return [
+        ("item-saved", "rater3", f"/rate/{c}/item/", submit_score),
+        ("item-no-score", "rater3", f"/rate/{c}/item/", submit_without_score),
+        ("crowd-saved", "organizer", f"/campaigns/{c}/crowd/", save_crowd_settings),
+        ("quality-excluded", "organizer", f"/campaigns/{c}/quality/", exclude_next_rater),
     ]
 
 
@@ -88,7 +130,7 @@ def open_page(page, base, path):
     """Go to ``path``; the item page needs the rater's item leased first (the instructions' Start button)."""
     if path.endswith("/item/"):
         page.goto(base + path.removesuffix("item/"))
-        page.get_by_role("button", name="Start rating").click()
+        page.locator("main form button.primary").click()  # "Start rating", or "Continue rating" once some are done
         page.wait_for_selector(".submit-score")
     page.goto(base + path)
 
@@ -100,7 +142,8 @@ def test_no_serious_accessibility_problem_on_any_page(live_server, browser, demo
     axe, found, shots = Axe(), {}, artifacts_dir / "pages"
     shots.mkdir(exist_ok=True)
     contexts = {}
-    for name, account, path in pages(campaign, run):
+    visits = [(name, account, path, open_page) for name, account, path in pages(campaign, run)]
+    for name, account, path, visit in visits + flash_states(campaign):
         for label, viewport in VIEWPORTS.items():
             context = contexts.get((account, label))
             if context is None:
@@ -109,7 +152,7 @@ def test_no_serious_accessibility_problem_on_any_page(live_server, browser, demo
                 if account:
                     log_in(context.new_page(), live_server.url, account)
             page = context.new_page()
-            open_page(page, live_server.url, path)
+            visit(page, live_server.url, path)
             page.screenshot(path=str(shots / f"{name}-{label}.png"), full_page=True)
             violations = axe.run(page).response["violations"]
             blocking = [{"id": v["id"], "impact": v["impact"], "help": v["help"],

@@ -1,4 +1,4 @@
-"""The rater's endpoints: campaigns, the current/next item, submit a score, flag an item.
+"""The rater's endpoints: campaigns, the current/next item, submit a score, correct the last one, flag an item.
 
 Blind like the rater screens (``annotators/views/rating.py``): a response carries the
 statement, the reason, the rubric, the rater's own progress and the rater's own assignment
@@ -15,6 +15,8 @@ from rest_framework.response import Response
 
 from annotators.seconds import measured_seconds
 from annotators.serializers import (
+    CorrectionResultSerializer,
+    CorrectionSerializer,
     FlagResultSerializer,
     FlagSerializer,
     RaterCampaignSerializer,
@@ -22,7 +24,7 @@ from annotators.serializers import (
     RatingResultSerializer,
     RatingSerializer,
 )
-from core import engine, flags, roles
+from core import corrections, engine, flags, roles
 from core.api.base import ApiView, ListApiView
 from core.api.errors import Conflict
 from core.api.parsers import SafeJSONParser
@@ -177,3 +179,34 @@ class FlagItemView(ApiView):
             raise Conflict(refusal.message, code=refusal.code) from None
         return Response({"assignment_id": assignment.pk, "flagged": True, "released": released},
                         status=status.HTTP_201_CREATED)
+
+
+class CorrectRatingView(ApiView):
+    """POST: change the score of the rater's last rating (undo of the last submission), the web's
+    "change your previous score" twin (``annotators.views.rating.correct``).
+
+    Security: raters only, own assignments only (someone else's id gives 404, as a missing one
+    does, and writes nothing). 409 when the rating is not the rater's last one in its campaign,
+    was saved more than CORRECTION_WINDOW_SECONDS ago, no longer counts, or the campaign is
+    closed; the message says which and nothing is written. The rating keeps its row (the
+    distinct-raters invariant is untouched); the change is recorded as a RatingCorrection.
+    """
+
+    permission_classes = RATER
+    parser_classes = [SafeJSONParser]
+
+    @extend_schema(request=CorrectionSerializer, responses={200: CorrectionResultSerializer, 409: ErrorSerializer},
+                   tags=["rate"])
+    def post(self, request, assignment_id):
+        assignment = own_assignment_or_404(request, assignment_id)
+        form = CorrectionSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            correction = corrections.correct_last_rating(assignment.pk, assignment.rater, assignment.campaign,
+                                                         form.validated_data["score"])
+        except corrections.CorrectionRefused as refusal:
+            if refusal.code == corrections.CorrectionRefused.NOT_FOUND:
+                raise NotFound(NOT_YOURS) from None
+            raise Conflict(refusal.message, code=refusal.code) from None
+        return Response({"assignment_id": correction.assignment_id, "old_score": correction.old_score,
+                         "score": correction.new_score, "changed": correction.changed})

@@ -22,6 +22,8 @@ COOKIE_VALUE_MAX_BYTES = 3800
 
 CSRF_EXPIRED = "csrf"
 SESSION_EXPIRED = "session"
+# The reason was shown once; the choice is still kept but the banner not repeated (``explained``).
+EXPLAINED = ""
 EXPLANATIONS = {
     CSRF_EXPIRED: "The page's security token had expired (the page was open a long time, or you "
                   "logged in again in another tab), so nothing was saved yet.",
@@ -42,7 +44,13 @@ class PendingChoice:
 
     @property
     def explanation(self):
+        if self.why == EXPLAINED:
+            return ""
         return EXPLANATIONS.get(self.why, EXPLANATIONS[CSRF_EXPIRED])
+
+    def explained(self):
+        """The same choice, its reason already told: a reload shows the choice without the stale banner."""
+        return replace(self, why=EXPLAINED)
 
 
 def _int(value):

@@ -58,3 +58,14 @@ class FlagResultSerializer(serializers.Serializer):
     assignment_id = serializers.IntegerField()
     flagged = serializers.BooleanField()
     released = serializers.BooleanField(help_text="Whether the item went back to the pool now.")
+
+
+class CorrectionSerializer(serializers.Serializer):
+    score = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX, help_text="The score it should have.")
+
+
+class CorrectionResultSerializer(serializers.Serializer):
+    assignment_id = serializers.IntegerField()
+    old_score = serializers.IntegerField(help_text="The score before this request.")
+    score = serializers.IntegerField(help_text="The stored score now.")
+    changed = serializers.BooleanField(help_text="False when the rating already had this score.")

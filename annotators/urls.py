@@ -11,6 +11,7 @@ urlpatterns = [
     path("<id:campaign_id>/next/", rating.next_item, name="next"),
     path("<id:campaign_id>/item/", rating.item, name="item"),
     path("<id:campaign_id>/flag/", rating.flag, name="flag"),
+    path("<id:campaign_id>/correct/", rating.correct, name="correct"),
     path("<id:campaign_id>/done/", rating.done, name="done"),
     path("mturk/<id:campaign_id>/<str:key>/", crowd.mturk_entry, name="mturk"),
     path("prolific/<id:campaign_id>/<str:key>/", crowd.prolific_entry, name="prolific"),
@@ -23,4 +24,5 @@ api_urlpatterns = [
     path("rate/campaigns/<id:campaign_id>/next/", api.NextItemView.as_view(), name="rate-next"),
     path("rate/assignments/<id:assignment_id>/rating/", api.SubmitRatingView.as_view(), name="rate-submit"),
     path("rate/assignments/<id:assignment_id>/flag/", api.FlagItemView.as_view(), name="rate-flag"),
+    path("rate/assignments/<id:assignment_id>/correction/", api.CorrectRatingView.as_view(), name="rate-correct"),
 ]

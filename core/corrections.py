@@ -20,7 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.defaults import CORRECTION_WINDOW_SECONDS, SCORE_MAX, SCORE_MIN
-from core.models import Campaign, Rater, Rating, RatingCorrection
+from core.models import Assignment, Campaign, Rater, Rating, RatingCorrection
 from core.problems import Refusal
 from core.retry import retry_on_contention
 
@@ -31,6 +31,7 @@ class CorrectionRefused(Refusal):
     """The score cannot be changed (``message`` is for the rater, ``code`` for programs); nothing was written."""
 
     NOT_FOUND = "not_found"
+    NOT_RATED = "not_rated"
     INVALID = "invalid"
     CLOSED = "closed"
     EXCLUDED = "excluded"
@@ -71,6 +72,9 @@ def _correct(assignment_id, rater, campaign, score, now):
         list(Rater.objects.select_for_update(no_key=True).filter(pk=rater.pk).values_list("pk"))
         rating = (Rating.objects.select_for_update(no_key=True)
                   .filter(assignment_id=assignment_id, rater=rater, campaign=campaign, source=Rating.Source.APP).first())
+        if rating is None and Assignment.objects.filter(pk=assignment_id, rater=rater, campaign=campaign).exists():
+            raise CorrectionRefused("This item has no score of yours yet; submit one first.",
+                                    CorrectionRefused.NOT_RATED)
         if rating is None:
             raise CorrectionRefused("This rating is not one of yours; nothing was changed.",
                                     CorrectionRefused.NOT_FOUND)

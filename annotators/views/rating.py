@@ -20,12 +20,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from annotators import crowd, pending
+from annotators import crowd, last_rating, pending
 from annotators.instructions import WORKED_STATEMENT, worked_examples
 from annotators.seconds import measured_seconds
 from annotators.views.framing import frameable_by_mturk
-from core import engine, flags, rating_sql, roles
-from core.defaults import MAX_ID
+from core import corrections, engine, flags, rating_sql, roles
+from core.defaults import CORRECTION_WINDOW_SECONDS, MAX_ID, SCORE_MAX, SCORE_MIN
 from core.models import Assignment, Campaign
 from core.progress import rater_progress
 
@@ -174,7 +174,8 @@ def _show(request, campaign, rater):
     if assignment is None:
         target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
         return pending.forget(redirect(target, campaign_id=campaign.pk))
-    return render(request, "rate/item.html", {
+    last = last_rating.recall(request, campaign.pk)
+    response = render(request, "rate/item.html", {
         "campaign": campaign,
         "assignment_id": assignment.pk,
         "statement": assignment.item.instance.false_sent,
@@ -186,7 +187,13 @@ def _show(request, campaign, rater):
         "selected": kept.score if kept and not kept.flag else None,
         "flag_note": kept.note if kept and kept.flag else "",
         "note_max_chars": flags.MAX_NOTE_CHARS,
+        "last": last if last is not None and last.assignment_id != assignment.pk else None,
+        "scores": range(SCORE_MIN, SCORE_MAX + 1),
+        "correction_minutes": CORRECTION_WINDOW_SECONDS // 60,
     })
+    # The reason a choice was kept (an expired token or session) is said once: a reload, or the
+    # next visit after logging in again, still pre-selects the choice but drops the stale banner.
+    return pending.remember(response, kept.explained()) if kept is not None and kept.why else response
 
 
 def _submit(request, campaign, rater):
@@ -206,7 +213,7 @@ def _submit(request, campaign, rater):
         return redirect("annotators:item", campaign_id=campaign.pk)
     now = timezone.now()
     seconds = partial(measured_seconds, now=now, reported=request.POST.get("seconds"))
-    submitted = None
+    submitted = saved = None
     try:
         if crowd_session is None:
             submitted = engine.submit_and_lease(assignment_id, rater, score, campaign, seconds=seconds, now=now)
@@ -220,9 +227,46 @@ def _submit(request, campaign, rater):
         messages.warning(request, refusal.message)
     else:
         messages.success(request, f"Saved: {rating.score}." if created else f"Already saved: {rating.score}.")
+        saved = last_rating.LastRating(campaign.pk, assignment_id, rating.score)
     if submitted is not None and submitted.next_assignment_id is not None:
-        return pending.forget(redirect("annotators:item", campaign_id=campaign.pk))
-    return pending.forget(advance(request, campaign, rater, crowd_session))
+        response = redirect("annotators:item", campaign_id=campaign.pk)
+    else:
+        response = advance(request, campaign, rater, crowd_session)
+    # The next item's page offers to change this score (core.corrections) for a short while.
+    return pending.forget(last_rating.remember(response, saved) if saved is not None else response)
+
+
+@frameable_by_mturk
+@require_POST
+def correct(request, campaign_id):
+    """Change the score of the rater's last saved item (undo of the last submission), then back to the current item.
+
+    Security: raters only (login, then 403), POST with CSRF. ``core.corrections`` checks, under the
+    rater's lock, that the assignment is the rater's own in this campaign (404 otherwise, nothing
+    written), that its rating is their last one and was saved at most CORRECTION_WINDOW_SECONDS
+    ago, and that the campaign is open and the rating still counts (a warning otherwise, nothing
+    written). The rating keeps its row; the change is recorded as a RatingCorrection.
+    """
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("annotators:item", kwargs={"campaign_id": campaign_id}))
+    rater = _rater_or_403(request)
+    campaign = open_campaign(campaign_id)
+    assignment_id = _assignment_id(request.POST.get("previous"))
+    score = pending.parse_score(request.POST.get("score"))
+    response = redirect("annotators:item", campaign_id=campaign.pk)
+    if score is None:
+        messages.error(request, "Choose a score from 0 to 3 to change your last score to.")
+        return response
+    try:
+        correction = corrections.correct_last_rating(assignment_id, rater, campaign, score)
+    except corrections.CorrectionRefused as refusal:
+        if refusal.code == corrections.CorrectionRefused.NOT_FOUND:
+            raise Http404(refusal.message) from None
+        messages.warning(request, refusal.message)
+        return last_rating.forget(response)
+    messages.success(request, f"Your last score was changed from {correction.old_score} to {correction.new_score}."
+                     if correction.changed else f"Your last score stays {correction.new_score}.")
+    return last_rating.remember(response, last_rating.LastRating(campaign.pk, assignment_id, correction.new_score))
 
 
 @frameable_by_mturk

@@ -143,6 +143,8 @@ ENDPOINTS = [
     Endpoint("post", "/api/rate/campaigns/{c}/next/",      401, 200, 200, 403, 403, 403),
     Endpoint("post", "/api/rate/assignments/{a}/rating/",  401, 201, 404, 403, 403, 403, score),
     Endpoint("post", "/api/rate/assignments/{a}/flag/",    401, 201, 404, 403, 403, 403, note),
+    # the rater's assignment {a} holds no rating yet: past the permission check, 409 (nothing to correct)
+    Endpoint("post", "/api/rate/assignments/{a}/correction/", 401, 409, 404, 403, 403, 403, score),
 ]
 
 CASES = [pytest.param(endpoint, role, id=f"{endpoint.method.upper()} {endpoint.path} as {role}")

@@ -127,7 +127,8 @@ def log_in(page, base, account):
 
 
 def open_page(page, base, path):
-    """Go to ``path``; the item page needs the rater's item leased first (the instructions' Start button)."""
+    """Go to ``path``; the item page needs the rater's item leased first (the instructions' Start button),
+    the API docs their operations drawn."""
     if path.endswith("/item/"):
         page.goto(base + path.removesuffix("item/"))
         page.locator("main form button.primary").click()  # "Start rating", or "Continue rating" once some are done

@@ -351,9 +351,21 @@ class Rater(models.Model):
         ]
 
     def __str__(self):
+        """The account: the username, or platform:worker id of a crowd worker (organizers' eyes only)."""
         if self.external_id:
             return f"{self.platform}:{self.external_id}"
         return self.user.get_username() if self.user_id else f"rater {self.pk}"
+
+    @property
+    def label(self):
+        """The rater's display name everywhere (pages, exports, API): ``rater-<id>`` (:func:`rater_label`)."""
+        return rater_label(self.pk)
+
+
+def rater_label(rater_id):
+    """The name a rater goes by on every page and in every export: a pseudonym, never a username or
+    WorkerId, so that the dashboard, ratings.csv and the quality page all say the same "rater-7"."""
+    return f"rater-{rater_id}"
 
 
 class Assignment(models.Model):

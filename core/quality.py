@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from statistics import median
 
-from core.models import Assignment, Item, ItemFlag, Rater, RaterExclusion, Rating
+from core.models import Assignment, Item, ItemFlag, Rater, RaterExclusion, Rating, rater_label
 
 # Below these counts a figure is shown but says too little to flag a rater on.
 MIN_CONTROL_RATINGS = 3
@@ -43,6 +43,11 @@ class RaterQuality:
     @property
     def flagged(self):
         return bool(self.problems) and not self.excluded
+
+    @property
+    def label(self):
+        """The rater's display name, as on the dashboard and in ratings.csv (``rater`` is their account)."""
+        return rater_label(self.rater_id)
 
     def as_dict(self):
         return {**asdict(self), "flagged": self.flagged}

@@ -25,7 +25,7 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import CrowdSession, Instance, Item, ItemOutput, RaterExclusion, Rating, System
+from core.models import CrowdSession, Instance, Item, ItemOutput, RaterExclusion, Rating, System, rater_label
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -38,9 +38,6 @@ from evalapp.models import Submission
 BOOTSTRAP_METHOD = "percentile bootstrap over instances"
 
 
-def rater_label(rater_id):
-    """The pseudonym under which a rater appears in every export (never a username or WorkerId)."""
-    return f"rater-{rater_id}"
 
 
 def _counted_ratings(campaign):

@@ -83,10 +83,10 @@ def exclude(request, campaign_id, rater_id):
         reason = request.POST.get("reason", "").strip()[:REASON_MAX_CHARS]
         result = engine.exclude_rater(campaign, rater, by=request.user, reason=reason)
         if result.created:
-            messages.success(request, f"Excluded {rater}: {result.ratings_excluded} ratings no longer count and "
+            messages.success(request, f"Excluded {rater.label} ({rater}): {result.ratings_excluded} ratings no longer count and "
                                       f"{result.items_reopened} items were reopened for other raters.")
         else:
-            messages.info(request, f"{rater} was already excluded from this campaign.")
+            messages.info(request, f"{rater.label} ({rater}) was already excluded from this campaign.")
         return redirect("campaigns:quality", campaign_id=campaign.pk)
     return render(request, "campaigns/exclude_confirm.html", {"campaign": campaign, "record": records[rater_id]})
 

@@ -71,7 +71,8 @@ def test_exclude_confirms_on_get_and_excludes_on_post(client, organizer, rater_u
 
     before = state(campaign)
     confirm = client.get(url("exclude", campaign, rater_id=rater.pk))
-    assert confirm.status_code == 200 and "Exclude rater1" in confirm.content.decode()
+    # One display name everywhere (issue 20): the pseudonym of the dashboard and ratings.csv, the account beside it.
+    assert confirm.status_code == 200 and f"Exclude rater-{rater.pk} (rater1)" in confirm.content.decode()
     assert state(campaign) == before and not RaterExclusion.objects.exists()
 
     response = client.post(url("exclude", campaign, rater_id=rater.pk), {"reason": "random clicking"}, follow=True)
@@ -150,3 +151,17 @@ def test_set_thresholds_service_checks_ranges(campaign):
     set_thresholds(campaign, Thresholds(0.5, 0, 0))
     campaign.refresh_from_db()
     assert (campaign.min_control_pass_rate, campaign.min_coagreement, campaign.min_median_seconds) == (0.5, 0, 0)
+
+
+def test_a_rater_has_one_display_name_on_the_quality_page_and_in_ratings_csv(
+        client, organizer, rater_user, campaign):
+    from evalapp.services import exports
+
+    rate_some(rater_user, campaign, 3)
+    rater = Rater.objects.get(user=rater_user)
+    client.force_login(organizer)
+    name = f"rater-{rater.pk}"
+    quality_page = client.get(url("quality", campaign)).content.decode()
+    assert f'<th scope="row">{name} <span class="muted">(rater1)</span></th>' in quality_page
+    ratings_csv = exports.ratings(campaign).text
+    assert f",{name}," in ratings_csv and "rater1" not in ratings_csv

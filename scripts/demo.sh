@@ -6,11 +6,13 @@
 #   DATABASE_URL     the database (default: the SQLite file var/db.sqlite3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The demo is the one place DEBUG is on (its accounts have public passwords); elsewhere it is off unless set.
-export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
+# DEBUG stays off (unless DJANGO_DEBUG=1 is set): the demo shows the site's own error pages, as a
+# deployment does, never Django's debug page with its list of every URL pattern. Static files are
+# served by WhiteNoise with DEBUG off too. `demo --force`: this script is the demo, so its public
+# passwords are the point (the command alone still refuses with DEBUG off).
 bash scripts/bootstrap.sh
 .venv/bin/python manage.py migrate --noinput >/dev/null
-.venv/bin/python manage.py demo
+.venv/bin/python manage.py demo --force
 
 pids=()
 stop() {

@@ -112,3 +112,16 @@ def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifa
     assert not group_alive(process.pid), "a process of scripts/demo.sh survived SIGTERM"
     log.seek(0)
     assert "shutting down" in log.read()
+
+
+def test_demo_sh_shows_the_sites_own_error_pages(demo_server, new_context):
+    """DEBUG is off in the demo: a 404 is the site's page (layout, one sentence, the way home), not
+    Django's debug page that lists every URL pattern."""
+    url, process, log = demo_server
+    page = new_context().new_page()
+    response = page.goto(f"{url}/no-such-page/")
+    assert response.status == 404
+    assert page.get_by_role("heading", name="Page not found").is_visible()
+    assert "URLconf" not in page.content() and "DEBUG = True" not in page.content()
+    assert page.locator("link[rel=stylesheet]").count() >= 1
+    assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # static files served

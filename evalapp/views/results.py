@@ -80,6 +80,17 @@ def dashboard(request, campaign_id):
     return render(request, "results/dashboard.html", context)
 
 
+def _charts(rows, distribution):
+    """The Table 6 page's three charts, each drawn wide and narrow (the page shows the one that fits)."""
+    layouts = {"wide": table6_charts.WIDE, "narrow": table6_charts.NARROW}
+    return {
+        "interval_charts": {size: table6_charts.interval_chart(rows, layout) for size, layout in layouts.items()},
+        "scatter_charts": {size: table6_charts.scatter_chart(rows, layout) for size, layout in layouts.items()},
+        "distribution_charts": {size: table6_charts.distribution_chart(rows, distribution, layout)
+                                for size, layout in layouts.items()},
+    }
+
+
 @require_GET
 @roles.results_viewer_required
 def table6_page(request, campaign_id):
@@ -97,9 +108,7 @@ def table6_page(request, campaign_id):
              "secondary": row.secondary_cells()} for row in table.rows]
     return render(request, "results/table6.html", {
         "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
-        "interval_chart": table6_charts.interval_chart(table.rows),
-        "scatter_chart": table6_charts.scatter_chart(table.rows),
-        "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
+        **_charts(table.rows, results.score_distribution(campaign)),
         "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
         "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
     })

@@ -64,7 +64,8 @@ def test_footnotes_are_merged_and_the_markers_explained(client, organizer, campa
 def test_charts_are_svg_without_inline_style_or_script(client, organizer, campaign):
     client.force_login(organizer)
     body = client.get(reverse("results:table6_page", args=[campaign.pk])).content.decode()
-    assert body.count("<svg") == 3
+    assert body.count("<svg") == 6  # three charts, each drawn wide and narrow
+    assert body.count('class="chart-svg chart-wide') == body.count('class="chart-svg chart-narrow') == 3
     assert "style=" not in body and "<script" not in body.replace('<script src="', "")
     assert re.search(r'<text[^>]*class="cluster-label"[^>]*>C2</text>', body)
     assert re.search(r'<text[^>]*class="point-label"[^>]*>(<title>[^<]*</title>)?poor\*</text>', body)
@@ -125,3 +126,27 @@ def test_distribution_bars_are_proportional():
     widths = [float(s["width"]) for s in chart.shapes if s["kind"] == "rect"]
     span = table6_charts.WIDTH - table6_charts.RIGHT - table6_charts.LABEL_WIDTH
     assert widths == pytest.approx([span / 4, span / 4, span / 2], abs=0.05)
+
+
+@pytest.mark.parametrize("layout", [table6_charts.WIDE, table6_charts.NARROW], ids=["wide", "narrow"])
+def test_every_chart_keeps_its_data_and_labels_inside_its_drawing_at_every_width(layout):
+    """Issue 20: at 360 px the interval chart showed 0-1.5 only and the scatter lost a team. Each layout
+    spans the whole data range: every dot, bar and label is inside the drawing, the ticks reach 3."""
+    rows = [_row("a-long-team-name-of-thirty-chars", 2.95, 2.7, 3.0, 1, bleu=26.4), _row("b", 0.05, 0.0, 0.3, 2, bleu=0.0),
+            _row("Human", 2.9, 2.8, 3.0, is_human=True), _row("c", 1.1, 0.9, 1.4, 2, bleu=6.3)]
+    charts = [table6_charts.interval_chart(rows, layout), table6_charts.scatter_chart(rows, layout),
+              table6_charts.distribution_chart(rows, {"a-long-team-name-of-thirty-chars": [1, 2, 3, 4], "b": [4, 0, 0, 0]},
+                                               layout)]
+    for chart in charts:
+        assert chart.width == layout.width
+        for shape in chart.shapes:
+            xs = [float(shape[key]) for key in ("x", "x1", "x2", "cx") if key in shape]
+            assert all(0 <= x <= layout.width for x in xs), shape
+            if shape["kind"] == "text" and shape.get("anchor") == "end":
+                assert float(shape["x"]) - 6.5 * len(shape["text"]) >= 0, shape  # ~6.5 px a character at 12 px
+            if shape["kind"] == "text" and shape.get("anchor") == "start":
+                assert float(shape["x"]) + 6.5 * len(shape["text"]) <= layout.width, shape
+    intervals = charts[0]
+    assert {t["label"] for t in intervals.ticks} >= {"0", "3"}
+    assert len([s for s in intervals.shapes if s["kind"] == "circle"]) == 4
+    assert len([s for s in charts[1].shapes if s["kind"] == "circle"]) == 3

@@ -166,3 +166,43 @@ def test_no_serious_accessibility_problem_on_any_page(live_server, browser, demo
         context.close()
     (artifacts_dir / "axe-violations.json").write_text(json.dumps(found, indent=2))
     assert not found, json.dumps(found, indent=2)
+
+
+def test_wide_tables_on_a_phone_show_that_they_scroll_and_keep_their_first_column(live_server, browser, demo_world):
+    """Issue 20, at 360 x 740: a table wider than the screen says so ("scroll sideways") and shows a shadow
+    where there is more; scrolled, its first column stays; the quality page's status and Exclude are in
+    view without scrolling, and at 1280 "Exclude" is on one line."""
+    campaign, _ = demo_world
+    context = browser.new_context(viewport=PHONE)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    log_in(page, live_server.url, "organizer")
+    page.goto(f"{live_server.url}/results/{campaign.pk}/table6/")
+    frame = page.locator(".table-frame").first
+    assert "scrolls" in frame.get_attribute("class") and "more-right" in frame.get_attribute("class")
+    assert frame.locator(".scroll-hint").is_visible()
+    box = frame.locator(".table-wrap")
+    first_cell = box.locator("tbody tr").first.locator(":scope > *").first
+    before = first_cell.bounding_box()["x"]
+    box.evaluate("b => { b.scrollLeft = b.scrollWidth; b.dispatchEvent(new Event('scroll')); }")
+    page.wait_for_function("!document.querySelector('.table-frame').classList.contains('more-right')")
+    assert first_cell.bounding_box()["x"] == before, "the first column stays in place"
+    assert "more-left" in frame.get_attribute("class")
+
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/quality/")
+    for name in ("Status", "Action"):
+        header = page.locator("table.quality-table thead th", has_text=name).first
+        right = header.bounding_box()["x"] + header.bounding_box()["width"]
+        assert right <= PHONE["width"], f"{name} is off-screen at 360 px"
+    link = page.locator("table.quality-table a", has_text="Exclude").first
+    assert link.bounding_box()["x"] + link.bounding_box()["width"] <= PHONE["width"]
+    context.close()
+
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    log_in(page, live_server.url, "organizer")
+    page.goto(f"{live_server.url}/campaigns/{campaign.pk}/quality/")
+    link = page.locator("table.quality-table a", has_text="Exclude").first
+    assert link.bounding_box()["height"] < 30, "Exclude stays on one line"
+    assert "scrolls" not in page.locator(".table-frame").first.get_attribute("class")
+    context.close()

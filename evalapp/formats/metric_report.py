@@ -286,8 +286,10 @@ def statistic_charts(report):
 
 
 def histogram_plots(report):
-    """[(system, svg)] of the systems that received ratings."""
-    plots = [(name, svg.histogram_svg(name, counts)) for name, counts in (report.get("rating_histograms") or {}).items()]
+    """[(system, svg)] of the systems that received ratings, all on one y-axis (the highest count of any)."""
+    histograms = report.get("rating_histograms") or {}
+    y_max = max((max(counts) for counts in histograms.values() if counts), default=0)
+    plots = [(name, svg.histogram_svg(name, counts, y_max)) for name, counts in histograms.items()]
     return [(name, plot) for name, plot in plots if plot is not None]
 
 
@@ -459,7 +461,7 @@ seed {escape(str(report.get('seed')))}; {boot.get('resamples')} bootstrap resamp
 {_html_table(f"System-level correlation, top {top.get('k')} systems by human score ({', '.join(top.get('systems', []))})",
              *correlation_table(top, "system"))}
 {_html_table("Segment-level correlation with the human scores", *correlation_table(report, "segment"))}
-<h2>Rating histograms</h2>{_figures(histogram_plots(report), "histogram-grid")}
+<h2>Rating histograms</h2><p>Every panel has the same y-axis: the same height is the same number of ratings.</p>{_figures(histogram_plots(report), "histogram-grid")}
 <h2>Details</h2>
 <details><summary>Metric comparisons: Williams' test and paired permutation tests</summary>
 {_html_table("Metric comparisons: Williams' test and paired permutation tests", *comparison_table(report))}</details>

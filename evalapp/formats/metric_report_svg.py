@@ -12,7 +12,13 @@ MARGIN = {"left": 46, "right": 12, "top": 26, "bottom": 36}
 ROW_HEIGHT = 22
 CHART_LABEL_WIDTH = 120
 TICKS = 4
-HISTOGRAM_WIDTH, HISTOGRAM_HEIGHT = 160, 110
+# A histogram panel: drawn at about its own size in the page's grid (static/css/metric-report.css),
+# so its 11-12 px text is read at 11-12 px; the bars start HISTOGRAM_TOP down, leaving the title's
+# line and the count above the tallest bar clear of each other; the y-axis takes HISTOGRAM_LEFT.
+HISTOGRAM_WIDTH, HISTOGRAM_HEIGHT = 200, 160
+HISTOGRAM_TOP, HISTOGRAM_LEFT = 40, 34
+HISTOGRAM_Y_TICKS = 3
+HISTOGRAM_TITLE_CHARS = 28  # a longer name is cut with an ellipsis (the full one is in the chart's label)
 
 
 def _e(text):
@@ -40,6 +46,11 @@ def nice_ticks(low, high, count=TICKS):
     if ticks[-1] < high:
         ticks.append(round(value, 10))
     return ticks
+
+
+def _short(text, chars):
+    text = str(text)
+    return text if len(text) <= chars else text[:chars - 1] + "…"
 
 
 def _tick_label(value, ticks):
@@ -131,21 +142,34 @@ def interval_chart_svg(title, rows):
     return "".join(parts)
 
 
-def histogram_svg(name, counts):
-    """Bars of how many ratings of each score (0-3) a system received; None without ratings."""
+def histogram_svg(name, counts, y_max=None):
+    """Bars of how many ratings of each score (0-3) a system received; None without ratings.
+
+    ``y_max``: the highest count of any system's histogram, so that all of them share one y-axis
+    (the same height means the same count in every panel); this one's own highest by default.
+    The count above each bar sits below the title's line, so the two never overlap.
+    """
     if not counts or not sum(counts):
         return None
-    top, bottom, left, right = 22, HISTOGRAM_HEIGHT - 18, 8, HISTOGRAM_WIDTH - 8
-    width = (right - left) / len(counts)
-    highest = max(counts)
-    parts = [_open(HISTOGRAM_WIDTH, HISTOGRAM_HEIGHT, f"{name}: ratings per score " + ", ".join(
+    width, height = HISTOGRAM_WIDTH, HISTOGRAM_HEIGHT
+    top, bottom, left, right = HISTOGRAM_TOP, height - 22, HISTOGRAM_LEFT, width - 6
+    y_ticks = nice_ticks(0, max(y_max or 0, max(counts)), HISTOGRAM_Y_TICKS)
+    scale = (bottom - top) / y_ticks[-1]
+    bar_width = (right - left) / len(counts)
+    parts = [_open(width, height, f"{name}: ratings per score " + ", ".join(
         f"{score}: {count}" for score, count in enumerate(counts)), "histogram"),
-        f'<text class="chart-title" x="{HISTOGRAM_WIDTH / 2:.1f}" y="14">{_e(name)}</text>']
+        f'<text class="chart-title" x="{width / 2:.1f}" y="15">{_e(_short(name, HISTOGRAM_TITLE_CHARS))}</text>']
+    for tick in y_ticks:
+        y = bottom - tick * scale
+        parts.append(f'<line class="grid" x1="{left}" y1="{_f(y)}" x2="{right}" y2="{_f(y)}"/>'
+                     f'<text class="tick tick-y" x="{left - 4}" y="{_f(y + 4)}">{_tick_label(tick, y_ticks)}</text>')
     for score, count in enumerate(counts):
-        bar = (bottom - top) * count / highest
-        x = left + score * width
-        parts.append(f'<rect class="bar" x="{_f(x + 3)}" y="{_f(bottom - bar)}" width="{_f(width - 6)}" '
-                     f'height="{_f(bar)}"/><text class="tick tick-x" x="{_f(x + width / 2)}" y="{bottom + 12}">{score}'
-                     f'</text><text class="bar-count" x="{_f(x + width / 2)}" y="{_f(bottom - bar - 3)}">{count}</text>')
+        bar = count * scale
+        x = left + score * bar_width
+        parts.append(f'<rect class="bar" x="{_f(x + 3)}" y="{_f(bottom - bar)}" width="{_f(bar_width - 6)}" '
+                     f'height="{_f(bar)}"/><text class="tick tick-x" x="{_f(x + bar_width / 2)}" y="{bottom + 15}">{score}'
+                     f'</text><text class="bar-count" x="{_f(x + bar_width / 2)}" y="{_f(bottom - bar - 4)}">{count}</text>')
+    parts.append(f'<line class="axis" x1="{left}" y1="{top - 6}" x2="{left}" y2="{bottom}"/>'
+                 f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
     parts.append("</svg>")
     return "".join(parts)

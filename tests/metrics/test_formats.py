@@ -95,3 +95,33 @@ def test_metric_scores_reader():
     ]
     with pytest.raises(FormatError, match="no scores found"):
         parse_metric_scores("system,score\n", "f.csv", "system")
+
+
+def test_histograms_share_one_y_axis_and_their_counts_stay_clear_of_the_titles():
+    """Issue 20: each panel had its own scale, no y-axis, counts over the titles and 8 px text."""
+    import re
+
+    from evalapp.formats import metric_report_svg as svg
+
+    report = {"rating_histograms": {"tall": [30, 2, 0, 7], "short": [1, 2, 3, 4], "a" * 40: [0, 0, 0, 1]}}
+    plots = dict(metric_report.histogram_plots(report))
+    assert len(plots) == 3
+    tops = set()
+    for name, plot in plots.items():
+        y_labels = re.findall(r'class="tick tick-y"[^>]*>([^<]+)<', plot)
+        assert y_labels[0] == "0" and len(y_labels) >= 3, "a y-axis with ticks"
+        tops.add(y_labels[-1])
+        title_y = float(re.search(r'class="chart-title" x="[^"]+" y="([^"]+)"', plot).group(1))
+        counts = [float(y) for y in re.findall(r'class="bar-count" x="[^"]+" y="([^"]+)"', plot)]
+        assert min(counts) - 11 >= title_y + 2, "the count above the tallest bar is below the title's line"
+        heights = [float(h) for h in re.findall(r'<rect class="bar"[^>]* height="([^"]+)"', plot)]
+        assert max(heights) <= svg.HISTOGRAM_HEIGHT
+    assert tops == {"30"}, "one scale for every panel"
+    # the same count is the same height in every panel: 2 ratings in "tall" and in "short"
+    two = {name: float(re.findall(r'<rect class="bar"[^>]* height="([^"]+)"', plot)[1])
+           for name, plot in plots.items() if name in ("tall", "short")}
+    assert two["tall"] == two["short"] > 0
+    assert "…</text>" in plots["a" * 40] and 'aria-label="' + "a" * 40 in plots["a" * 40]
+    css = metric_report.STYLESHEET.read_text()
+    sizes = re.findall(r"svg\.chart\.histogram [^{]*\{ font-size: (\d+)px; \}", css)
+    assert sizes and min(int(size) for size in sizes) >= 11

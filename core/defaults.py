@@ -145,3 +145,7 @@ METRIC_SCORE_CACHE_VERSION = 1
 # API), and only while it is their last rating in the campaign: long enough to notice a slip, short
 # enough that a rating is not revised after seeing other items.
 CORRECTION_WINDOW_SECONDS = 120
+# A metric run's time left is estimated (elapsed x (1 - progress) / progress) only once it has done
+# this share of its work and run this many seconds: before that the figure jumps about too much.
+METRIC_RUN_ETA_MIN_PROGRESS = 0.05
+METRIC_RUN_ETA_MIN_SECONDS = 3

@@ -78,6 +78,7 @@ class MetricRun(models.Model):
         RUNNING = "running", "running"
         DONE = "done", "done"
         FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="metric_runs")
     metrics = models.JSONField(default=list)
@@ -89,7 +90,10 @@ class MetricRun(models.Model):
     task_id = models.CharField(max_length=64, blank=True, default="")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker began it (for the time left).")
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    FINISHED = (Status.DONE, Status.FAILED, Status.CANCELLED)
 
     class Meta:
         ordering = ["-created_at"]

@@ -15,8 +15,9 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from core.api.base import ApiView, ListApiView
-from core.api.errors import Unprocessable
+from core.api.errors import Conflict, Unprocessable
 from core.api.parsers import SafeJSONParser
+from core.api.serializers import ErrorSerializer
 from core.api.permissions import METRIC_STUDY, RESULTS_VIEWER
 from core.defaults import MAX_ID
 from evalapp.api.campaigns import campaign_or_404
@@ -78,6 +79,26 @@ class MetricRunDetailView(ApiView):
     @extend_schema(responses=MetricRunSerializer, tags=["metrics"])
     def get(self, request, run_id):
         run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
+        return Response(MetricRunSerializer(run).data)
+
+
+class MetricRunCancelView(ApiView):
+    """POST: cancel a queued or running metric run (the web's "Cancel this computation").
+
+    Security: organizers and researchers, as may start runs (JSON; CSRF with a session). 200 with
+    the cancelled run; 409 when it has already finished (done, failed or cancelled), nothing
+    changed. The run gets no report; only the metric store's complete segment scores stay.
+    """
+
+    permission_classes = METRIC_STUDY
+
+    @extend_schema(request=None, responses={200: MetricRunSerializer, 409: ErrorSerializer}, tags=["metrics"])
+    def post(self, request, run_id):
+        run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
+        try:
+            run = metric_runs.cancel_run(run, request.user)
+        except metric_runs.NotCancellable as refusal:
+            raise Conflict(str(refusal), code="finished") from None
         return Response(MetricRunSerializer(run).data)
 
 

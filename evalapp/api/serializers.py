@@ -28,7 +28,7 @@ from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
 from evalapp.services.crowd import entry_url, settings_problems
-from evalapp.services.metric_runs import status_line
+from evalapp.services.metric_runs import seconds_left, status_line, time_left_line
 from evalapp.services.metric_study import CORPUS_SCOPES
 
 
@@ -451,12 +451,24 @@ class MetricRunSerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
     status_line = serializers.SerializerMethodField(
         help_text='What the run is doing, each thing once, e.g. "Running: BERTScore: 4,120 of 13,854 sentences".')
+    seconds_left = serializers.SerializerMethodField(
+        help_text="Estimated seconds until a running run is done (elapsed x (1 - progress) / progress); "
+                  "null when not running or too early to tell.")
+    time_left = serializers.SerializerMethodField(help_text='The estimate in words, e.g. "About 3 minutes left."; '
+                                                            "empty without one.")
 
     class Meta:
         model = MetricRun
         fields = ["id", "campaign", "metrics", "options", "status", "progress", "message", "status_line",
-                  "created_at", "finished_at"]
+                  "seconds_left", "time_left", "created_at", "started_at", "finished_at"]
         read_only_fields = fields
 
     def get_status_line(self, run) -> str:
         return status_line(run)
+
+    def get_seconds_left(self, run) -> float | None:
+        left = seconds_left(run)
+        return None if left is None else round(left, 1)
+
+    def get_time_left(self, run) -> str:
+        return time_left_line(seconds_left(run))

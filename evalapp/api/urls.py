@@ -35,6 +35,7 @@ urlpatterns = [
     # Metric study.
     path(campaign + "metric-runs/", metrics.MetricRunListView.as_view(), name="metric-runs"),
     path("metric-runs/<id:run_id>/", metrics.MetricRunDetailView.as_view(), name="metric-run"),
+    path("metric-runs/<id:run_id>/cancel/", metrics.MetricRunCancelView.as_view(), name="metric-run-cancel"),
     path(campaign + "metric-report/", metrics.MetricReportView.as_view(), name="metric-report"),
     path(campaign + "metric-scores/", metrics.MetricScoresImportView.as_view(), name="metric-scores"),
 ]

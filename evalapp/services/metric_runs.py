@@ -4,6 +4,12 @@
 (evalapp.tasks) runs in a worker process (``manage.py db_worker``), or in-process with the
 immediate backend. Progress is written with conditional UPDATEs outside any transaction, so a
 page polling the run sees it advance.
+
+Cancelling (``cancel_run``) is one conditional UPDATE of a queued or running run to cancelled.
+Every later write of the worker is conditional on the run still running, so a cancelled run
+never gets a report, a "done" or a "failed" afterwards: the worker notices at its next progress
+write (at most PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only the metric store's
+segment scores computed so far, each complete and keyed by its inputs (reused by the next run).
 """
 import logging
 import time
@@ -11,7 +17,13 @@ import time
 from django.db import transaction
 from django.utils import timezone
 
-from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
+from core.defaults import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    METRIC_RUN_ETA_MIN_PROGRESS,
+    METRIC_RUN_ETA_MIN_SECONDS,
+    METRIC_STUDY_PERMUTATIONS,
+)
 from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
@@ -88,16 +100,29 @@ def report_for(campaign, metrics=None, options=None, user=None, fresh=False, pro
     return run, False
 
 
+class RunCancelled(Exception):
+    """The run was cancelled while the worker computed it: stop, write nothing more."""
+
+
+class NotCancellable(Exception):
+    """The run has finished (done, failed or already cancelled): there is nothing to cancel."""
+
+
 def _set(run_id, **fields):
-    MetricRun.objects.filter(pk=run_id).update(**fields)
+    """Write to the run while it is still running; the number of rows written, 0 once it no longer
+    is (cancelled)."""
+    return MetricRun.objects.filter(pk=run_id, status=MetricRun.Status.RUNNING).update(**fields)
 
 
 def execute_run(run_id):
-    """Run a queued MetricRun to the end, recording progress, the report or the failure."""
+    """Run a queued MetricRun to the end, recording progress, the report or the failure; a run
+    cancelled meanwhile stops at its next progress write and gets nothing more."""
     run = MetricRun.objects.select_related("campaign", "campaign__dataset").get(pk=run_id)
-    if run.status not in (MetricRun.Status.QUEUED, MetricRun.Status.RUNNING):
-        return run.status
-    _set(run_id, status=MetricRun.Status.RUNNING, progress=0.0, message="loading the texts and ratings")
+    started = MetricRun.objects.filter(pk=run_id, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)).update(
+        status=MetricRun.Status.RUNNING, progress=0.0, message="loading the texts and ratings",
+        started_at=timezone.now())
+    if not started:
+        return MetricRun.objects.values_list("status", flat=True).get(pk=run_id)
     options = clean_options(run.options)
     last_write = [0.0]
 
@@ -105,19 +130,21 @@ def execute_run(run_id):
         now = time.monotonic()
         if now - last_write[0] >= PROGRESS_WRITE_SECONDS or fraction >= 1.0:
             last_write[0] = now
-            _set(run_id, progress=min(max(float(fraction), 0.0), 1.0), message=message[:200])
+            if _set(run_id, progress=min(max(float(fraction), 0.0), 1.0), message=message[:200]) == 0:
+                raise RunCancelled(run_id)
 
     bertscore = {"model": options["bertscore_model"], "layer": options["bertscore_layer"]}
     try:
         same = identical_run(run.campaign, run.metrics, options, metric_study.study_fingerprint(run.campaign))
         if same is not None:  # nothing changed since that run: its report is this one's
-            _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=same.report,
-                 finished_at=timezone.now())
-            return MetricRun.Status.DONE
-        report = metric_study.build_report(
-            run.campaign, run.metrics or None, seed=options["seed"], bootstrap=options["bootstrap"],
-            top_k=options["top_k"], permutations=options["permutations"], corpus_scope=options["corpus_scope"],
-            bertscore_options=bertscore, progress=progress)
+            report = same.report
+        else:
+            report = metric_study.build_report(
+                run.campaign, run.metrics or None, seed=options["seed"], bootstrap=options["bootstrap"],
+                top_k=options["top_k"], permutations=options["permutations"], corpus_scope=options["corpus_scope"],
+                bertscore_options=bertscore, progress=progress)
+    except RunCancelled:
+        return MetricRun.Status.CANCELLED
     except USER_ERRORS as exc:
         _set(run_id, status=MetricRun.Status.FAILED, message=str(exc), finished_at=timezone.now())
         return MetricRun.Status.FAILED
@@ -126,9 +153,48 @@ def execute_run(run_id):
         _set(run_id, status=MetricRun.Status.FAILED, message=f"internal error: {exc.__class__.__name__}: {exc}",
              finished_at=timezone.now())
         raise
-    _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=report,
-         finished_at=timezone.now())
+    if _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=report,
+            finished_at=timezone.now()) == 0:
+        return MetricRun.Status.CANCELLED  # cancelled after the last progress write: the report is dropped
     return MetricRun.Status.DONE
+
+
+def cancel_run(run, user=None):
+    """Cancel a queued or running run (the web's Cancel button, the API's cancel, scripts); returns it
+    refreshed. Raises :class:`NotCancellable` when it has finished. The worker stops at its next
+    progress write; nothing it computed is kept except the metric store's complete segment scores."""
+    who = f" by {user.get_username()}" if user is not None and user.is_authenticated else ""
+    cancelled = MetricRun.objects.filter(
+        pk=run.pk, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)).update(
+        status=MetricRun.Status.CANCELLED, message=f"cancelled{who}", finished_at=timezone.now())
+    run.refresh_from_db()
+    if not cancelled:
+        raise NotCancellable(f"This run is already {run.get_status_display()}: there is nothing to cancel.")
+    return run
+
+
+def seconds_left(run, now=None):
+    """An estimate of the seconds a running run still needs (elapsed x (1 - progress) / progress), or
+    None while it cannot be told: not running, or too early (METRIC_RUN_ETA_MIN_PROGRESS and _SECONDS)."""
+    if run.status != MetricRun.Status.RUNNING or run.started_at is None:
+        return None
+    elapsed = ((now or timezone.now()) - run.started_at).total_seconds()
+    if run.progress < METRIC_RUN_ETA_MIN_PROGRESS or elapsed < METRIC_RUN_ETA_MIN_SECONDS:
+        return None
+    return elapsed * (1.0 - run.progress) / run.progress
+
+
+def time_left_line(seconds):
+    """The estimate in words, rounded as such an estimate deserves: "About 40 seconds left",
+    "About 3 minutes left"; "" when there is none."""
+    if seconds is None:
+        return ""
+    if seconds < 55:
+        return f"About {max(5, round(seconds / 5) * 5)} seconds left."
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"About {minutes} minute{'s' if minutes != 1 else ''} left."
+    return f"About {seconds / 3600:.1f} hours left."
 
 
 QUEUED_LINE = "Queued: waiting for a worker to start it."
@@ -147,6 +213,8 @@ def status_line(run):
         return QUEUED_LINE
     if run.status == MetricRun.Status.DONE:
         return "Done."
+    if run.status == MetricRun.Status.CANCELLED:  # message: "cancelled by <user>"
+        return f"{message[0].upper()}{message[1:]}." if message else "Cancelled."
     label = run.get_status_display().capitalize()
     return f"{label}: {message}" if message else f"{label}."
 

@@ -169,12 +169,33 @@ def run_detail(request, run_id):
     Security: organizers and researchers only (raters 403); GET only.
     """
     run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
-    finished = run.status in (MetricRun.Status.DONE, MetricRun.Status.FAILED)
+    finished = run.status in MetricRun.FINISHED
     return render(request, "metrics/run.html", {"run": run, "finished": finished,
                                                 "refresh_seconds": None if finished else REFRESH_SECONDS,
                                                 "poll_ms": POLL_MILLISECONDS,
                                                 "status_line": metric_runs.status_line(run),
+                                                "time_left": metric_runs.time_left_line(metric_runs.seconds_left(run)),
                                                 "percent": round(run.progress * 100)})
+
+
+@require_POST
+@roles.results_viewer_required
+def run_cancel(request, run_id):
+    """Cancel a queued or running metric run (the API's twin: POST /api/metric-runs/<id>/cancel/).
+
+    Security: organizers and researchers, as may start runs (raters 403); POST with CSRF only.
+    Cancelling leaves nothing half-written (``metric_runs.cancel_run``): the run gets no report;
+    a finished run is left as it is, with a message saying so.
+    """
+    run = get_object_or_404(MetricRun, pk=run_id)
+    try:
+        metric_runs.cancel_run(run, request.user)
+    except metric_runs.NotCancellable as refusal:
+        messages.warning(request, str(refusal))
+    else:
+        messages.success(request, "The computation was cancelled: it has no report, and nothing of it was kept "
+                                  "but the metric scores already computed (the next run reuses them).")
+    return redirect("metrics:run", run_id=run.pk)
 
 
 @require_GET
@@ -210,4 +231,5 @@ urlpatterns = [
     path("campaign/<id:campaign_id>/import/", import_scores, name="import"),
     path("campaign/<id:campaign_id>/download/<str:fmt>/", download, name="download"),
     path("run/<id:run_id>/", run_detail, name="run"),
+    path("run/<id:run_id>/cancel/", run_cancel, name="run_cancel"),
 ]

@@ -1,4 +1,4 @@
-/* Metric run page: the progress bar and the status line follow the run without a reload.
+/* Metric run page: the progress bar, the status line and the time left follow the run without a reload.
    Polls the run's API resource (same-origin session cookie); when the run is done, the page
    goes on to the report; when it failed, the status line says why. Without this script the
    page reloads itself (a <noscript> refresh). */
@@ -9,6 +9,8 @@
   var bar = document.getElementById("run-progress");
   var line = document.getElementById("run-status-line");
   var link = document.getElementById("run-report-link");
+  var timeLeft = document.getElementById("run-time-left");
+  var cancel = document.getElementById("run-cancel");
   var url = box.getAttribute("data-poll-url");
   var reportUrl = box.getAttribute("data-report-url");
   var every = parseInt(box.getAttribute("data-poll-ms"), 10) || 1000;
@@ -18,12 +20,18 @@
     bar.value = percent;
     bar.textContent = percent + "%";
     if (line.textContent !== run.status_line) { line.textContent = run.status_line; }
+    if (timeLeft) {
+      timeLeft.textContent = run.time_left || "";
+      timeLeft.hidden = !run.time_left;
+    }
+    var finished = ["done", "failed", "cancelled"].indexOf(run.status) >= 0;
+    if (cancel && finished) { cancel.hidden = true; }
     if (run.status === "done") {
       link.hidden = false;
       window.location.assign(reportUrl);
       return false;
     }
-    return run.status !== "failed";
+    return !finished;
   }
 
   function poll() {

@@ -132,6 +132,8 @@ ENDPOINTS = [
     Endpoint("get", C + "metric-runs/",                    401, 403, 403, 200, 200, 200),
     Endpoint("post", C + "metric-runs/",                   401, 403, 403, 202, 202, 202, metric_run),
     Endpoint("get", "/api/metric-runs/{m}/",               401, 403, 403, 200, 200, 200),
+    # the world's run {m} has finished: past the permission check, 409 (nothing to cancel)
+    Endpoint("post", "/api/metric-runs/{m}/cancel/",       401, 403, 403, 409, 409, 409),
     Endpoint("get", C + "metric-report/",                  401, 403, 403, 200, 200, 200),
     Endpoint("get", C + "metric-report/?format=csv",       401, 403, 403, 200, 200, 200),
     Endpoint("get", C + "metric-report/?format=latex",     401, 403, 403, 200, 200, 200),

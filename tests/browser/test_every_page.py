@@ -1,21 +1,27 @@
 """Every page type as people see it: axe-core finds no serious or critical accessibility problem,
-at 1280 x 800 and at 360 x 740, and a screenshot of each is written to test-artifacts/pages/.
+at 1280 x 800, at 360 x 740 and at 360 x 740 with a dark colour-scheme preference, and a screenshot
+of each is written to test-artifacts/pages/. The flash-message states (success, error) are pages too.
 
 The pages are those of the demo (``manage.py demo``) after some rating, with a finished metric
 study: what each role sees first. axe-core is the copy that axe-playwright-python ships,
 injected into each page.
 """
 import json
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from tests.browser.conftest import DESKTOP, PHONE, TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser]
 
 BLOCKING_IMPACTS = {"serious", "critical"}
-VIEWPORTS = {"1280": DESKTOP, "360": PHONE}
+# label: the browser context's options. A dark colour-scheme preference gets the site's dark colours
+# (issue 20), checked on a phone, where raters use it most.
+VIEWPORTS = {"1280": {"viewport": DESKTOP}, "360": {"viewport": PHONE},
+             "360-dark": {"viewport": PHONE, "color_scheme": "dark"}}
 
 
 @pytest.fixture
@@ -40,13 +46,20 @@ def demo_world(transactional_db):
     report = metric_study.build_report(campaign, ["comve_bleu", "chrf", "sentbleu"], bootstrap=20, permutations=20)
     run = MetricRun.objects.create(campaign=campaign, metrics=["comve_bleu", "chrf", "sentbleu"], progress=1.0,
                                    status=MetricRun.Status.DONE, report=report)
+    # A run a worker is computing (no worker runs here, so it stays so): its time left and cancel button.
+    MetricRun.objects.create(campaign=campaign, metrics=["comve_bleu"], progress=0.4, status=MetricRun.Status.RUNNING,
+                             message="ComVE BLEU: 40 of 100 outputs",
+                             started_at=timezone.now() - timedelta(seconds=30))
     return campaign, run
 
 
 def pages(campaign, run):
     """(name, account, path) of every page type; account None: not logged in."""
+    from evalapp.models import MetricRun
+
     c, d = campaign.pk, campaign.dataset_id
     rater2 = get_user_model().objects.get(username="rater2").rater.pk
+    running = MetricRun.objects.get(campaign=campaign, status=MetricRun.Status.RUNNING)
     return [
         ("login", None, "/accounts/login/"),
         ("home-organizer", "organizer", "/"),
@@ -67,6 +80,7 @@ def pages(campaign, run):
         ("metrics", "researcher", "/metrics/"),
         ("metric-report", "researcher", f"/metrics/campaign/{c}/"),
         ("metric-run", "researcher", f"/metrics/run/{run.pk}/"),
+        ("metric-run-running", "researcher", f"/metrics/run/{running.pk}/"),
         ("rater-campaigns", "rater3", "/rate/"),
         ("instructions", "rater3", f"/rate/{c}/"),
         ("item", "rater3", f"/rate/{c}/item/"),
@@ -145,10 +159,10 @@ def test_no_serious_accessibility_problem_on_any_page(live_server, browser, demo
     contexts = {}
     visits = [(name, account, path, open_page) for name, account, path in pages(campaign, run)]
     for name, account, path, visit in visits + flash_states(campaign):
-        for label, viewport in VIEWPORTS.items():
+        for label, options in VIEWPORTS.items():
             context = contexts.get((account, label))
             if context is None:
-                context = contexts[(account, label)] = browser.new_context(viewport=viewport)
+                context = contexts[(account, label)] = browser.new_context(**options)
                 context.set_default_timeout(TIMEOUT_MS)
                 if account:
                     log_in(context.new_page(), live_server.url, account)

@@ -21,7 +21,7 @@
     var hint = document.createElement("p");
     hint.className = "scroll-hint";
     hint.setAttribute("aria-hidden", "true");  // what it says is what a screen reader's table navigation already gives
-    hint.textContent = "Wider than the screen: scroll sideways for more \u2192";
+    hint.textContent = "Scroll sideways for more \u2192";
     frame.appendChild(hint);
     frame.appendChild(box);
     box.addEventListener("scroll", function () { update(box); }, { passive: true });

@@ -18,6 +18,8 @@ from tests.browser.conftest import DESKTOP, PHONE, TIMEOUT_MS
 pytestmark = [pytest.mark.browser]
 
 BLOCKING_IMPACTS = {"serious", "critical"}
+# Moderate, but named in issue 20 (the dashboards' and the planner's regions had their sections' names).
+ALSO_BLOCKING = {"landmark-unique"}
 # label: the browser context's options. A dark colour-scheme preference gets the site's dark colours
 # (issue 20), checked on a phone, where raters use it most.
 VIEWPORTS = {"1280": {"viewport": DESKTOP}, "360": {"viewport": PHONE},
@@ -172,7 +174,7 @@ def test_no_serious_accessibility_problem_on_any_page(live_server, browser, demo
             violations = axe.run(page).response["violations"]
             blocking = [{"id": v["id"], "impact": v["impact"], "help": v["help"],
                          "where": [node["target"] for node in v["nodes"]][:5]}
-                        for v in violations if v["impact"] in BLOCKING_IMPACTS]
+                        for v in violations if v["impact"] in BLOCKING_IMPACTS or v["id"] in ALSO_BLOCKING]
             if blocking:
                 found[f"{name}@{label}"] = blocking
             page.close()

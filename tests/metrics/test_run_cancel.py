@@ -91,7 +91,9 @@ def test_the_time_left_is_elapsed_times_the_share_still_to_do():
     assert metric_runs.seconds_left(run, now) is None
 
 
-def test_the_run_page_shows_the_time_left_and_cancels_by_post(client, django_user_model):
+@pytest.fixture
+def running_run(client, django_user_model):
+    """A run half done after 2 minutes, and a researcher logged in to see it."""
     from django.contrib.auth.models import Group
 
     researcher = django_user_model.objects.create_user(username="res", password="pw-res-12345")
@@ -100,6 +102,11 @@ def test_the_run_page_shows_the_time_left_and_cancels_by_post(client, django_use
     MetricRun.objects.filter(pk=run.pk).update(status=MetricRun.Status.RUNNING, progress=0.5,
                                                started_at=timezone.now() - timedelta(seconds=120))
     client.force_login(researcher)
+    return run
+
+
+def test_the_run_page_shows_the_time_left_and_cancels_by_post(client, running_run):
+    run = running_run
     page = client.get(reverse("metrics:run", args=[run.pk])).content.decode()
     assert "About 2 minutes left." in page and "Cancel this computation" in page
     assert client.get(reverse("metrics:run_cancel", args=[run.pk])).status_code == 405
@@ -111,15 +118,8 @@ def test_the_run_page_shows_the_time_left_and_cancels_by_post(client, django_use
     assert "already cancelled" in again.content.decode()
 
 
-def test_the_api_cancels_and_reports_the_time_left(client, django_user_model):
-    from django.contrib.auth.models import Group
-
-    researcher = django_user_model.objects.create_user(username="res", password="pw-res-12345")
-    researcher.groups.add(Group.objects.get_or_create(name="researcher")[0])
-    run = queued_run()
-    MetricRun.objects.filter(pk=run.pk).update(status=MetricRun.Status.RUNNING, progress=0.5,
-                                               started_at=timezone.now() - timedelta(seconds=120))
-    client.force_login(researcher)
+def test_the_api_cancels_and_reports_the_time_left(client, running_run):
+    run = running_run
     body = client.get(f"/api/metric-runs/{run.pk}/").json()
     assert body["seconds_left"] == pytest.approx(120, abs=2) and body["time_left"] == "About 2 minutes left."
     response = client.post(f"/api/metric-runs/{run.pk}/cancel/", content_type="application/json")

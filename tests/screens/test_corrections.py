@@ -119,7 +119,7 @@ def test_the_next_item_offers_to_change_the_score_just_saved(rater_client, rater
     first = shown_assignment(start(rater_client, campaign))
     response = rater_client.post(url("item", campaign), {"assignment": first, "score": 2}, follow=True)
     page = response.content.decode()
-    assert "Saved: 2." in page and "Previous item: change your 2 to" in page
+    assert "Saved: 2." in page and "Previous item: change 2 to" in page
     assert correction_buttons(page) == ["0", "1", "3"]
     current = item_shown(response)
     assert current != first
@@ -129,7 +129,7 @@ def test_the_next_item_offers_to_change_the_score_just_saved(rater_client, rater
     page = changed.content.decode()
     assert "Your last score was changed from 2 to 3." in page
     assert Rating.objects.get(assignment_id=first).score == 3 and counts(campaign) == before
-    assert item_shown(changed) == current and "Previous item: change your 3 to" in page
+    assert item_shown(changed) == current and "Previous item: change 3 to" in page
     # The rater is still on the same item; once they submit it, the first score is final.
     rater_client.post(url("item", campaign), {"assignment": current, "score": 1})
     late = rater_client.post(url("correct", campaign), {"previous": first, "score": 0}, follow=True)

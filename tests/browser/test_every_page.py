@@ -109,6 +109,15 @@ def submit_without_score(page, base, path):
     page.wait_for_selector(".messages .error")
 
 
+def submit_with_stale_token(page, base, path):
+    """The item page after a submit whose security token went stale: the choice kept, a warning."""
+    open_page(page, base, path)
+    page.locator("label[for=score-1]").click()
+    page.evaluate("document.querySelector('#score-form [name=csrfmiddlewaretoken]').value = 'x'.repeat(64)")
+    page.get_by_role("button", name="Submit score").click()
+    page.wait_for_selector(".message.warning")
+
+
 def save_crowd_settings(page, base, path):
     page.goto(base + path)
     page.get_by_role("button", name="Save crowd settings").click()
@@ -124,11 +133,12 @@ def exclude_next_rater(page, base, path):
 
 
 def flash_states(campaign):
-    """(name, account, path, action) of the flash-message states: success and error messages."""
+    """(name, account, path, action) of the message states: success, error and warning."""
     c = campaign.pk
     return [
         ("item-saved", "rater3", f"/rate/{c}/item/", submit_score),
         ("item-no-score", "rater3", f"/rate/{c}/item/", submit_without_score),
+        ("item-stale-token", "rater3", f"/rate/{c}/item/", submit_with_stale_token),
         ("crowd-saved", "organizer", f"/campaigns/{c}/crowd/", save_crowd_settings),
         ("quality-excluded", "organizer", f"/campaigns/{c}/quality/", exclude_next_rater),
     ]

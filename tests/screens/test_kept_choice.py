@@ -94,6 +94,8 @@ def test_expired_session_keeps_the_choice_through_login(client, rater_user, camp
     page = client.get(url("item", campaign)).content.decode()
     assert "Your session had expired" in page
     assert 'id="score-0" value="0" required checked' in page
+    reloaded = client.get(url("item", campaign)).content.decode()  # issue 20: no stale banner after the first page
+    assert "Your session had expired" not in reloaded and 'id="score-0" value="0" required checked' in reloaded
     client.post(url("item", campaign), {"assignment": assignment, "score": "0"})
     assert Rating.objects.get().score == 0
 

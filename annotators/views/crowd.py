@@ -13,7 +13,7 @@ from annotators import crowd
 from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
 from annotators.views.framing import frameable_by_mturk
 from annotators.views.rating import advance, instructions_context, open_campaign
-from core import roles
+from core import doors, roles
 from core.crowd import entry_allowed
 from core.models import Rater
 
@@ -79,9 +79,10 @@ def _entry(request, campaign, platform):
         return _landing(request, campaign, visit)
     try:
         crowd_session = crowd.enter(request, campaign, visit)
-    except crowd.CrowdEntryRefused as refusal:
+        doors.door(campaign, crowd_session.rater, crowd_session)
+    except (crowd.CrowdEntryRefused, doors.DoorClosed) as refusal:
         return _refusal(request, campaign, platform, None, refusal.message, status=403)
-    return advance(request, campaign, crowd_session.rater)
+    return advance(request, campaign, crowd_session.rater, crowd_session)
 
 
 def _landing(request, campaign, visit):

@@ -1,8 +1,9 @@
 """Results of a campaign for organizers and researchers: the one import path for every result.
 
-Commands, web views, the API and the metric study call these functions. What counts, here and
-only here: ratings of system items (never control items), from raters not excluded from the
-campaign; an item that stands for several systems' identical outputs counts for each of them.
+Commands, web views, the API and the metric study call these functions. What counts is the
+domain's rule (:meth:`core.models.RatingQuerySet.counted`): ratings of system items (never control
+items), from raters not excluded from the campaign, made through a door the campaign opened
+(:mod:`core.doors`); an item that stands for several systems' identical outputs counts for each of them.
 The aggregation runs in the database and NumPy, never a Python loop per rating: Table 6, the
 intervals and the clusters read per-item sums and counts (``GROUP BY item``, a few hundred
 thousand integer rows for a million ratings); only the consumers that need single ratings
@@ -15,7 +16,6 @@ import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Q, Sum
 
-from core.crowd import CROWD_PLATFORMS
 from core.defaults import (
     CONFIDENCE_LEVEL,
     DEFAULT_PERMUTATIONS,
@@ -25,7 +25,7 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import CrowdSession, Instance, Item, ItemOutput, RaterExclusion, Rating, System
+from core.models import Instance, Item, ItemOutput, Rating, System
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -44,16 +44,9 @@ def rater_label(rater_id):
 
 
 def _counted_ratings(campaign):
-    """Ratings that enter results: system items, rating not excluded, rater not excluded, and, with the
-    campaign's ``count_reconciled_only``, a crowd worker's rating only once the platform's records
-    verified its session (ratings imported from a platform's files were the platform's already)."""
-    excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-    ratings = (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
-               .exclude(rater_id__in=excluded_raters))
-    if campaign.count_reconciled_only and CrowdSession.objects.filter(campaign=campaign).exists():
-        ratings = ratings.exclude(Q(source=Rating.Source.APP, rater__platform__in=CROWD_PLATFORMS)
-                                  & ~Q(assignment__crowd_session__status=CrowdSession.Status.VERIFIED))
-    return ratings
+    """Ratings that enter results: the domain's rule, :meth:`core.models.RatingQuerySet.counted` (system
+    items, nothing excluded, and only ratings made through a door the campaign opened)."""
+    return Rating.objects.counted(campaign)
 
 
 def ratings_records(campaign):

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from core.models import Campaign, CrowdSession, Rating
+from core.models import Assignment, Campaign, CrowdSession, Rating
 from evalapp.formats.comve import SourceFile
 from evalapp.services import crowd as crowd_service
 from evalapp.services.results import table6
@@ -95,9 +95,11 @@ def test_a_second_browser_with_the_same_worker_id_gets_neither_items_nor_progres
     held = shown_assignment(first.get(screen("item", campaign)))
     # The stranger knows the worker id and brings a session of their own.
     second.post(entry("mturk", campaign), mturk_params(assignment="3ASSIGNMENTSTRANGER"))
-    stranger_page = second.get(screen("item", campaign)).content.decode()
-    assert "Item 1 of" in stranger_page, "the stranger's session starts from nothing"
-    assert shown_assignment(second.get(screen("item", campaign))) != held
+    # One live lease per rater per campaign (issue 18): the stranger's session gets no item while
+    # the first session holds one, and never sees the first session's.
+    stranger_page = second.get(screen("item", campaign), follow=True).content.decode()
+    assert f'value="{held}"' not in stranger_page
+    assert Assignment.objects.filter(rater__external_id="A1WORKERTEST", status="leased").count() == 1
     response = second.post(screen("item", campaign), {"assignment": held, "score": 0})
     assert response.status_code == 404, "the first session's item is not the stranger's"
     assert not Rating.objects.filter(assignment_id=held).exists()

@@ -27,6 +27,7 @@ from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
 from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
+from evalapp.services.crowd import lab_rater_choices
 from evalapp.services.crowd import entry_url, settings_problems
 from evalapp.services.metric_runs import status_line
 from evalapp.services.metric_study import CORPUS_SCOPES
@@ -274,6 +275,9 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
     """A campaign's crowd settings; the entry addresses (with the crowd key) come back with them."""
 
     completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
+    lab_raters = serializers.PrimaryKeyRelatedField(
+        many=True, required=False, queryset=lab_rater_choices(),
+        help_text="Rater ids of the lab raters the campaign lists (used when lab_access is 'listed').")
     mturk_url = serializers.SerializerMethodField(help_text="The HIT's ExternalURL (with the crowd key).")
     prolific_url = serializers.SerializerMethodField(help_text="The study URL (with the crowd key).")
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from core import engine, quality
 from core.crowd import CROWD_PLATFORMS, PROLIFIC, code_for
-from core.models import Assignment, CrowdSession, new_crowd_key
+from core.models import Assignment, CrowdSession, Rater, new_crowd_key
 from core.problems import FormatError, Problem
 from core.retry import retry_on_contention
 from evalapp.formats.crowd_submissions import REJECTED, VERIFIED, parse_submissions
@@ -29,7 +29,12 @@ def entry_url(base_url, campaign, platform):
 
 
 SETTINGS = ("mturk_enabled", "prolific_enabled", "completion_url", "completion_code", "screening_code",
-            "items_per_session", "count_reconciled_only")
+            "items_per_session", "count_reconciled_only", "lab_access", "lab_raters")
+
+
+def lab_rater_choices():
+    """The accounts a campaign may list for its lab door: site raters with an account (never crowd accounts)."""
+    return Rater.objects.filter(platform=Rater.Platform.SITE, user__isnull=False).select_related("user")
 
 
 CODE_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
@@ -52,9 +57,13 @@ def save_settings(campaign, **values):
     unknown = set(values) - set(SETTINGS)
     if unknown:
         raise ValueError(f"unknown crowd settings: {', '.join(sorted(unknown))}")
-    for name, value in values.items():
-        setattr(campaign, name, value)
-    campaign.save(update_fields=list(values))
+    listed = values.pop("lab_raters", None)
+    with transaction.atomic():
+        for name, value in values.items():
+            setattr(campaign, name, value)
+        campaign.save(update_fields=list(values))
+        if listed is not None:
+            campaign.lab_raters.set(listed)
 
 
 def rotate_key(campaign):

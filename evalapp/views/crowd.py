@@ -23,6 +23,9 @@ class CrowdSettingsForm(forms.ModelForm):
         help_text="For Prolific: https://app.prolific.com/submissions/complete (the code is added as ?cc=).")
     items_per_session = forms.IntegerField(required=False, min_value=1,
                                            label="Items per HIT or study session (empty: no cap)")
+    lab_raters = forms.ModelMultipleChoiceField(
+        queryset=crowd.lab_rater_choices(), required=False, label="Lab raters this campaign lists",
+        help_text="Used when lab raters may rate is 'only the lab raters the campaign lists'.")
 
     class Meta:
         model = Campaign
@@ -33,6 +36,7 @@ class CrowdSettingsForm(forms.ModelForm):
             "completion_code": "Completion code",
             "screening_code": "Screening code (for raters who fail the control items)",
             "count_reconciled_only": "Count a crowd rating only once the platform's records verify its session",
+            "lab_access": "Lab raters who may rate (crowd workers enter only by the addresses below)",
         }
 
     def clean(self):

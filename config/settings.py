@@ -238,7 +238,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "knox.auth.TokenAuthentication",
+        "core.api.authentication.StrictTokenAuthentication",
     ],
     # The throttles' client address: REMOTE_ADDR, or X-Forwarded-For behind the trusted proxies only.
     "NUM_PROXIES": TRUSTED_PROXIES,

@@ -75,6 +75,9 @@ FORMAT_LABELS = {"csv": "CSV", "json": "JSON", "markdown": "Markdown", "latex": 
 
 # --- the REST API ------------------------------------------------------------------------------
 # A JSON request body: at most this many bytes, nested at most this deep.
+# Request bodies are read only in these charsets (codec names as ``codecs.lookup`` gives them): text
+# transforms (rot13, base64, unicode_escape) and wide encodings are refused with 415 before parsing.
+SAFE_REQUEST_CHARSETS = frozenset({"utf-8", "ascii", "iso8859-1"})
 MAX_JSON_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 32
 # Ids in URLs and queries stay below 10**18, inside a signed 64-bit integer column.

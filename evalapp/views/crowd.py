@@ -7,6 +7,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core import quality, roles
 from core.crowd import MTURK, PROLIFIC
+from core.defaults import MAX_ID
 from core.models import Campaign
 from core.problems import FormatError
 from core.progress import crowd_session_counts
@@ -16,6 +17,19 @@ from evalapp.views.common import campaign_download
 from evalapp.views.data import UploadField
 
 
+class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
+    """A choice of rows by id where an id that is not a number within ``MAX_ID`` is an invalid choice
+    (a 2^63 id reached SQLite as an OverflowError, a 500)."""
+
+    def _check_values(self, value):
+        for pk in value:
+            text = str(pk)
+            if not text.isdigit() or int(text) > MAX_ID:
+                raise forms.ValidationError(self.error_messages["invalid_pk_value"], code="invalid_pk_value",
+                                            params={"pk": text[:40]})
+        return super()._check_values(value)
+
+
 class CrowdSettingsForm(forms.ModelForm):
     completion_url = forms.URLField(
         required=False, assume_scheme="https", max_length=Campaign._meta.get_field("completion_url").max_length,
@@ -23,7 +37,7 @@ class CrowdSettingsForm(forms.ModelForm):
         help_text="For Prolific: https://app.prolific.com/submissions/complete (the code is added as ?cc=).")
     items_per_session = forms.IntegerField(required=False, min_value=1,
                                            label="Items per HIT or study session (empty: no cap)")
-    lab_raters = forms.ModelMultipleChoiceField(
+    lab_raters = BoundedModelMultipleChoiceField(
         queryset=crowd.lab_rater_choices(), required=False, label="Lab raters this campaign lists",
         help_text="Used when lab raters may rate is 'only the lab raters the campaign lists'.")
 

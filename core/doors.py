@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from core.crowd import entry_enabled
-from core.models import Campaign, CrowdSession, Rater
+from core.models import Campaign, CrowdSession
 from core.problems import Refusal
 
 LAB = "lab"
@@ -51,8 +51,8 @@ class Door:
 
 
 def lab_door_open(campaign, rater):
-    """Whether the campaign's lab door admits ``rater`` (a site account; crowd accounts never)."""
-    if rater is None or rater.platform != Rater.Platform.SITE:
+    """Whether the campaign's lab door admits ``rater`` (a lab account; crowd accounts never)."""
+    if rater is None or rater.is_crowd_account:
         return False
     if campaign.lab_access == Campaign.LabAccess.ALL:
         return True
@@ -102,7 +102,5 @@ def campaigns_open_to(rater, crowd_sessions=()):
         live = {s.campaign_id for s in sessions
                 if s.campaign_id in by_campaign and crowd_session_live(by_campaign[s.campaign_id], s)}
         return campaigns.filter(pk__in=live).order_by("name")
-    if rater.platform != Rater.Platform.SITE:
-        return campaigns.none()
     admitted = Q(lab_access=Campaign.LabAccess.ALL) | Q(lab_access=Campaign.LabAccess.LISTED, lab_raters=rater)
     return campaigns.filter(admitted).distinct().order_by("name")

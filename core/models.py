@@ -431,8 +431,8 @@ class RatingQuerySet(models.QuerySet):
         was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
 
         - imported from a file by an organizer (an MTurk batch or long-form import): counts;
-        - made in the app by a lab (site) account: counts while the campaign's lab access admits that
-          account (all lab raters, or the ones it lists; none: never);
+        - made in the app by a lab account (any account that is not a crowd platform's): counts while the
+          campaign's lab access admits that account (all lab raters, or the ones it lists; none: never);
         - made in the app by a crowd account: counts only when made inside one of the campaign's crowd
           sessions, that session not rejected, and, with ``count_reconciled_only``, verified by the
           platform's records. A crowd account's rating outside any crowd session never counts.
@@ -446,7 +446,7 @@ class RatingQuerySet(models.QuerySet):
 def _counting_doors(campaign):
     """The doors of :meth:`RatingQuerySet.counted` as one condition."""
     imported = ~Q(source=Rating.Source.APP)
-    lab = Q(source=Rating.Source.APP, rater__platform=Rater.Platform.SITE)
+    lab = Q(source=Rating.Source.APP) & ~Q(rater__platform__in=CROWD_RATER_PLATFORMS)
     if campaign.lab_access == Campaign.LabAccess.LISTED:
         lab &= Q(rater_id__in=campaign.lab_raters.values("pk"))
     elif campaign.lab_access == Campaign.LabAccess.NONE:

@@ -228,7 +228,7 @@ def to_csv(table):
 
 def to_markdown(table):
     header = list(HEADER) + (list(INTERVAL_HEADER) if table.with_intervals else []) + list(SECONDARY_HEADER)
-    lines = [f"Table 6: {table.campaign}", "", "| " + " | ".join(header) + " |",
+    lines = [f"Table 6: {_markdown_cell(table.campaign)}", "", "| " + " | ".join(header) + " |",
              "|" + "---|" + "---:|" * (len(header) - 1)]
     for row in table.rows:
         cells = (row.cells(INCOMPLETE_MARK) + (row.interval_cells() if table.with_intervals else [])
@@ -239,10 +239,14 @@ def to_markdown(table):
 
 
 def _markdown_cell(text):
-    """A cell that Markdown shows as the text itself: HTML in a system name is written as entities
-    (a renderer would otherwise run it), and the table's own syntax is escaped."""
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    """Text that Markdown shows as the text itself, in a cell, a heading or a note: HTML in a name is
+    written as entities (a renderer would otherwise run it), emphasis, code, link and table syntax is
+    escaped, and a line break becomes a space (it would end the table row or the heading, and start
+    a row or a link definition of its own)."""
+    text = "".join(" " if ch in "\r\n\u2028\u2029" else ch for ch in str(text))
+    for char in "\\`*|~":
+        text = text.replace(char, "\\" + char)
+    return text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _latex_cells(row, with_intervals, inline):

@@ -305,18 +305,30 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
 class CrowdSubmissionsUploadSerializer(serializers.Serializer):
     platform = serializers.ChoiceField(choices=CROWD_PLATFORMS)
     file = UploadField(help_text="MTurk batch results CSV, or Prolific's submissions export CSV.")
+    replace = serializers.BooleanField(
+        default=False, help_text="The file is the whole record: verified sessions it does not confirm become "
+                                 "unverified again (default: they stay verified until a file rejects them).")
 
 
 class ReconciliationSerializer(serializers.Serializer):
     platform = serializers.CharField()
+    replace = serializers.BooleanField(help_text="Whether the file replaced the whole record.")
+    records = serializers.IntegerField(help_text="Records read from the file.")
     verified = serializers.IntegerField()
     unverified = serializers.IntegerField()
     rejected = serializers.IntegerField()
+    kept_unlisted = serializers.IntegerField(help_text="Verified sessions the file does not list: kept verified.")
+    unverified_unlisted = serializers.IntegerField(
+        help_text="With replace: verified sessions the file does not confirm, unverified again.")
     ratings_excluded = serializers.IntegerField(help_text="Ratings of newly rejected sessions, which no longer count.")
     items_reopened = serializers.IntegerField()
-    not_in_campaign = serializers.ListField(child=serializers.DictField(), help_text="Records of no session here.")
+    not_in_campaign_count = serializers.IntegerField(help_text="Records of no session here.")
+    not_in_campaign = serializers.ListField(child=serializers.DictField(),
+                                            help_text="The first 50 records of no session here.")
+    other_worker_count = serializers.IntegerField(help_text="Sessions the file lists under another worker.")
     other_worker = serializers.ListField(child=serializers.DictField(),
-                                        help_text="Sessions the file lists under another worker (rejected).")
+                                        help_text="The first 50 sessions the file lists under another worker (rejected).")
+    notes = serializers.ListField(child=serializers.CharField(), help_text="What to know beyond the counts, in words.")
 
 
 class CrowdSessionSerializer(serializers.Serializer):

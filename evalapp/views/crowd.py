@@ -64,6 +64,8 @@ class SubmissionsUploadForm(forms.Form):
     platform = forms.ChoiceField(choices=[(MTURK, "Mechanical Turk batch results (CSV)"),
                                           (PROLIFIC, "Prolific submissions export (CSV)")])
     file = UploadField(label="The platform's export")
+    replace = forms.BooleanField(required=False, label="This file is the whole record: sessions it does not "
+                                                       "confirm are no longer verified")
 
 
 def _page(request, campaign, form, status=200, upload_form=None, reconciliation=None):
@@ -130,7 +132,8 @@ def import_submissions(request, campaign_id):
     if not form.is_valid():
         return _page(request, campaign, CrowdSettingsForm(instance=campaign), status=400, upload_form=form)
     try:
-        result = crowd.import_crowd_submissions(campaign, form.cleaned_data["platform"], form.cleaned_data["file"])
+        result = crowd.import_crowd_submissions(campaign, form.cleaned_data["platform"], form.cleaned_data["file"],
+                                                replace=form.cleaned_data["replace"])
     except FormatError as error:
         for problem in error.problems:
             form.add_error("file", str(problem))

@@ -91,6 +91,10 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 # Token requests per client address (the lockout after failed logins is django-axes', in settings).
 LOGIN_RATE = "30/minute"
+# Crowd entry (the Start of a MTurk HIT or Prolific study) makes an account and a session: at most
+# this many per client address, and per campaign, in the period (settings COMVE_CROWD_ENTRY_RATE_*).
+CROWD_ENTRY_RATE_PER_ADDRESS = "20/minute"
+CROWD_ENTRY_RATE_PER_CAMPAIGN = "600/minute"
 
 
 def content_type(fmt):

@@ -87,8 +87,15 @@ class RequestHygieneMiddleware:
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
 
+def start_idle_clock(session):
+    """Stamp the session's last activity now: called at login, so that a session nobody uses after
+    signing in still ends ``SESSION_IDLE_SECONDS`` later."""
+    session[LAST_ACTIVITY_KEY] = int(time.time())
+
+
 class IdleTimeoutMiddleware:
-    """End a signed-in session after ``SESSION_IDLE_SECONDS`` without a request.
+    """End a signed-in session after ``SESSION_IDLE_SECONDS`` without a request (counted from the login on,
+    which stamps the session: :func:`start_idle_clock`).
 
     The session's last-activity stamp is refreshed at most every tenth of that period, so a rater
     going from item to item does not pay a session write per page.

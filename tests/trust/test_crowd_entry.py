@@ -132,3 +132,44 @@ def test_create_campaign_opens_the_platforms_it_is_told(db):
     campaign = Campaign.objects.get(name="Open to Turk")
     assert (campaign.mturk_enabled, campaign.prolific_enabled, campaign.count_reconciled_only) == (True, False, True)
     assert len(campaign.crowd_key) >= 32
+
+
+# Issue 18, failures 8 and 9: crowd entry throttled, the idle clock started at login.
+
+def test_crowd_entry_is_throttled_per_address(campaign, settings):
+    """Before (commit a7b981f): 40 entries with invented ids from one address made 40 accounts and sessions."""
+    settings.COMVE_CROWD_ENTRY_RATE_PER_ADDRESS = "5/minute"
+    from django.core.cache import cache
+    cache.clear()
+    answers = [Client().post(entry("mturk", campaign), mturk_params(worker=f"A1INVENTED{n:02d}",
+                                                                      assignment=f"3ASSIGNINV{n:02d}")).status_code
+               for n in range(12)]
+    assert answers[:5] == [302] * 5 and set(answers[5:]) == {429}
+    assert CrowdSession.objects.count() == 5
+    refused = Client().post(entry("mturk", campaign), mturk_params(worker="A1LATE", assignment="3ASSIGNLATE"))
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "Please wait a moment" in refused.content.decode() and "Nothing was recorded" in refused.content.decode()
+    # Another address still gets in.
+    assert Client(REMOTE_ADDR="10.0.0.9").post(entry("mturk", campaign), mturk_params(
+        worker="A1OTHERNET", assignment="3ASSIGNOTHER")).status_code == 302
+
+
+def test_crowd_entry_is_throttled_per_campaign(campaign, settings):
+    settings.COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN = "3/minute"
+    from django.core.cache import cache
+    cache.clear()
+    answers = [Client(REMOTE_ADDR=f"10.0.1.{n}").post(entry("prolific", campaign), prolific_params(
+        pid=f"5f0c0ffee0c0ffee0c0ff{n:03d}", session=f"60b2session000000000000{n:02d}")).status_code for n in range(5)]
+    assert answers == [302, 302, 302, 429, 429]
+
+
+def test_the_idle_clock_starts_at_login(campaign, settings, monkeypatch):
+    """Before: the clock started at the first request after login, so an unused session never aged."""
+    import core.middleware
+    worker = Client()
+    now = [1_000_000.0]
+    monkeypatch.setattr(core.middleware.time, "time", lambda: now[0])
+    worker.post(entry("mturk", campaign), mturk_params())
+    now[0] += settings.SESSION_IDLE_SECONDS + 5
+    response = worker.get(screen("item", campaign))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]

@@ -25,6 +25,14 @@ interval is the Wald interval ``estimate +- z * SE`` with ``SE^2`` the diagonal 
 ``sigma^2 (X' V^-1 X)^-1``, as MixedLM's ``bse_fe``. The fit is iterative, so its figures are
 rounded to :data:`ADJUSTED_DIGITS` decimals, far below the optimizer's tolerance, which keeps
 exported files identical from run to run.
+
+A rating of an item shared by several systems' identical outputs is one rating: in the mixed model it
+enters once, its row repeated for each of its m systems with weight 1/m (the weighted REML of rows with
+known relative precisions, so the rater and the instance get one rating's information from it, not m).
+
+When the columns mean nothing (:func:`secondary_problem`: raters unknown, or no rater with two
+ratings, so a rater's effect cannot be told from the noise), both are left empty rather than printed
+as 0.00 and as a "rater variance 0" fit.
 """
 import math
 from dataclasses import dataclass
@@ -45,6 +53,27 @@ ADJUSTED_METHOD = ("linear mixed model fitted by REML (the model of statsmodels 
 ADJUSTED_DIGITS = 6
 # Starting values tried for theta = random-effect SD / residual SD (rater, instance) before L-BFGS-B refines the best.
 THETA_GRID = (0.0, 0.2, 0.5, 1.0, 2.0)
+
+
+def secondary_problem(rating_ids, raters):
+    """Why ``human_z`` and ``human_adjusted`` cannot be estimated (None when they can).
+
+    ``rating_ids``/``raters`` are parallel per-(rating, system) rows; each distinct rating counts once.
+    Not estimable: no rating; a single rater (nothing to correct between raters); or no rater with
+    two ratings (raters unknown, e.g. a crowd file without worker ids, where every rating is its own
+    rater: a z-score is then 0 and the rater variance cannot be told from the residual).
+    """
+    rating_ids = np.asarray(rating_ids)
+    if not len(rating_ids):
+        return "no counted ratings"
+    _, first = np.unique(rating_ids, return_index=True)
+    _, per_rater = np.unique(np.asarray(raters)[first].astype(str), return_counts=True)
+    if len(per_rater) < 2:
+        return "not estimable: a single rater, so there is no difference between raters to correct for"
+    if per_rater.max() < 2:
+        return ("not estimable: raters unknown or each rater with one rating (e.g. a crowd file without worker "
+                "ids), so a rater's effect cannot be told from the noise (rater variance not identifiable)")
+    return None
 
 
 def rater_z_scores(raters, scores):
@@ -118,13 +147,24 @@ def _rounded(value):
     return None if value is None or not math.isfinite(value) else round(float(value), ADJUSTED_DIGITS)
 
 
-def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVEL):
+def shared_weights(rating_ids):
+    """1/m for each row of a rating that appears in m rows (a shared item's rating counts for m systems)."""
+    rating_ids = np.asarray(rating_ids)
+    if not len(rating_ids):
+        return np.empty(0)
+    _, inverse, counts = np.unique(rating_ids, return_inverse=True, return_counts=True)
+    return 1.0 / counts[inverse]
+
+
+def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVEL, weights=None):
     """Fit the module's mixed model on per-(rating, system) rows; every system of ``names`` gets a score.
 
+    ``weights`` (default 1 per row): a shared rating's rows carry 1/m each (:func:`shared_weights`).
     Needs at least two raters, two instances and more ratings than parameters; otherwise every
     score is :data:`NOT_ESTIMATED` and ``problem`` says why.
     """
     y = np.asarray(scores, dtype=float)
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     system_codes, labels = pd.factorize(np.asarray(systems, dtype=object))
     rater_codes, rater_labels = pd.factorize(np.asarray(raters, dtype=object))
     instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
@@ -134,14 +174,14 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
 
     if len(rater_labels) < 2 or len(instance_labels) < 2:
         return failed("needs ratings from at least two raters on at least two instances")
-    if len(y) <= len(labels) + 3:
+    if weights.sum() <= len(labels) + 3:
         return failed("needs more ratings than the model has parameters")
     design = _Design(y, system_codes, len(labels), rater_codes, len(rater_labels), instance_codes,
-                     len(instance_labels))
+                     len(instance_labels), weights)
     with threadpool_limits(limits=1, user_api="blas"):  # small dense algebra: threads only contend
         theta, converged = design.optimize()
         solution = design.solve(theta)
-    variance = solution.rss / (len(y) - len(labels))
+    variance = solution.rss / (design.n - len(labels))
     errors = np.sqrt(variance * np.diag(linalg.cho_solve((solution.schur_factor, True), np.eye(len(labels)))))
     z = stats.norm.ppf(0.5 + level / 2.0)
     fitted = {label: AdjustedScore(_rounded(estimate), _rounded(estimate - z * error), _rounded(estimate + z * error))
@@ -164,22 +204,25 @@ class _Design:
     profiled REML deviance over theta = (rater SD, instance SD) / residual SD, in lme4's formulation:
     with Lambda = diag(theta), A = Lambda Z'Z Lambda + I and S = X'X - X'Z Lambda A^-1 Lambda Z'X,
     ``-2 log L_REML = log|A| + log|S| + (n - p) (1 + log(2 pi r / (n - p)))`` where r is the penalised
-    residual sum of squares. Everything is q x q (q = raters + instances), whatever the number of ratings."""
+    residual sum of squares. Everything is q x q (q = raters + instances), whatever the number of ratings.
+    Rows carry weights w (a residual variance sigma^2 / w): every cross-product is weighted and n is the sum
+    of the weights (the number of distinct ratings), which leaves unweighted data exactly as before."""
 
-    def __init__(self, y, systems, p, raters, n_raters, instances, n_instances):
-        self.n, self.p, self.n_raters = len(y), p, n_raters
+    def __init__(self, y, systems, p, raters, n_raters, instances, n_instances, weights=None):
+        weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+        self.n, self.p, self.n_raters = float(weights.sum()), p, n_raters
         q = n_raters + n_instances
         columns = np.stack([raters, n_raters + instances], axis=1)
-        self.xtx = np.bincount(systems, minlength=p).astype(float)
-        self.xty = np.bincount(systems, weights=y, minlength=p)
+        self.xtx = np.bincount(systems, weights=weights, minlength=p).astype(float)
+        self.xty = np.bincount(systems, weights=weights * y, minlength=p)
         self.ztz = np.zeros((q, q))
         self.xtz = np.zeros((p, q))
         for a in range(2):
-            np.add.at(self.xtz, (systems, columns[:, a]), 1.0)
+            np.add.at(self.xtz, (systems, columns[:, a]), weights)
             for b in range(2):
-                np.add.at(self.ztz, (columns[:, a], columns[:, b]), 1.0)
-        self.zty = sum(np.bincount(columns[:, a], weights=y, minlength=q) for a in range(2))
-        self.yty = float(y @ y)
+                np.add.at(self.ztz, (columns[:, a], columns[:, b]), weights)
+        self.zty = sum(np.bincount(columns[:, a], weights=weights * y, minlength=q) for a in range(2))
+        self.yty = float((weights * y) @ y)
         self.q = q
 
     def solve(self, theta):

@@ -14,6 +14,8 @@ from rest_framework.response import Response
 from core.api.base import ApiView
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
@@ -40,8 +42,14 @@ class Table6Options(serializers.Serializer):
     halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
     latex_intervals = serializers.BooleanField(
         default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}.")
-    bootstrap = serializers.IntegerField(default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
-                                         help_text="Add 95% bootstrap intervals and significance clusters (N resamples).")
+    bootstrap = serializers.IntegerField(
+        default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
+        help_text="N > 0: add the rater-aware 95% intervals (analytic, two-way cluster-robust over raters and "
+                  "instances) and significance clusters.")
+    clusters = serializers.ChoiceField(
+        choices=CLUSTER_RULES, default=DEFAULT_CLUSTER_RULE,
+        help_text="Clustering rule: holm (Holm-corrected, every system above beats every system below) or wmt "
+                  "(mt-metrics-eval's AssignRanks on one-sided p, no correction).")
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
     permutations = serializers.IntegerField(default=DEFAULT_PERMUTATIONS, min_value=1,
                                             max_value=MAX_REQUEST_PERMUTATIONS)

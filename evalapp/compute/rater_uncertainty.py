@@ -32,7 +32,8 @@ and the population of raters the pool was drawn from; the rater and instance clu
 samples from those populations. Degrees of freedom: Welch-Satterthwaite over the cluster totals,
 ``df = 3 V^2 / (c_I^2 sum s_i^4 + c_R^2 sum s_r^4)`` (a cluster total squared estimates its variance
 v_g with E[s_g^4] = 3 v_g^2), bounded to [1, G_I + G_R - 2]: a few raters, or one rater dominating a
-system, give few degrees of freedom and a wider t interval. Intervals are ``T +- t_df sqrt(V)``;
+system, give few degrees of freedom and a wider t interval. Intervals are ``T +- t_df sqrt(V)``
+(cut to the 0-3 scale);
 a comparison's one-sided p is ``P(t_df >= T / sqrt(V))``.
 
 Fallback. With fewer than :data:`MIN_RATERS` raters, or when raters are not identifiable (every rater
@@ -50,7 +51,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
-from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS
+from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
 
 MIN_RATERS = RATER_AWARE_MIN_RATERS
 DF_FACTOR = 1.0
@@ -229,8 +230,11 @@ def _finite(value, digits=12):
     return round(float(value), digits) if value is not None and math.isfinite(value) else None
 
 
-def intervals(found, level=CONFIDENCE_LEVEL):
-    """``[TInterval]`` per system of :func:`contrasts` (None bounds for a system without ratings)."""
+def intervals(found, level=CONFIDENCE_LEVEL, bounds=(SCORE_MIN, SCORE_MAX)):
+    """``[TInterval]`` per system of :func:`contrasts` (None bounds for a system without ratings).
+
+    The interval is cut to ``bounds``, the score scale: a mean of 0-3 scores lies in [0, 3], so the
+    cut loses no coverage (it matters only with few instances, where t has few degrees of freedom)."""
     result = []
     for mean, count, variance, df in zip(found.means, found.counts, found.mean_variance, found.mean_df):
         if not count:
@@ -238,7 +242,8 @@ def intervals(found, level=CONFIDENCE_LEVEL):
             continue
         error = math.sqrt(max(float(variance), 0.0))
         half = float(stats.t.ppf(0.5 + level / 2.0, df)) * error
-        result.append(TInterval(_finite(mean - half), _finite(mean + half), _finite(error), _finite(df, 6), level))
+        low, high = max(mean - half, bounds[0]), min(mean + half, bounds[1])
+        result.append(TInterval(_finite(low), _finite(high), _finite(error), _finite(df, 6), level))
     return result
 
 

@@ -383,7 +383,21 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
                  for system, row in pairs]
         effects = found.as_dict()
     return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item, campaign.sampled.count(),
-                  intervals, significance, effects)
+                  intervals, significance, effects, left_out(campaign))
+
+
+def left_out(campaign):
+    """What no figure of the campaign counts, for the exports' notes: the raters the organizer excluded
+    (how many, and how many of their system-item ratings), and the control items (how many, and their
+    ratings). ``{"excluded_raters", "excluded_ratings", "control_items", "control_ratings"}``."""
+    excluded = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
+    return {
+        "excluded_raters": RaterExclusion.objects.filter(campaign=campaign).count(),
+        "excluded_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM,
+                                                  rater_id__in=excluded).count(),
+        "control_items": Item.objects.filter(campaign=campaign, kind=Item.Kind.CONTROL).count(),
+        "control_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.CONTROL).count(),
+    }
 
 
 def _adjusted_fields(fit, name):

@@ -12,6 +12,8 @@ from django.views.decorators.http import require_GET
 
 from core import roles
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -83,18 +85,24 @@ def dashboard(request, campaign_id):
 @require_GET
 @roles.results_viewer_required
 def table6_page(request, campaign_id):
-    """Table 6 with its uncertainty: 95% bootstrap intervals, significance clusters (the test named), the
-    secondary rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against
-    human score, each system's 0-3 distribution, and a form for the LaTeX download.
+    """Table 6 with its uncertainty: rater-aware 95% intervals, significance clusters under the chosen rule
+    (``?clusters=holm|wmt``, as the downloads and the API take it; the test named), the secondary
+    rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against human
+    score, each system's 0-3 distribution, and a form for the LaTeX download.
 
     Security: organizers and researchers only (raters 403); GET only, read-only (the download form is a
-    GET to the download view, which validates its query). Charts are server-rendered SVG styled by
-    classes from the static stylesheet: no inline script or style.
+    GET to the download view, which validates its query); an unknown rule is a 400 naming the field.
+    Charts are server-rendered SVG styled by classes from the static stylesheet: no inline script or style.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS)
+    query = Table6Options(request.GET)
+    if not query.is_valid():
+        return text_response(query.problems(), BAD_REQUEST)
+    rule = query.options()["clusters"]
+    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
+                           clusters=rule)
     rows = [{"row": row, "cells": row.cells(INCOMPLETE_MARK), "interval": row.interval_cells(),
-             "secondary": row.secondary_cells()} for row in table.rows]
+             "secondary": row.secondary_cells(table.secondary_missing)} for row in table.rows]
     return render(request, "results/table6.html", {
         "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
         "interval_chart": table6_charts.interval_chart(table.rows),
@@ -102,6 +110,7 @@ def table6_page(request, campaign_id):
         "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
         "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
         "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
+        "rules": CLUSTER_RULES, "rule": rule, "default_rule": DEFAULT_CLUSTER_RULE,
     })
 
 

@@ -119,7 +119,7 @@ def rater_fallback_reason(rater_codes, min_raters=MIN_RATERS):
     if per_rater.max() < 2:
         return "raters not identifiable (every rater has a single rating, e.g. a file without worker ids)"
     if len(per_rater) < min_raters:
-        return f"{len(per_rater)} raters, fewer than {min_raters}"
+        return f"{len(per_rater)} rater{'' if len(per_rater) == 1 else 's'}, fewer than {min_raters}"
     return None
 
 

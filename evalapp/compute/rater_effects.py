@@ -36,6 +36,7 @@ as 0.00 and as a "rater variance 0" fit.
 """
 import math
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -176,8 +177,8 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
         return failed("needs ratings from at least two raters on at least two instances")
     if weights.sum() <= len(labels) + 3:
         return failed("needs more ratings than the model has parameters")
-    design = _Design(y, system_codes, len(labels), rater_codes, len(rater_labels), instance_codes,
-                     len(instance_labels), weights)
+    design = _Design(y, system_codes, len(labels), [(rater_codes, len(rater_labels)),
+                                                    (instance_codes, len(instance_labels))], weights)
     with threadpool_limits(limits=1, user_api="blas"):  # small dense algebra: threads only contend
         theta, converged = design.optimize()
         solution = design.solve(theta)
@@ -189,6 +190,53 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
     return MixedModelFit({name: fitted.get(name, NOT_ESTIMATED) for name in names}, converged,
                          _rounded(theta[0] ** 2 * variance), _rounded(theta[1] ** 2 * variance), _rounded(variance),
                          level)
+
+
+@dataclass(frozen=True)
+class VarianceComponents:
+    """The variance components of ``score = system + rater + instance + system x instance + error`` (REML).
+
+    ``system_instance`` is the systems' genuine instance-by-instance disagreement (one system's reason is
+    better on this statement, the other's on that one): more raters per item cannot average it away,
+    unlike ``rater`` and ``residual`` (a rating's own noise). None when not fitted (``problem`` says why).
+    """
+
+    rater: float | None
+    instance: float | None
+    system_instance: float | None
+    residual: float | None
+    converged: bool
+    problem: str | None = None
+
+    def as_dict(self):
+        return {"rater": self.rater, "instance": self.instance, "system_instance": self.system_instance,
+                "residual": self.residual, "converged": self.converged, "problem": self.problem}
+
+
+def variance_components(instances, systems, raters, scores, weights=None):
+    """:class:`VarianceComponents` of per-(rating, system) rows, by REML with a system x instance term
+    (the study planner's decomposition; ``weights`` as in :func:`mixed_model`)."""
+    y = np.asarray(scores, dtype=float)
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    system_codes, labels = pd.factorize(np.asarray(systems, dtype=object))
+    rater_codes, rater_labels = pd.factorize(np.asarray(raters, dtype=object))
+    instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
+    cell_codes, cell_labels = pd.factorize(system_codes.astype(np.int64) * len(instance_labels) + instance_codes)
+    if len(rater_labels) < 2 or len(instance_labels) < 2 or len(labels) < 2:
+        return VarianceComponents(None, None, None, None, False,
+                                  "needs ratings of two systems from at least two raters on at least two instances")
+    if weights.sum() <= len(labels) + len(cell_labels):
+        return VarianceComponents(None, None, None, None, False,
+                                  "needs more ratings than system x instance cells (several ratings per item)")
+    design = _Design(y, system_codes, len(labels), [(rater_codes, len(rater_labels)),
+                                                    (instance_codes, len(instance_labels)),
+                                                    (cell_codes, len(cell_labels))], weights)
+    with threadpool_limits(limits=1, user_api="blas"):
+        theta, converged = design.optimize()
+        solution = design.solve(theta)
+    variance = solution.rss / (design.n - len(labels))
+    return VarianceComponents(_rounded(theta[0] ** 2 * variance), _rounded(theta[1] ** 2 * variance),
+                              _rounded(theta[2] ** 2 * variance), _rounded(variance), converged)
 
 
 @dataclass(frozen=True)
@@ -208,25 +256,28 @@ class _Design:
     Rows carry weights w (a residual variance sigma^2 / w): every cross-product is weighted and n is the sum
     of the weights (the number of distinct ratings), which leaves unweighted data exactly as before."""
 
-    def __init__(self, y, systems, p, raters, n_raters, instances, n_instances, weights=None):
+    def __init__(self, y, systems, p, factors, weights=None):
+        """``factors``: [(level codes per row, number of levels)] of the crossed random intercepts."""
         weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
-        self.n, self.p, self.n_raters = float(weights.sum()), p, n_raters
-        q = n_raters + n_instances
-        columns = np.stack([raters, n_raters + instances], axis=1)
+        self.n, self.p = float(weights.sum()), p
+        self.sizes = [size for _, size in factors]
+        offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        q = int(sum(self.sizes))
+        columns = np.stack([codes + offset for (codes, _), offset in zip(factors, offsets)], axis=1)
         self.xtx = np.bincount(systems, weights=weights, minlength=p).astype(float)
         self.xty = np.bincount(systems, weights=weights * y, minlength=p)
         self.ztz = np.zeros((q, q))
         self.xtz = np.zeros((p, q))
-        for a in range(2):
+        for a in range(len(factors)):
             np.add.at(self.xtz, (systems, columns[:, a]), weights)
-            for b in range(2):
+            for b in range(len(factors)):
                 np.add.at(self.ztz, (columns[:, a], columns[:, b]), weights)
-        self.zty = sum(np.bincount(columns[:, a], weights=weights * y, minlength=q) for a in range(2))
+        self.zty = sum(np.bincount(columns[:, a], weights=weights * y, minlength=q) for a in range(len(factors)))
         self.yty = float((weights * y) @ y)
         self.q = q
 
     def solve(self, theta):
-        lam = np.where(np.arange(self.q) < self.n_raters, theta[0], theta[1])
+        lam = np.repeat(np.asarray(theta, dtype=float), self.sizes)
         factor = linalg.cholesky(lam[:, None] * self.ztz * lam[None, :] + np.eye(self.q), lower=True)
         w_x = linalg.solve_triangular(factor, (self.xtz * lam).T, lower=True)
         w_y = linalg.solve_triangular(factor, lam * self.zty, lower=True)
@@ -246,14 +297,14 @@ class _Design:
         Nelder-Mead on |theta|, started from a small simplex around that point, polishes it and its simplex
         test decides convergence."""
         deviance = lambda theta: self.solve(np.abs(theta)).deviance  # noqa: E731
-        start = min(((a, b) for a in THETA_GRID for b in THETA_GRID), key=deviance)
-        rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * 2,
+        start = min(product(THETA_GRID, repeat=len(self.sizes)), key=deviance)
+        rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * len(self.sizes),
                                   options={"maxiter": 500, "ftol": 1e-13, "gtol": 1e-9})
         if rough.success:
             return np.abs(rough.x), True
         point = np.abs(rough.x)
         steps = np.maximum(1e-3, 0.01 * point)
-        simplex = np.array([point, point + [steps[0], 0.0], point + [0.0, steps[1]]])
+        simplex = np.vstack([point, point + np.diag(steps)])
         polished = optimize.minimize(deviance, point, method="Nelder-Mead",
                                      options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 2000,
                                               "initial_simplex": simplex})

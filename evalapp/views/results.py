@@ -145,6 +145,9 @@ class PlanForm(forms.Form):
                              widget=forms.NumberInput(attrs={"step": "any"}))
     raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
                                          label="Raters per item (M)", help_text="Empty: the campaign's.")
+    clusters = forms.ChoiceField(required=False, choices=[(rule, rule) for rule in CLUSTER_RULES],
+                                 initial=DEFAULT_CLUSTER_RULE, label="Clustering rule",
+                                 help_text="holm: each pair two-sided at alpha / pairs; wmt: one-sided at alpha.")
 
 
 @require_GET
@@ -161,7 +164,8 @@ def plan(request, campaign_id):
     found, status = None, 200
     if not request.GET or form.is_valid():
         data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
-        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"))
+        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
+                                    clusters=data.get("clusters") or DEFAULT_CLUSTER_RULE)
     else:
         status = BAD_REQUEST
     mdd = None

@@ -1,5 +1,5 @@
 """Rater-aware uncertainty of formula (1): two-way cluster-robust variances of system means and of their
-differences, Welch-Satterthwaite degrees of freedom, t intervals and t tests. No Django imports.
+differences, degrees of freedom from the effective number of clusters, t intervals and t tests. No Django imports.
 
 Why. A rating's score depends on the instance (its statement is easy or hard), on the rater (harsh or
 kind) and on noise. Formula (1) averages a system's ratings; its error is the design-weighted sum of the
@@ -29,10 +29,14 @@ effect), the larger one-way term is used (never a negative or shrunken variance)
 
 The target ("true system mean") is the system's expected score over the population of instances
 and the population of raters the pool was drawn from; the rater and instance clusters are treated as
-samples from those populations. Degrees of freedom: Welch-Satterthwaite over the cluster totals,
-``df = 3 V^2 / (c_I^2 sum s_i^4 + c_R^2 sum s_r^4)`` (a cluster total squared estimates its variance
-v_g with E[s_g^4] = 3 v_g^2), bounded to [1, G_I + G_R - 2]: a few raters, or one rater dominating a
-system, give few degrees of freedom and a wider t interval. Intervals are ``T +- t_df sqrt(V)``
+samples from those populations. Degrees of freedom: the effective number of clusters,
+``df = V^2 / (c_I^2 sum s_i^4 + c_R^2 sum s_r^4)`` (Carter, Schnepel and Steigerwald 2017, "Asymptotic
+behavior of a t-test robust to cluster heterogeneity", Review of Economics and Statistics 99(4)),
+bounded to [1, G_I + G_R - 2]: a few raters, or one rater dominating a system, give few degrees of
+freedom and a wider t interval. It is the Welch-Satterthwaite form with each cluster's variance v_g
+replaced by its own s_g^2, which under-states df (E[s_g^4] = 3 v_g^2 for Gaussian totals) and so
+errs on the safe side; the unbiased ``3 V^2 / ...`` let the false-positive rate reach 0.06 when one
+harsh rater was concentrated on one system (docs/benchmarks.md). Intervals are ``T +- t_df sqrt(V)``
 (cut to the 0-3 scale);
 a comparison's one-sided p is ``P(t_df >= T / sqrt(V))``.
 
@@ -42,7 +46,7 @@ method falls back to instance clusters alone (``V = c_I sum_i s_i^2``, ``df`` ov
 says so in its name (:func:`method_name`).
 
 The pieces are reusable (issue 23's sequential stopping reads them): :func:`cluster_totals`,
-:func:`robust_variance` and :func:`satterthwaite_df` work on any linear statistic given its weights.
+:func:`robust_variance` and :func:`effective_clusters_df` work on any linear statistic given its weights.
 """
 import math
 from dataclasses import dataclass
@@ -54,9 +58,8 @@ from scipy import stats
 from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
 
 MIN_RATERS = RATER_AWARE_MIN_RATERS
-DF_FACTOR = 1.0
 TWO_WAY = ("two-way cluster-robust variance over raters and instances (Cameron, Gelbach and Miller 2011; "
-           "the corrected crossed bootstrap of Owen 2007), Welch-Satterthwaite t")
+           "the corrected crossed bootstrap of Owen 2007), t with the effective number of clusters")
 ONE_WAY = "cluster-robust variance over instances only, t over instances"
 
 
@@ -139,11 +142,11 @@ def robust_variance(instance_part, rater_part, cell_part):
     return np.maximum(instance_part + rater_part - cell_part, np.maximum(instance_part, rater_part))
 
 
-def satterthwaite_df(variance, instance_fourth, rater_fourth, max_df):
-    """``3 V^2 / (sum of the scaled fourth powers)``, bounded to [1, max_df] (see the module doc)."""
+def effective_clusters_df(variance, instance_fourth, rater_fourth, max_df):
+    """``V^2 / (sum of the scaled fourth powers)``, bounded to [1, max_df] (see the module doc)."""
     denominator = instance_fourth + rater_fourth
     with np.errstate(invalid="ignore", divide="ignore"):
-        df = np.where(denominator > 0, DF_FACTOR * variance ** 2 / np.where(denominator > 0, denominator, 1.0), max_df)
+        df = np.where(denominator > 0, variance ** 2 / np.where(denominator > 0, denominator, 1.0), max_df)
     return np.clip(df, 1.0, max(max_df, 1.0))
 
 
@@ -195,9 +198,9 @@ def contrasts(design, min_raters=MIN_RATERS):
                   for name, (matrix, factor) in parts.items() if name != "cell"}
         if fallback is None:
             variance = robust_variance(squares["instance"], squares["rater"], squares["cell"])
-            return variance, satterthwaite_df(variance, fourth["instance"], fourth["rater"], max_df)
+            return variance, effective_clusters_df(variance, fourth["instance"], fourth["rater"], max_df)
         variance = squares["instance"]
-        return variance, satterthwaite_df(variance, fourth["instance"], 0.0, max_df)
+        return variance, effective_clusters_df(variance, fourth["instance"], 0.0, max_df)
 
     mean_variance, mean_df = variance_and_df(lambda matrix: matrix)
     pairs = list(combinations(range(n_systems), 2))

@@ -24,6 +24,12 @@ Clusters, as the WMT human evaluations report ranks: systems sorted by human sco
 cluster starts between positions k and k+1 exactly when every system ranked 1..k is
 significantly better (Holm-adjusted p < alpha, higher mean) than every system ranked k+1..K.
 Systems in one cluster are statistically tied.
+
+Table 6 no longer uses the permutation test (it ignores who rated; the ranking-stability signal and the
+study planner's simulation still do): its comparisons come from the rater-aware t tests of
+:mod:`.rater_uncertainty`, and its clusters from one of two named rules at the end of this module,
+``holm`` (the rule above, on two-sided p = 2 x one-sided) and ``wmt`` (mt-metrics-eval's AssignRanks on
+one-sided p-values, :func:`assign_ranks`).
 """
 from dataclasses import dataclass
 from itertools import combinations, product

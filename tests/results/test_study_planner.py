@@ -321,3 +321,17 @@ def test_the_rule_reaches_the_plan_through_every_door(pilot, organizer):
     text = io.StringIO()
     call_command("plan_study", "--campaign", "pilot", "--clusters", "holm", stdout=text)
     assert "Clustering rule holm: each pair tested two-sided at 0.01667 (alpha / 3 pairs)" in text.getvalue()
+
+
+def test_holm_levels_are_reached_by_the_simulation():
+    """Five systems: Holm plans each pair at 0.005; the simulated search still finds its N (a permutation test
+    with 500 sign patterns never could), and near the normal figure."""
+    rng = np.random.default_rng(21)
+    means = rng.normal(0, 0.6, (5, 150)) + np.array([2.0, 1.7, 1.4, 1.1, 0.8])[:, None]
+    plan = study_planner.plan(list("ABCDE"), means, np.full((5, 150), 3), study_planner.Components({}, 0.1, 0.2, 0.5, 0.3),
+                              0.05, 0.8, 3, SETTINGS)
+    assert plan["test"]["pair_level"] == pytest.approx(0.005)
+    for pair in plan["pairs"]:
+        assert pair["instances_needed_simulated"] is not None
+        assert abs(pair["instances_needed_simulated"] - pair["instances_needed_normal"]) <= 0.3 * pair[
+            "instances_needed_normal"] + 3

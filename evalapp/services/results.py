@@ -38,8 +38,6 @@ from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.formats.table6 import Table6, Table6Row
 from evalapp.models import Submission
 
-BOOTSTRAP_METHOD = "percentile bootstrap over instances"
-
 
 def rater_label(rater_id):
     """The pseudonym under which a rater appears in every export (never a username or WorkerId)."""

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from core.models import Item, ItemOutput, Rater, RaterExclusion, Rating, SystemOutput
-from evalapp.services.ratings_import import import_ratings
 from evalapp.services.results import agreement_report, human_scores, ratings_records, table6
 from tests.conftest import shared_file
 from tests.results.factories import (

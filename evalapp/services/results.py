@@ -27,7 +27,7 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, Rating, System
+from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute

@@ -177,6 +177,11 @@ class Campaign(models.Model):
         OPEN = "open", "open"
         CLOSED = "closed", "closed"
 
+    class LabAccess(models.TextChoices):
+        ALL = "all", "every lab rater account"
+        LISTED = "listed", "only the lab raters the campaign lists"
+        NONE = "none", "no lab raters (crowd platforms only)"
+
     name = models.CharField(max_length=100, unique=True)
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -213,6 +218,13 @@ class Campaign(models.Model):
                                  help_text="The secret part of the crowd entry addresses.")
     count_reconciled_only = models.BooleanField(
         default=True, help_text="Results count a crowd rating only once the platform's records confirm its session.")
+    # The lab door (issue 18): which site accounts may rate here. Crowd accounts never enter through it.
+    lab_access = models.CharField(
+        max_length=10, choices=LabAccess.choices, default=LabAccess.ALL,
+        help_text="Which lab (site) rater accounts may rate in this campaign: all of them, only those listed, or none.")
+    lab_raters = models.ManyToManyField(
+        "Rater", related_name="listed_campaigns", blank=True,
+        help_text="The lab raters this campaign lists (used when lab access is 'listed').")
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -234,6 +246,8 @@ class Campaign(models.Model):
                 condition=Q(items_per_session__isnull=True) | Q(items_per_session__gte=1),
                 name="campaign_items_per_session_positive",
             ),
+            models.CheckConstraint(condition=Q(lab_access__in=["all", "listed", "none"]),
+                                   name="campaign_lab_access_known"),
         ]
 
     def __str__(self):
@@ -350,6 +364,11 @@ class Rater(models.Model):
             ),
         ]
 
+    @property
+    def is_crowd_account(self):
+        """A crowd platform's worker: enters only through a campaign's crowd entry address (core.doors)."""
+        return self.platform in CROWD_RATER_PLATFORMS
+
     def __str__(self):
         """The account: the username, or platform:worker id of a crowd worker (organizers' eyes only)."""
         if self.external_id:
@@ -366,6 +385,9 @@ def rater_label(rater_id):
     """The name a rater goes by on every page and in every export: a pseudonym, never a username or
     WorkerId, so that the dashboard, ratings.csv and the quality page all say the same "rater-7"."""
     return f"rater-{rater_id}"
+
+
+CROWD_RATER_PLATFORMS = (Rater.Platform.MTURK, Rater.Platform.PROLIFIC)
 
 
 class Assignment(models.Model):
@@ -399,6 +421,11 @@ class Assignment(models.Model):
         ]
         constraints = [
             models.UniqueConstraint(fields=["item", "rater"], name="assignment_unique_item_rater"),
+            # One live lease per rater per campaign, whatever the concurrency (issue 18): a partial
+            # unique index, on SQLite and PostgreSQL alike. A lease past its time still counts as held
+            # until it is expired; the engine expires the rater's own before leasing anew.
+            models.UniqueConstraint(fields=["rater", "campaign"], condition=Q(status="leased"),
+                                    name="assignment_one_lease_per_rater"),
             models.CheckConstraint(
                 condition=Q(status="done", completed_at__isnull=False) | ~Q(status="done"),
                 name="assignment_done_has_time",
@@ -406,8 +433,47 @@ class Assignment(models.Model):
         ]
 
 
+class RatingQuerySet(models.QuerySet):
+    """Domain queries over ratings."""
+
+    def counted(self, campaign):
+        """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
+
+        A rating counts when it is of a system item (never a control item), neither it nor its rater
+        was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
+
+        - imported from a file by an organizer (an MTurk batch or long-form import): counts;
+        - made in the app by a lab account (any account that is not a crowd platform's): counts while the
+          campaign's lab access admits that account (all lab raters, or the ones it lists; none: never);
+        - made in the app by a crowd account: counts only when made inside one of the campaign's crowd
+          sessions, that session not rejected, and, with ``count_reconciled_only``, verified by the
+          platform's records. A crowd account's rating outside any crowd session never counts.
+        """
+        excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
+        ratings = (self.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
+                   .exclude(rater_id__in=excluded_raters))
+        return ratings.filter(_counting_doors(campaign))
+
+
+def _counting_doors(campaign):
+    """The doors of :meth:`RatingQuerySet.counted` as one condition."""
+    imported = ~Q(source=Rating.Source.APP)
+    lab = Q(source=Rating.Source.APP) & ~Q(rater__platform__in=CROWD_RATER_PLATFORMS)
+    if campaign.lab_access == Campaign.LabAccess.LISTED:
+        lab &= Q(rater_id__in=campaign.lab_raters.values("pk"))
+    elif campaign.lab_access == Campaign.LabAccess.NONE:
+        lab = Q(pk__in=[])
+    statuses = ([CrowdSession.Status.VERIFIED] if campaign.count_reconciled_only
+                else [CrowdSession.Status.VERIFIED, CrowdSession.Status.UNVERIFIED])
+    crowd = Q(source=Rating.Source.APP, rater__platform__in=CROWD_RATER_PLATFORMS,
+              assignment__crowd_session__campaign=campaign, assignment__crowd_session__status__in=statuses)
+    return imported | lab | crowd
+
+
 class Rating(models.Model):
     """A score 0-3 for an item by a rater, made in the app or imported from a file."""
+
+    objects = RatingQuerySet.as_manager()
 
     class Source(models.TextChoices):
         APP = "app", "rated in the app"

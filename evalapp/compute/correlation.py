@@ -279,34 +279,60 @@ def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
 
 
 def rowwise_kendall(rows, y, variant="b"):
-    """Kendall's tau-b or tau-c of every row of ``rows`` with ``y`` (NaN where undefined), from all pairs.
+    """Kendall's tau-b or tau-c of every row of ``rows`` with ``y`` (one vector, or one row per row), from all pairs.
 
     The vectorised form of :func:`_pairwise_kendall` for the few points of the system level:
-    equal to it (and to scipy.stats.kendalltau) row by row.
+    equal to it (and to scipy.stats.kendalltau) row by row; NaN where a row or ``y`` is constant.
     """
     rows = np.atleast_2d(np.asarray(rows, float))
-    y = np.asarray(y, float)
+    y = np.broadcast_to(np.asarray(y, float), rows.shape)
     n = rows.shape[1]
     result = np.full(rows.shape[0], NAN)
-    if n < MIN_POINTS or np.ptp(y) == 0:
+    if n < MIN_POINTS:
         return result
     first, second = np.triu_indices(n, k=1)
-    dy = np.sign(y[first] - y[second])
+    dy = np.sign(y[:, first] - y[:, second])
     dx = np.sign(rows[:, first] - rows[:, second])
     s = (dx * dy).sum(axis=1)
-    defined = np.ptp(rows, axis=1) > 0
-    if variant == "c":
-        ordered = np.sort(rows, axis=1)
-        distinct_x = 1 + np.count_nonzero(np.diff(ordered, axis=1), axis=1)
-        m = np.minimum(distinct_x, len(np.unique(y))).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
+    defined = (np.ptp(rows, axis=1) > 0) & (np.ptp(y, axis=1) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "c":
+            m = np.minimum(_distinct_per_row(rows), _distinct_per_row(y)).astype(float)
             values = 2 * s / (n ** 2 * (m - 1) / m)
-    else:
-        ties = np.count_nonzero(dx, axis=1).astype(float) * float(np.count_nonzero(dy))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = s / np.sqrt(ties)
+        else:
+            values = s / np.sqrt(np.count_nonzero(dx, axis=1).astype(float) * np.count_nonzero(dy, axis=1))
     result[defined] = values[defined]
     return result
+
+
+def _distinct_per_row(rows):
+    return 1 + np.count_nonzero(np.diff(np.sort(rows, axis=1), axis=1), axis=1)
+
+
+def rowwise_coefficient(name, rows_x, rows_y):
+    """``coefficient_value(name, x, y)`` of every pair of rows (complete rows: no NaN), vectorised.
+
+    Pearson from centred products and Spearman as Pearson of average ranks (as np.corrcoef and
+    scipy.stats.rankdata give them), Kendall from all pairs up to ``PAIRWISE_KENDALL_MAX_N``
+    points; beyond that, row by row. Equal to the one-pair functions up to rounding.
+    """
+    rows_x, rows_y = np.atleast_2d(np.asarray(rows_x, float)), np.atleast_2d(np.asarray(rows_y, float))
+    n = rows_x.shape[1]
+    if n < MIN_POINTS:
+        return np.full(rows_x.shape[0], NAN)
+    if name == "spearman":
+        return rowwise_coefficient("pearson", stats.rankdata(rows_x, axis=1), stats.rankdata(rows_y, axis=1))
+    if name == "pearson":
+        x = rows_x - rows_x.mean(axis=1, keepdims=True)
+        y = rows_y - rows_y.mean(axis=1, keepdims=True)
+        norms = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+        defined = (np.ptp(rows_x, axis=1) > 0) & (np.ptp(rows_y, axis=1) > 0) & (norms > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.clip((x * y).sum(axis=1) / norms, -1.0, 1.0)
+        return np.where(defined, values, NAN)
+    if name in ("kendall_b", "kendall_c") and n <= PAIRWISE_KENDALL_MAX_N:
+        return rowwise_kendall(rows_x, rows_y, name[-1])
+    return np.array([coefficient_value(name, x, y) for x, y in zip(rows_x, rows_y)])
 
 
 def _rowwise_pearson(rows, y):

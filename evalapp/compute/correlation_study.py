@@ -264,27 +264,46 @@ def _domain_draws(sizes, resamples, seed):
 
 
 def _bootstrap(data, subsets, resamples, seed, progress=None):
+    """Every resample's coefficients. The system level is computed for all resamples at once
+    (one matrix of resampled system scores per metric); the segment level resample by resample."""
     sizes = _domain_sizes(data)
     draws = _domain_draws(sizes, resamples, seed)
     caches = {subset: _segment_caches(data, mask) for subset, mask in subsets.items()}
     samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
+    human = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1])
+    for metric in data.metrics:
+        scores = (metric.resampler.scores_many(draws[metric.resampler.domain][1]) if metric.resampler
+                  else np.broadcast_to(np.asarray(metric.system, float), human.shape))
+        for subset, mask in subsets.items():
+            samples[subset]["system_level"][metric.name] = _system_samples(scores[:, mask], human[:, mask])
+    segment_metrics = [metric for metric in data.metrics if metric.segment is not None]
     for b in range(resamples):
-        counts = {domain: domain_counts[b] for domain, (_, domain_counts) in draws.items()}
         columns = draws[CAMPAIGN_DOMAIN][0][b]
-        human = data.human.scores(counts[CAMPAIGN_DOMAIN])
-        for metric in data.metrics:
-            scores = metric.resampler.scores(counts[metric.resampler.domain]) if metric.resampler else metric.system
+        for metric in segment_metrics:
             for subset, mask in subsets.items():
-                x, y = _system_vectors(data, metric, mask, scores, human)
-                bucket = samples[subset]["system_level"].setdefault(metric.name, {})
-                for name in corr.COEFFICIENTS:
-                    bucket.setdefault(name, []).append(corr.coefficient_value(name, x, y))
-                if metric.segment is not None:
-                    _segment_sample(data, metric, mask, columns, caches[subset][metric.name],
-                                    samples[subset]["segment_level"].setdefault(metric.name, {}))
+                _segment_sample(data, metric, mask, columns, caches[subset][metric.name],
+                                samples[subset]["segment_level"].setdefault(metric.name, {}))
         if progress is not None and (b + 1) % PROGRESS_EVERY == 0:
             progress((b + 1) / resamples)
     return samples
+
+
+def _system_samples(scores, human):
+    """{coefficient: values over the resamples} of the rows of (resamples, systems) ``scores`` and ``human``.
+
+    A resample where some system has no score correlates only the systems with both (as
+    :func:`_system_vectors`); such rows are computed one by one, the complete ones together.
+    """
+    complete = np.isfinite(scores).all(axis=1) & np.isfinite(human).all(axis=1)
+    result = {}
+    for name in corr.COEFFICIENTS:
+        values = np.full(len(scores), NAN)
+        values[complete] = corr.rowwise_coefficient(name, scores[complete], human[complete])
+        for b in np.flatnonzero(~complete):
+            keep = np.isfinite(scores[b]) & np.isfinite(human[b])
+            values[b] = corr.coefficient_value(name, scores[b][keep], human[b][keep])
+        result[name] = values
+    return result
 
 
 def _segment_sample(data, metric, mask, columns, cache, bucket):

@@ -108,6 +108,12 @@ MAX_ADJUSTED_LEVELS = 4000
 # How long a fitted mixed model, a stability estimate or a study plan stays in Django's cache;
 # each is keyed by a digest of the ratings it was made from, so a new rating never reads a stale one.
 RESULTS_CACHE_SECONDS = 24 * 60 * 60
+# Up to this many counted ratings the mixed model is fitted where it is asked for (milliseconds to a
+# fraction of a second); above, once per state of the ratings by the background worker (db_worker),
+# and Table 6 says "being computed" until it is ready, so an export never waits for it (issue 22).
+ADJUSTED_INLINE_MAX_RATINGS = 50_000
+# How long a queued background fit keeps others from queueing the same fit again.
+ADJUSTED_QUEUE_SECONDS = 60 * 60
 # The study planner: its defaults, and the bounded search of its simulation (per candidate N:
 # PLANNER_SIMULATIONS resampled studies, each tested with PLANNER_PERMUTATIONS sign patterns).
 PLANNER_ALPHA = 0.05

@@ -81,6 +81,31 @@ def system_z_means(rating_ids, raters, scores, systems, names):
     return result
 
 
+def system_z_from_sums(raters, cells, names):
+    """``{name: mean z or None}`` from grouped sums, the figures :func:`system_z_means` gives from rows.
+
+    ``raters``: (rater, ratings, sum, sum of squares) of each rater's distinct counted ratings;
+    ``cells``: (system, rater, ratings, sum) of the per-(rating, system) rows of each system and
+    rater. A rating's z is (score - m) / sd with the rater's m = S / n and sd = sqrt(nQ - S^2) / n,
+    so a cell's z-sum is (n T - c S) / sqrt(nQ - S^2), with integers above the fraction bar (exact);
+    a rater with sd 0 adds 0. A system's value is its z-sum over its number of rows. This is what
+    lets the database return a million ratings' z-scores as a few thousand grouped rows.
+    """
+    result = {name: None for name in names}
+    per_rater = {rater: (int(n), int(total), int(squares)) for rater, n, total, squares in raters}
+    z_sums, rows = {}, {}
+    for system, rater, count, total in cells:
+        n, rater_total, squares = per_rater[rater]
+        spread = n * squares - rater_total * rater_total
+        z_sum = (n * int(total) - int(count) * rater_total) / math.sqrt(spread) if spread > 0 else 0.0
+        z_sums[system] = z_sums.get(system, 0.0) + z_sum
+        rows[system] = rows.get(system, 0) + int(count)
+    for system, count in rows.items():
+        if system in result and count:
+            result[system] = z_sums[system] / count
+    return result
+
+
 @dataclass(frozen=True)
 class AdjustedScore:
     """One system's effect in the mixed model, with its Wald interval."""

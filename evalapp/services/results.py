@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum
 
 from core.crowd import CROWD_PLATFORMS
 from core.defaults import (
@@ -21,6 +21,8 @@ from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    ADJUSTED_INLINE_MAX_RATINGS,
+    ADJUSTED_QUEUE_SECONDS,
     MAX_ADJUSTED_LEVELS,
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
@@ -127,28 +129,98 @@ class RaterEffects:
                 "secondary": "formula (1) is the headline; these columns correct for who rated what"}
 
 
-def rater_effects(campaign, names=None):
+def rater_z_means(campaign, names):
+    """``{name: mean z or None}`` (``human_z``) from two grouped queries, never reading single ratings:
+    per rater the number, sum and sum of squares of its counted ratings (each once), and per system
+    and rater the number and sum of the rows a system counts (:func:`rater_effects_compute.system_z_from_sums`)."""
+    counted = _counted_ratings(campaign)
+    raters = (counted.order_by().values("rater_id")
+              .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
+              .values_list("rater_id", "n", "total", "squares"))
+    cells = list(counted.filter(item__item_outputs__campaign=campaign).order_by()
+                 .values("item__item_outputs__output__system_id", "rater_id")
+                 .annotate(n=Count("id"), total=Sum("score"))
+                 .values_list("item__item_outputs__output__system_id", "rater_id", "n", "total"))
+    system_names = _system_names({system for system, _, _, _ in cells})
+    return rater_effects_compute.system_z_from_sums(
+        list(raters), [(system_names[system], rater, n, total) for system, rater, n, total in cells], names)
+
+
+@dataclass(frozen=True)
+class RatingsState:
+    """What identifies the counted ratings of a campaign, read in one aggregate query: a new, excluded
+    or reconciled rating changes the count or the sums (the fit's cache key; no row is read)."""
+
+    ratings: int
+    raters: int
+    instances: int
+    key: str
+
+
+def ratings_state(campaign, names):
+    found = _counted_ratings(campaign).order_by().aggregate(
+        ratings=Count("id"), ids=Sum("id"), total=Sum("score"), weighted=Sum(F("id") * F("score")),
+        by_rater=Sum(F("rater_id") * F("score")), raters=Count("rater_id", distinct=True),
+        instances=Count("item__instance_id", distinct=True))
+    state = "|".join(str(found[k] or 0) for k in ("ratings", "ids", "total", "weighted", "by_rater"))
+    key = hashlib.sha256("\x1f".join([state, *names]).encode()).hexdigest()
+    return RatingsState(found["ratings"], found["raters"], found["instances"],
+                        f"comve:adjusted:{campaign.pk}:{key}")
+
+
+def _unfitted(names, problem):
+    return rater_effects_compute.MixedModelFit(
+        {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
+        CONFIDENCE_LEVEL, problem)
+
+
+def fit_rater_effects(campaign, names, state=None):
+    """Fit the mixed model on every counted rating row and keep it in the cache under the state's key
+    (what the background task runs; also the inline fit of a small campaign)."""
+    state = ratings_state(campaign, names) if state is None else state
+    ids, instances, systems, raters, scores = rating_rows(campaign)
+    fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
+    cache.set(state.key, fit, RESULTS_CACHE_SECONDS)
+    return fit
+
+
+def rater_effects(campaign, names=None, wait=False):
     """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
 
-    The mixed model is fitted once per state of the counted ratings and kept in Django's cache
-    (the key is a digest of every row and system name, so a new, excluded or reconciled rating
-    refits it). Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted.
+    ``human_z`` comes from grouped sums (:func:`rater_z_means`). The mixed model is fitted once per
+    state of the counted ratings (:func:`ratings_state`: a new, excluded or reconciled rating refits
+    it) and kept in Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS`` ratings (or with ``wait``)
+    where it is asked for, above that by the background worker, and until it is ready the fit says
+    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike). Above ``MAX_ADJUSTED_LEVELS``
+    raters and instances together it is not fitted.
     """
     names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
-    ids, instances, systems, raters, scores = rating_rows(campaign)
-    z = rater_effects_compute.system_z_means(ids, raters, scores, systems, names)
-    levels = len(np.unique(raters)) + len(np.unique(instances))
-    if levels > MAX_ADJUSTED_LEVELS:
-        fit = rater_effects_compute.MixedModelFit(
-            {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
-            CONFIDENCE_LEVEL, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
-        return RaterEffects(z, fit)
-    key = f"comve:adjusted:{campaign.pk}:{digest(ids, instances, raters, scores, systems, names)}"
-    fit = cache.get(key)
+    z = rater_z_means(campaign, names)
+    state = ratings_state(campaign, names)
+    if state.raters + state.instances > MAX_ADJUSTED_LEVELS:
+        return RaterEffects(z, _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and "
+                                                "instances together"))
+    fit = cache.get(state.key)
     if fit is None:
-        fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
-        cache.set(key, fit, RESULTS_CACHE_SECONDS)
+        if wait or state.ratings <= ADJUSTED_INLINE_MAX_RATINGS:
+            fit = fit_rater_effects(campaign, names, state)
+        else:
+            _queue_fit(campaign, names, state)
+            # an immediate task backend (development, tests) has fitted it already
+            fit = cache.get(state.key) or _unfitted(names, ADJUSTED_BEING_COMPUTED)
     return RaterEffects(z, fit)
+
+
+ADJUSTED_BEING_COMPUTED = ("being computed by the background worker (python manage.py db_worker); "
+                           "export again in a minute, or use export_table6 --wait-adjusted")
+
+
+def _queue_fit(campaign, names, state):
+    """Queue the background fit of this state once (``cache.add`` is atomic: one of many callers wins)."""
+    from evalapp.tasks import fit_rater_effects_task
+
+    if cache.add(f"{state.key}:queued", True, ADJUSTED_QUEUE_SECONDS):
+        fit_rater_effects_task.enqueue(campaign.pk, names)
 
 
 def digest(*columns):

@@ -152,20 +152,16 @@ class RatingsState:
     or reconciled rating changes the count or the sums (the fit's cache key; no row is read)."""
 
     ratings: int
-    raters: int
-    instances: int
     key: str
 
 
 def ratings_state(campaign, names):
     found = _counted_ratings(campaign).order_by().aggregate(
         ratings=Count("id"), ids=Sum("id"), total=Sum("score"), weighted=Sum(F("id") * F("score")),
-        by_rater=Sum(F("rater_id") * F("score")), raters=Count("rater_id", distinct=True),
-        instances=Count("item__instance_id", distinct=True))
+        by_rater=Sum(F("rater_id") * F("score")))
     state = "|".join(str(found[k] or 0) for k in ("ratings", "ids", "total", "weighted", "by_rater"))
     key = hashlib.sha256("\x1f".join([state, *names]).encode()).hexdigest()
-    return RatingsState(found["ratings"], found["raters"], found["instances"],
-                        f"comve:adjusted:{campaign.pk}:{key}")
+    return RatingsState(found["ratings"], f"comve:adjusted:{campaign.pk}:{key}")
 
 
 def _unfitted(names, problem):
@@ -176,10 +172,14 @@ def _unfitted(names, problem):
 
 def fit_rater_effects(campaign, names, state=None):
     """Fit the mixed model on every counted rating row and keep it in the cache under the state's key
-    (what the background task runs; also the inline fit of a small campaign)."""
+    (what the background task runs; also the inline fit of a small campaign). Above
+    ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted, and says so."""
     state = ratings_state(campaign, names) if state is None else state
     ids, instances, systems, raters, scores = rating_rows(campaign)
-    fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
+    if len(np.unique(raters)) + len(np.unique(instances)) > MAX_ADJUSTED_LEVELS:
+        fit = _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
+    else:
+        fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
     cache.set(state.key, fit, RESULTS_CACHE_SECONDS)
     return fit
 
@@ -191,15 +191,11 @@ def rater_effects(campaign, names=None, wait=False):
     state of the counted ratings (:func:`ratings_state`: a new, excluded or reconciled rating refits
     it) and kept in Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS`` ratings (or with ``wait``)
     where it is asked for, above that by the background worker, and until it is ready the fit says
-    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike). Above ``MAX_ADJUSTED_LEVELS``
-    raters and instances together it is not fitted.
+    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike).
     """
     names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
     z = rater_z_means(campaign, names)
     state = ratings_state(campaign, names)
-    if state.raters + state.instances > MAX_ADJUSTED_LEVELS:
-        return RaterEffects(z, _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and "
-                                                "instances together"))
     fit = cache.get(state.key)
     if fit is None:
         if wait or state.ratings <= ADJUSTED_INLINE_MAX_RATINGS:

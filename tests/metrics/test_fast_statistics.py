@@ -89,3 +89,26 @@ def test_system_samples_leave_out_missing_systems_as_before():
             keep = np.isfinite(scores[b]) & np.isfinite(human[b])
             expected = corr.coefficient_value(name, scores[b][keep], human[b][keep])
             assert found[name][b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("name", ["pearson", "spearman"])
+def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(name):
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(5)
+    n_systems, n_instances = 6, 40
+    human = np.round(rng.normal(2, 0.8, (n_systems, n_instances)) * 3) / 3
+    metric = np.round(human + rng.normal(0, 1, human.shape), 1)      # ties on both sides
+    metric[rng.random(human.shape) < 0.1] = np.nan                    # missing outputs
+    keep = np.isfinite(metric)
+    instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
+    flat = FlattenedPoints(metric[keep], human[keep], instances)
+    draws = rng.integers(0, n_instances, (30, n_instances))
+    draws[0] = 3                                                      # one instance drawn 40 times
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    found = flat.coefficient_many(name, counts)
+    for b, columns in enumerate(draws):
+        m, h = metric[:, columns], human[:, columns]
+        present = np.isfinite(m)
+        expected = corr.coefficient_value(name, m[present], h[present])
+        assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)

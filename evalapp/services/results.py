@@ -129,39 +129,58 @@ class RaterEffects:
                 "secondary": "formula (1) is the headline; these columns correct for who rated what"}
 
 
-def rater_z_means(campaign, names):
-    """``{name: mean z or None}`` (``human_z``) from two grouped queries, never reading single ratings:
-    per rater the number, sum and sum of squares of its counted ratings (each once), and per system
-    and rater the number and sum of the rows a system counts (:func:`rater_effects_compute.system_z_from_sums`)."""
-    counted = _counted_ratings(campaign)
-    raters = (counted.order_by().values("rater_id")
-              .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
-              .values_list("rater_id", "n", "total", "squares"))
-    cells = list(counted.filter(item__item_outputs__campaign=campaign).order_by()
-                 .values("item__item_outputs__output__system_id", "rater_id")
-                 .annotate(n=Count("id"), total=Sum("score"))
-                 .values_list("item__item_outputs__output__system_id", "rater_id", "n", "total"))
-    system_names = _system_names({system for system, _, _, _ in cells})
-    return rater_effects_compute.system_z_from_sums(
-        list(raters), [(system_names[system], rater, n, total) for system, rater, n, total in cells], names)
-
-
 @dataclass(frozen=True)
-class RatingsState:
-    """What identifies the counted ratings of a campaign, read in one aggregate query: a new, excluded
-    or reconciled rating changes the count or the sums (the fit's cache key; no row is read)."""
+class RaterSums:
+    """The grouped sums behind ``human_z`` and the mixed model's cache key, read without single ratings.
 
+    ``cells``: per system and rater, over the rows a system counts (a shared item's rating counts
+    for each of its systems): (system name, rater, ratings, sum, sum of squares, sum of rating
+    ids, sum of id x score). ``raters``: per rater, over its distinct counted ratings: (rater,
+    ratings, sum, sum of squares). ``ratings``: the distinct counted ratings.
+    """
+
+    cells: list
+    raters: list
     ratings: int
-    key: str
+
+    def state_key(self, campaign, names):
+        """The fit's cache key: a new, excluded or reconciled rating changes a cell's count or sums."""
+        rows = sorted(tuple(map(str, cell)) for cell in self.cells)
+        text = "\x1e".join("\x1f".join(row) for row in rows) + "\x1d" + "\x1f".join(names)
+        return f"comve:adjusted:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
-def ratings_state(campaign, names):
-    found = _counted_ratings(campaign).order_by().aggregate(
-        ratings=Count("id"), ids=Sum("id"), total=Sum("score"), weighted=Sum(F("id") * F("score")),
-        by_rater=Sum(F("rater_id") * F("score")))
-    state = "|".join(str(found[k] or 0) for k in ("ratings", "ids", "total", "weighted", "by_rater"))
-    key = hashlib.sha256("\x1f".join([state, *names]).encode()).hexdigest()
-    return RatingsState(found["ratings"], f"comve:adjusted:{campaign.pk}:{key}")
+def rater_sums(campaign):
+    """:class:`RaterSums` in one ``GROUP BY system, rater`` query (a second, per rater, only when
+    some item stands for several systems' identical outputs, whose rating must enter its rater once)."""
+    counted = _counted_ratings(campaign)
+    system = "item__item_outputs__output__system_id"
+    cells = list(counted.filter(item__item_outputs__campaign=campaign).order_by().values(system, "rater_id")
+                 .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")),
+                           ids=Sum("id"), weighted=Sum(F("id") * F("score")))
+                 .values_list(system, "rater_id", "n", "total", "squares", "ids", "weighted"))
+    shared = (ItemOutput.objects.filter(campaign=campaign).order_by().values("item_id")
+              .annotate(outputs=Count("id")).filter(outputs__gt=1).exists())
+    if shared:
+        raters = list(counted.order_by().values("rater_id")
+                      .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
+                      .values_list("rater_id", "n", "total", "squares"))
+    else:  # every rating is in exactly one cell: its rater's sums are the sums of the rater's cells
+        per_rater = {}
+        for _, rater, n, total, squares, _, _ in cells:
+            found = per_rater.setdefault(rater, [0, 0, 0])
+            found[0], found[1], found[2] = found[0] + n, found[1] + total, found[2] + squares
+        raters = [(rater, *sums) for rater, sums in per_rater.items()]
+    names = _system_names({cell[0] for cell in cells})
+    return RaterSums([(names[cell[0]], *cell[1:]) for cell in cells], raters, sum(r[1] for r in raters))
+
+
+def rater_z_means(campaign, names, sums=None):
+    """``{name: mean z or None}`` (``human_z``) from :func:`rater_sums`, never reading single ratings
+    (:func:`rater_effects_compute.system_z_from_sums`)."""
+    sums = rater_sums(campaign) if sums is None else sums
+    return rater_effects_compute.system_z_from_sums(
+        sums.raters, [(name, rater, n, total) for name, rater, n, total, *_ in sums.cells], names)
 
 
 def _unfitted(names, problem):
@@ -170,40 +189,41 @@ def _unfitted(names, problem):
         CONFIDENCE_LEVEL, problem)
 
 
-def fit_rater_effects(campaign, names, state=None):
-    """Fit the mixed model on every counted rating row and keep it in the cache under the state's key
-    (what the background task runs; also the inline fit of a small campaign). Above
-    ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted, and says so."""
-    state = ratings_state(campaign, names) if state is None else state
+def fit_rater_effects(campaign, names, key=None):
+    """Fit the mixed model on every counted rating row and keep it in the cache under ``key`` (default:
+    the key of the current ratings); what the background task runs, and the inline fit of a small
+    campaign. Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted, and says so."""
+    key = rater_sums(campaign).state_key(campaign, names) if key is None else key
     ids, instances, systems, raters, scores = rating_rows(campaign)
     if len(np.unique(raters)) + len(np.unique(instances)) > MAX_ADJUSTED_LEVELS:
         fit = _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
     else:
         fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
-    cache.set(state.key, fit, RESULTS_CACHE_SECONDS)
+    cache.set(key, fit, RESULTS_CACHE_SECONDS)
     return fit
 
 
 def rater_effects(campaign, names=None, wait=False):
     """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
 
-    ``human_z`` comes from grouped sums (:func:`rater_z_means`). The mixed model is fitted once per
-    state of the counted ratings (:func:`ratings_state`: a new, excluded or reconciled rating refits
-    it) and kept in Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS`` ratings (or with ``wait``)
-    where it is asked for, above that by the background worker, and until it is ready the fit says
-    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike).
+    ``human_z`` comes from grouped sums (:func:`rater_sums`, :func:`rater_z_means`). The mixed model
+    is fitted once per state of the counted ratings (:meth:`RaterSums.state_key`: a new, excluded or
+    reconciled rating refits it) and kept in Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS``
+    ratings (or with ``wait``) where it is asked for, above that by the background worker, and until
+    it is ready the fit says :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike).
     """
     names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
-    z = rater_z_means(campaign, names)
-    state = ratings_state(campaign, names)
-    fit = cache.get(state.key)
+    sums = rater_sums(campaign)
+    z = rater_z_means(campaign, names, sums)
+    key = sums.state_key(campaign, names)
+    fit = cache.get(key)
     if fit is None:
-        if wait or state.ratings <= ADJUSTED_INLINE_MAX_RATINGS:
-            fit = fit_rater_effects(campaign, names, state)
+        if wait or sums.ratings <= ADJUSTED_INLINE_MAX_RATINGS:
+            fit = fit_rater_effects(campaign, names, key)
         else:
-            _queue_fit(campaign, names, state)
+            _queue_fit(campaign, names, key)
             # an immediate task backend (development, tests) has fitted it already
-            fit = cache.get(state.key) or _unfitted(names, ADJUSTED_BEING_COMPUTED)
+            fit = cache.get(key) or _unfitted(names, ADJUSTED_BEING_COMPUTED)
     return RaterEffects(z, fit)
 
 
@@ -211,11 +231,11 @@ ADJUSTED_BEING_COMPUTED = ("being computed by the background worker (python mana
                            "export again in a minute, or use export_table6 --wait-adjusted")
 
 
-def _queue_fit(campaign, names, state):
+def _queue_fit(campaign, names, key):
     """Queue the background fit of this state once (``cache.add`` is atomic: one of many callers wins)."""
     from evalapp.tasks import fit_rater_effects_task
 
-    if cache.add(f"{state.key}:queued", True, ADJUSTED_QUEUE_SECONDS):
+    if cache.add(f"{key}:queued", True, ADJUSTED_QUEUE_SECONDS):
         fit_rater_effects_task.enqueue(campaign.pk, names)
 
 

@@ -15,11 +15,11 @@ from django.core.management import call_command
 from django.test import override_settings
 from django_tasks_db.models import DBTaskResult
 
-from core.models import Item, ItemOutput, Rater, RaterExclusion, SystemOutput
+from core.models import Item, Rater, RaterExclusion
 from evalapp.compute import rater_effects
 from evalapp.services import results
 from evalapp.tasks import fit_rater_effects_task
-from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system, rated_campaign
+from tests.results.factories import add_ratings, make_raters, rated_campaign
 from tests.results.test_rater_effects import SCORES
 
 IMMEDIATE = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
@@ -83,23 +83,8 @@ def test_grouped_queries_equal_the_rows(incomplete):
         RaterExclusion.objects.create(campaign=incomplete, rater=Rater.objects.get(external_id=f"fast-effects-{excluded}"))
 
 
-@pytest.mark.postgres
-def test_grouped_queries_count_a_shared_rating_once_per_rater(db):
-    dataset = make_dataset("shared-fast", 2)
-    a, b = make_system(dataset, "A"), make_system(dataset, "B")
-    SystemOutput.objects.filter(system=b, instance__external_id="100").update(text="A reason 100.")
-    campaign = make_campaign(dataset, [a, b], name="shared-fast", raters_per_item=2)
-    items = {(io.output.system.name, io.output.instance.external_id): io.item
-             for io in ItemOutput.objects.filter(campaign=campaign).select_related("output__system", "output__instance")}
-    ItemOutput.objects.filter(item=items["B", "100"]).update(item=items["A", "100"])
-    Item.objects.filter(pk=items["B", "100"].pk).delete()
-    add_ratings(campaign, [(items["A", "100"], [3, 2]), (items["A", "101"], [1, 2]), (items["B", "101"], [2, 0])],
-                make_raters(2))
-    z0 = (np.array([3, 1, 2]) - 2) / np.sqrt(2 / 3)
-    z1 = (np.array([2, 2, 0]) - 4 / 3) / np.sqrt(8 / 9)
-    found = results.rater_z_means(campaign, ["A", "B"])
-    assert found["A"] == pytest.approx(np.mean([z0[0], z1[0], z0[1], z1[1]]), abs=1e-12)
-    assert found["B"] == pytest.approx(np.mean([z0[0], z1[0], z0[2], z1[2]]), abs=1e-12)
+# A shared item's rating entering its rater once, through the grouped queries (the per-rater query
+# runs then): tests/results/test_rater_effects.py::test_a_shared_item_is_one_rating_of_its_rater.
 
 
 @pytest.mark.postgres

@@ -1,6 +1,6 @@
 """Table 6's secondary columns without reading single ratings (issue 22).
 
-``human_z`` comes from two grouped queries (per rater, and per system and rater: counts, sums and
+``human_z`` comes from grouped queries (per system and rater, and per rater: counts, sums and
 sums of squares) and must equal the per-rating z-scores; the mixed model of ``human_adjusted`` is
 fitted once per state of the counted ratings, by the background worker above
 ``ADJUSTED_INLINE_MAX_RATINGS``, and every channel says "being computed" until it is ready.

@@ -108,7 +108,9 @@ def main(argv=None):
             campaign = made.campaign
             print("built in " + ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in made.seconds.items()))
         ratings = campaign.ratings.count()
-        print(f"{args.database}: {ratings:,} ratings from {campaign.ratings.values('rater_id').distinct().count()} "
+        shape = "" if args.database_url else (f"{args.systems} systems x {args.instances} instances x "
+                                              f"{args.raters_per_item} raters = ")
+        print(f"{args.database}: {shape}{ratings:,} ratings from {campaign.ratings.values('rater_id').distinct().count()} "
               f"raters; load average before the run {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
         rows = secondary_rows(campaign)
         for run in range(1, 0 if args.only_secondary else args.repeat + 1):

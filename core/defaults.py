@@ -150,3 +150,12 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
+
+# --- issue 19: rater-aware uncertainty, clustering rules ------------------------------------------
+# Below this many raters (or when no rater has two ratings) the rater term of Table 6's intervals and
+# tests cannot be estimated: they fall back, visibly, to instance clusters alone.
+RATER_AWARE_MIN_RATERS = 5
+# The clustering rules of Table 6: "holm" (every system above significantly better than every system
+# below, Holm-corrected two-sided p) and "wmt" (mt-metrics-eval's AssignRanks on one-sided p, no correction).
+CLUSTER_RULES = ("holm", "wmt")
+DEFAULT_CLUSTER_RULE = "holm"

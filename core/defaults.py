@@ -139,3 +139,15 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
+
+# --- issue 23: stopping early with a guarantee (anytime-valid decisions per pair of systems) --------
+# The family-wise level of every decision a campaign ever shows (split over its pairs of systems).
+SEQUENTIAL_ALPHA = 0.05
+# Two systems closer than this on the 0-3 scale are a "tie" once the interval says so; fixed per
+# campaign before rating starts (Campaign.tie_margin), this is the default.
+DEFAULT_TIE_MARGIN = 0.1
+# A tie margin of more than half the 0-3 scale would call clearly different systems tied.
+MAX_TIE_MARGIN = 1.5
+# The bets of the predictable-plug-in empirical-Bernstein confidence sequence (Waudby-Smith and
+# Ramdas 2024, section 3.2) are truncated at this value (the paper uses 1/2 or 3/4).
+SEQUENTIAL_BET_TRUNCATION = 0.5

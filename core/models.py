@@ -327,7 +327,8 @@ class Item(models.Model):
         # The engine reads the open items fullest first, then in random key order (core.engine).
         indexes = [models.Index(fields=["campaign", "active_count", "shuffle_key"], name="item_pick_idx")]
         constraints = [
-            models.CheckConstraint(condition=Q(needed__gte=1), name="item_needed_positive"),
+            # 0 only for an item a racing campaign closed before anyone took it (SystemRetirement).
+            models.CheckConstraint(condition=Q(needed__gte=0), name="item_needed_not_negative"),
             models.CheckConstraint(condition=Q(active_count__lte=F("needed")), name="item_active_le_needed"),
             models.CheckConstraint(condition=Q(done_count__lte=F("active_count")), name="item_done_le_active"),
             models.CheckConstraint(

@@ -137,13 +137,23 @@ def pair_decision(name_a, name_b, scores_a, scores_b, alpha, truncation, margin)
     return PairDecision(name_a, name_b, difference, low, high, decide(low, high, margin), n)
 
 
-def adjacent_pairs_decided(order, decisions):
-    """Whether every adjacent pair of ``order`` (best first) is decided directly or by transitivity.
+@dataclass(frozen=True)
+class AdjacentPair:
+    """Two systems next to each other in the current order and how their order is decided."""
+
+    upper: str
+    lower: str
+    pair: PairDecision | None
+    decided_by: str  # "direct", "transitivity" or "" (open)
+
+
+def adjacent_decisions(order, decisions):
+    """Each adjacent pair of ``order`` (best first) and whether it is decided directly or by transitivity.
 
     ``decisions`` maps ``frozenset({a, b})`` to a :class:`PairDecision`. Directly: the pair's own
     decision is ``better`` or ``tie``. By transitivity: a chain of ``better`` decisions leads from
-    the upper system of the pair down to the lower one (a > c and c > b give a > b; ties do not
-    chain, since two ties within the margin need not be one).
+    one system of the pair to the other (a > c and c > b give a > b; ties do not chain, since two
+    ties within the margin need not be one).
     """
     above = {}  # system -> systems it is decided better than
     for pair in decisions.values():
@@ -162,13 +172,22 @@ def adjacent_pairs_decided(order, decisions):
                     frontier.append(lower)
         return False
 
+    found = []
     for upper, lower in zip(order, order[1:]):
         pair = decisions.get(frozenset((upper, lower)))
         if pair is not None and pair.decision != OPEN:
-            continue
-        if not (reaches(upper, lower) or reaches(lower, upper)):
-            return False
-    return True
+            how = "direct"
+        elif reaches(upper, lower) or reaches(lower, upper):
+            how = "transitivity"
+        else:
+            how = ""
+        found.append(AdjacentPair(upper, lower, pair, how))
+    return found
+
+
+def adjacent_pairs_decided(order, decisions):
+    """Whether every adjacent pair of ``order`` is decided directly or by transitivity ("settled")."""
+    return all(adjacent.decided_by for adjacent in adjacent_decisions(order, decisions))
 
 
 def all_pairs_decided(name, decisions):

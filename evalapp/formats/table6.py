@@ -135,6 +135,7 @@ class Table6:
     intervals: dict | None = None       # bootstrap settings (method, resamples, seed, level)
     significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
     rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
+    retired: tuple = ()                 # (system, instances) retired by racing (stopping early)
 
     @property
     def with_intervals(self):
@@ -152,6 +153,14 @@ class Table6:
             return None
         return (f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
                 "each score is the mean over the ratings present")
+
+    def retired_note(self):
+        """One line naming the systems a racing campaign stopped rating (None when there are none)."""
+        if not self.retired:
+            return None
+        named = ", ".join(f"{name} after {count} instances" for name, count in self.retired)
+        return (f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
+                "over the instances it was rated on")
 
     def secondary_notes(self):
         """What the secondary columns are, and whether the mixed model could be fitted."""
@@ -174,6 +183,8 @@ class Table6:
         lines = self.marker_notes()
         incomplete = self.incomplete_note()
         lines += [incomplete] if incomplete else []
+        retired = self.retired_note()
+        lines += [retired] if retired else []
         if self.with_intervals:
             lines.append(f"95% CI: {self.intervals['method']}, {self.intervals['resamples']} resamples, "
                          f"seed {self.intervals['seed']}")

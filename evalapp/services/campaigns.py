@@ -395,6 +395,8 @@ def campaign_summary(campaign):
         "outputs_sharing_an_item": ItemOutput.objects.filter(campaign=campaign).count() - system_items,
         "ratings_expected": system_items * campaign.raters_per_item,
         "control_rate": campaign.control_rate,
+        "tie_margin": campaign.tie_margin,
+        "racing": campaign.racing,
         "lease_seconds": campaign.lease_seconds,
         "rubric": campaign.rubric,
         "mturk_enabled": campaign.mturk_enabled,

@@ -148,6 +148,6 @@ SEQUENTIAL_ALPHA = 0.05
 DEFAULT_TIE_MARGIN = 0.1
 # A tie margin of more than half the 0-3 scale would call clearly different systems tied.
 MAX_TIE_MARGIN = 1.5
-# The bets of the predictable-plug-in empirical-Bernstein confidence sequence (Waudby-Smith and
-# Ramdas 2024, section 3.2) are truncated at this value (the paper uses 1/2 or 3/4).
+# The bets of the hedged-capital confidence sequence (Waudby-Smith and Ramdas 2024, section 4.2) are
+# truncated at c/m and c/(1-m) for a candidate mean m in [0, 1], with c this value (the paper: 1/2 or 3/4).
 SEQUENTIAL_BET_TRUNCATION = 0.5

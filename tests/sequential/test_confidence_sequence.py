@@ -11,69 +11,74 @@ from core.defaults import SEQUENTIAL_BET_TRUNCATION
 from evalapp.compute import sequential
 
 
-def literal_prpl_eb(xs, alpha, c):
-    """Waudby-Smith and Ramdas (JRSS B 2024), Theorem 2 / eq. (13)-(15), one step at a time, as printed."""
-    lows, highs = [], []
-    mu_hats, sigma2_hats = [0.5], [0.25]  # mu_hat_0, sigma2_hat_0
-    sum_lx = sum_l = sum_vpsi = 0.0
-    running = 0.0
-    running_sq = 0.0
+def literal_hedged_capital(xs, m, alpha, c, theta=0.5):
+    """Waudby-Smith and Ramdas (JRSS B 2024), Theorem 3 with the bets of eq. (26), one step at a time, as
+    printed: the hedged capital K_t(m) = max(theta K+_t(m), (1 - theta) K-_t(m)) after each observation."""
+    capitals = []
+    k_plus = k_minus = 1.0
+    total = total_sq = 0.0
+    sigma2_previous = 0.25  # sigma2_hat_0
     for t, x in enumerate(xs, start=1):
-        lam = min(math.sqrt(2 * math.log(2 / alpha) / (sigma2_hats[-1] * t * math.log(1 + t))), c)
-        v = 4 * (x - mu_hats[-1]) ** 2
-        psi = (-math.log(1 - lam) - lam) / 4
-        sum_lx += lam * x
-        sum_l += lam
-        sum_vpsi += v * psi
-        centre = sum_lx / sum_l
-        half = (math.log(2 / alpha) + sum_vpsi) / sum_l
-        lows.append(centre - half)
-        highs.append(centre + half)
-        running += x
-        mu = (0.5 + running) / (t + 1)
-        mu_hats.append(mu)
-        running_sq += (x - mu) ** 2
-        sigma2_hats.append((0.25 + running_sq) / (t + 1))
-    return np.array(lows), np.array(highs)
+        lam = math.sqrt(2 * math.log(2 / alpha) / (sigma2_previous * t * math.log(1 + t)))
+        lam_plus = min(lam, c / m) if m > 0 else lam
+        lam_minus = min(lam, c / (1 - m)) if m < 1 else lam
+        k_plus *= 1 + lam_plus * (x - m)
+        k_minus *= 1 - lam_minus * (x - m)
+        capitals.append(max(theta * k_plus, (1 - theta) * k_minus))
+        total += x
+        mu_hat = (0.5 + total) / (t + 1)
+        total_sq += (x - mu_hat) ** 2
+        sigma2_previous = (0.25 + total_sq) / (t + 1)
+    return np.array(capitals)
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.05 / 45, 0.2])
-def test_equals_the_literal_formulas(alpha):
+@pytest.mark.parametrize("m", [0.1, 0.45, 0.5, 0.62, 0.97])
+def test_capital_equals_the_literal_formulas(alpha, m):
     rng = np.random.default_rng(1)
     xs = rng.integers(0, 7, 300) / 6
-    low, high = sequential.empirical_bernstein_cs(xs, alpha, SEQUENTIAL_BET_TRUNCATION)
-    want_low, want_high = literal_prpl_eb(list(xs), alpha, SEQUENTIAL_BET_TRUNCATION)
-    np.testing.assert_allclose(low, want_low, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(high, want_high, rtol=0, atol=1e-12)
+    bets = sequential.predictable_bets(xs, alpha)
+    up, down = sequential.log_capital(xs, m, bets, SEQUENTIAL_BET_TRUNCATION)
+    hedged = np.maximum(0.5 * np.exp(up), 0.5 * np.exp(down))
+    np.testing.assert_allclose(hedged, literal_hedged_capital(list(xs), m, alpha, SEQUENTIAL_BET_TRUNCATION),
+                               rtol=1e-9)
 
 
-def test_first_interval_by_hand():
-    # t = 1, x = 1, alpha = 0.05: lambda_1 = min(sqrt(2 log 40 / (1/4 * log 2)), 1/2) = 1/2,
-    # v_1 = 4 (1 - 1/2)^2 = 1, psi(1/2) = (log 2 - 1/2) / 4; centre 1, half (log 40 + psi) / (1/2).
-    low, high = sequential.empirical_bernstein_cs([1.0], 0.05, 0.5)
-    half = (math.log(40) + (math.log(2) - 0.5) / 4) / 0.5
-    assert low[0] == pytest.approx(1 - half) and high[0] == pytest.approx(1 + half)
+def test_first_bet_by_hand():
+    # t = 1: lambda_1 = sqrt(2 log(2/alpha) / (1/4 * 1 * log 2)); for m = 0.5, c = 0.5 it is truncated at 1.
+    bets = sequential.predictable_bets([1.0, 0.0], 0.05)
+    assert bets[0] == pytest.approx(math.sqrt(2 * math.log(40) / (0.25 * math.log(2))))
+    up, down = sequential.log_capital([1.0], 0.5, bets[:1], 0.5)
+    assert np.exp(up[0]) == pytest.approx(1 + 1.0 * 0.5) and np.exp(down[0]) == pytest.approx(1 - 1.0 * 0.5)
 
 
-def test_difference_scale_and_running_intersection():
-    d = np.array([1.0, 2.0, 1.0, 1.0, 3.0, 0.0] * 40)
-    lower, upper = sequential.difference_cs(d, 0.05, 0.5)
-    assert np.all(lower >= -3) and np.all(upper <= 3)
-    assert np.all(np.diff(lower) >= 0) and np.all(np.diff(upper) <= 0)
-    raw_low, raw_high = sequential.empirical_bernstein_cs((d + 3) / 6, 0.05, 0.5)
-    assert lower[-1] == pytest.approx(max(np.max(np.clip(raw_low, 0, 1)) * 6 - 3, -3))
-    assert upper[-1] == pytest.approx(np.min(np.clip(raw_high, 0, 1)) * 6 - 3)
-    assert lower[-1] < d.mean() < upper[-1]
-
-
-def test_vectorised_over_campaigns_equals_one_by_one():
-    rng = np.random.default_rng(2)
-    d = rng.integers(-3, 4, (5, 80)).astype(float)
+def test_bounds_are_where_the_running_capital_crosses_one_over_alpha():
+    rng = np.random.default_rng(3)
+    d = np.clip(np.rint(rng.normal(0.4, 0.8, 200)), -3, 3)
     lower, upper = sequential.difference_cs(d, 0.01, 0.5)
-    for row in range(5):
-        one_low, one_high = sequential.difference_cs(d[row], 0.01, 0.5)
-        np.testing.assert_allclose(lower[row], one_low)
-        np.testing.assert_allclose(upper[row], one_high)
+    assert -3 < lower < d.mean() < upper < 3
+    x = sequential.to_unit(d)
+    step = 1e-4
+    for bound, side in ((lower, 0), (upper, 1)):
+        inside = sequential.to_unit(bound + (step if side == 0 else -step))
+        outside = sequential.to_unit(bound - (step if side == 0 else -step))
+        assert not sequential.rejected(x, inside, 0.01, 0.5)[side][-1]
+        assert sequential.rejected(x, outside, 0.01, 0.5)[side][-1]
+    # The running intersection: the interval of a prefix contains the interval of the whole.
+    early_low, early_high = sequential.difference_cs(d[:50], 0.01, 0.5)
+    assert early_low <= lower and upper <= early_high
+
+
+def test_decisions_vectorised_over_campaigns_equal_one_by_one():
+    rng = np.random.default_rng(2)
+    d = np.clip(np.rint(rng.normal(0.3, 0.7, (6, 150))), -3, 3)
+    first, second, tie = sequential.decisions_over_time(d, 0.01, 0.5, 0.1)
+    for row in range(6):
+        one = sequential.decisions_over_time(d[row], 0.01, 0.5, 0.1)
+        np.testing.assert_array_equal(first[row], one[0])
+        np.testing.assert_array_equal(tie[row], one[2])
+        low, high = sequential.difference_cs(d[row], 0.01, 0.5)
+        assert first[row][-1] == (low > 0) or abs(low) < 1e-5
 
 
 @pytest.mark.parametrize("lower,upper,margin,want", [
@@ -96,8 +101,9 @@ def test_pair_decision_orders_the_pair_and_reports_better_minus_worse():
 def test_a_constant_large_gap_is_decided_and_an_exact_tie_becomes_a_tie():
     gap = sequential.pair_decision("A", "B", [3] * 60, [0] * 60, 0.05 / 10, 0.5, 0.1)
     assert gap.decision == "better" and gap.lower > 1.5
-    tie = sequential.pair_decision("A", "B", [2, 1] * 400, [2, 1] * 400, 0.05, 0.5, 0.1)
+    tie = sequential.pair_decision("A", "B", [2, 1] * 200, [2, 1] * 200, 0.05, 0.5, 0.1)
     assert tie.decision == "tie" and -0.1 < tie.lower <= 0 <= tie.upper < 0.1
+    assert sequential.pair_decision("A", "B", [2, 1] * 5, [2, 1] * 5, 0.05, 0.5, 0.1).decision == "open"
 
 
 def _decision(a, b, decision):
@@ -145,16 +151,24 @@ def _campaigns(rng, campaigns, pool, true_difference, instance_sd, rater_sd, noi
     return np.take_along_axis(d, order, axis=1), target, draws
 
 
+def _ever_missed(d, target, alpha):
+    """Per campaign: whether the target ever left the running interval (over every look)."""
+    below, above = sequential.rejected(sequential.to_unit(d), sequential.to_unit(target)[:, None], alpha,
+                                       SEQUENTIAL_BET_TRUNCATION)
+    return below[:, -1] | above[:, -1]
+
+
 def test_coverage_over_repeated_looks_with_rater_effects_on_full_pools():
     """2,000 campaigns of 150 instances, each looked at after every instance up to the full pool: the
     share in which the target ever leaves the interval stays below alpha (Clopper-Pearson lower bound)."""
     rng = np.random.default_rng(23)
     alpha = 0.1
     d, target, draws = _campaigns(rng, 2000, 150, 0.3, 0.5, 0.3, 0.7)
-    lower, upper = sequential.difference_cs(d, alpha, SEQUENTIAL_BET_TRUNCATION)
-    # The target is known only to Monte-Carlo precision (noise sd / sqrt(draws * pool)): allow it.
+    # The target is known only to Monte-Carlo precision (noise sd / sqrt(draws * pool)): move it towards
+    # the observed mean by that much, which can only make a miss rarer to count.
     slack = 3 * 1.0 / math.sqrt(draws * 150)
-    missed = np.any((lower > target[:, None] + slack) | (upper < target[:, None] - slack), axis=1)
+    shrunk = target + np.clip(d.mean(axis=1) - target, -slack, slack)
+    missed = _ever_missed(d, shrunk, alpha)
     low_bound = stats.binomtest(int(missed.sum()), missed.size).proportion_ci(0.95, method="exact").low
     assert low_bound < alpha, missed.mean()
 
@@ -164,13 +178,13 @@ def test_a_fully_rated_pool_does_not_make_a_noisy_difference_certain():
     holds 0 in (about) every campaign and keeps a width of the noise's order, where the without-replacement
     correction would have shrunk it to the observed mean."""
     rng = np.random.default_rng(5)
-    d, _, _ = _campaigns(rng, 1000, 100, 0.0, 0.4, 0.3, 0.8)
-    lower, upper = sequential.difference_cs(d, 0.05, SEQUENTIAL_BET_TRUNCATION)
-    assert np.mean((lower[:, -1] <= 0) & (upper[:, -1] >= 0)) >= 0.99
+    d, _, _ = _campaigns(rng, 300, 100, 0.0, 0.4, 0.3, 0.8)
+    bounds = np.array([sequential.difference_cs(row, 0.05, SEQUENTIAL_BET_TRUNCATION) for row in d])
+    assert np.mean((bounds[:, 0] <= 0) & (bounds[:, 1] >= 0)) >= 0.99
     noise = d.std(axis=1).mean() / math.sqrt(100)
-    assert np.all(upper[:, -1] - lower[:, -1] > 2 * noise)
-    # The observed mean of the full pool still misses 0 by more than 1.5 noise units in about 13% of
-    # campaigns: an interval of zero width there would be wrong that often.
+    assert np.all(bounds[:, 1] - bounds[:, 0] > 2 * noise)
+    # The observed mean of the full pool misses 0 by more than 1.5 noise units in about 13% of campaigns:
+    # an interval of zero width there would be wrong that often.
     assert np.mean(np.abs(d.mean(axis=1)) > 1.5 * noise) > 0.05
 
 
@@ -184,6 +198,7 @@ def test_five_equal_systems_show_no_better_over_repeated_looks():
     wrong = np.zeros(campaigns, dtype=bool)
     for a in range(systems):
         for b in range(a + 1, systems):
-            lower, upper = sequential.difference_cs(scores[:, a] - scores[:, b], alpha, SEQUENTIAL_BET_TRUNCATION)
-            wrong |= np.any((lower > 0) | (upper < 0), axis=1)
+            first, second, _ = sequential.decisions_over_time(scores[:, a] - scores[:, b], alpha,
+                                                              SEQUENTIAL_BET_TRUNCATION, 0.1)
+            wrong |= first[:, -1] | second[:, -1]
     assert wrong.mean() <= 0.05

@@ -77,23 +77,22 @@ def nearly_done(db):
 
 
 @pytest.mark.postgres
-def test_dashboard_says_settled_and_offers_to_close_early(client, organizer, nearly_done):
+def test_dashboard_shows_the_anytime_valid_decisions_instead_of_the_old_signal(client, organizer, nearly_done):
+    """The dashboard's stopping section is the confidence sequences' (tests/sequential); the bootstrap signal
+    stays in the API and the command only."""
     client.force_login(organizer)
-    response = client.get(reverse("results:dashboard", args=[nearly_done.pk]))
-    body = response.content.decode()
-    assert response.context["stability"].settled and "Ranking settled" in body
-    assert "Close the campaign early (107 of 108 ratings)" in body
+    body = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
+    assert "Stopping early: decisions per pair" in body
+    assert "Ranking settled" not in body and "bootstrap completions" not in body
     closed = client.post(reverse("campaigns:status", args=[nearly_done.pk]), {"status": "closed"})
     assert closed.status_code == 302
     assert Campaign.objects.get(pk=nearly_done.pk).status == Campaign.Status.CLOSED
-    after = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
-    assert "Close the campaign early" not in after
 
 
-def test_researchers_see_the_signal_but_no_close_button(client, researcher, nearly_done):
+def test_researchers_cannot_close(client, researcher, nearly_done):
     client.force_login(researcher)
     body = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
-    assert "Ranking settled" in body and "Close the campaign early" not in body
+    assert "Close the campaign" not in body
     assert client.post(reverse("campaigns:status", args=[nearly_done.pk]), {"status": "closed"}).status_code == 403
 
 

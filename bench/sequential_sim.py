@@ -64,6 +64,7 @@ NEAR_TIE = 0.05
 GRID = 10          # the settled check runs every GRID instances
 RATERS_PER_ITEM = 3
 POWER = 0.8
+OLD_SIGNAL_EVERY = 50
 MIN_FIXED_N = 10  # a paired t-test on fewer rounded differences is degenerate (zero variance)
 
 
@@ -278,6 +279,67 @@ def fixed_design(scores, truth, pairs, true_diff, alpha, margin, n, k):
             "adjacent": np.array(decided_adjacent)}, decided_pairs
 
 
+def old_signal(rng, campaigns, k, n, components, every, permutations):
+    """(b): the old "ranking settled" signal (evalapp/compute/ranking_stability.py, the dashboard's settings)
+    read after every ``every`` ratings, the ratings arriving one by one in random order. When it fires, the
+    clusters it shows are its decisions: a system in a better cluster than another is "better"; false when
+    the true difference is 0 or of the other sign. Returns the figures of :func:`summarise`."""
+    from core.defaults import SIGNIFICANCE_ALPHA, STABILITY_REPLICATES, STABILITY_THRESHOLD
+    from evalapp.compute import ranking_stability
+
+    means, clones = system_means(k)
+    false, ratings, settled = [], [], []
+    names = [f"s{index:02d}" for index in range(k)]
+    for campaign in range(campaigns):
+        _, truth = simulate(rng, 1, means, clones, n, components)
+        raw = _raw_scores(rng, means, clones, n, components)
+        arrival = rng.permutation(raw.size)
+        fired = None
+        for count in range(every, raw.size + 1, every):
+            mask = np.zeros(raw.size, dtype=bool)
+            mask[arrival[:count]] = True
+            mask = mask.reshape(raw.shape)
+            sums, counts = (raw * mask).sum(axis=2), mask.sum(axis=2)
+            if (counts.sum(axis=1) == 0).any():
+                continue
+            score_counts = np.stack([((raw == v) & mask).sum(axis=(1, 2)) for v in range(4)], axis=1)
+            scores = sums.sum(axis=1) / counts.sum(axis=1)
+            order = sorted(range(k), key=lambda index: (-scores[index], names[index]))
+            found = ranking_stability.stability([names[i] for i in order], sums[order], counts[order],
+                                                score_counts[order], RATERS_PER_ITEM, STABILITY_REPLICATES,
+                                                permutations, campaign, SIGNIFICANCE_ALPHA, STABILITY_THRESHOLD)
+            if found.settled:
+                fired = (count, dict(zip(found.teams, found.clusters)))
+                break
+        if fired is None:
+            false.append(False)
+            ratings.append(1.0)
+            settled.append(False)
+            continue
+        count, cluster = fired
+        wrong = any(cluster[names[a]] < cluster[names[b]] and truth[0, a] <= truth[0, b]
+                    for a in range(k) for b in range(k) if a != b)
+        false.append(wrong)
+        ratings.append(count / raw.size)
+        settled.append(True)
+    nan = np.full(campaigns, np.nan)
+    return summarise([{"false": np.array(false), "ratings": np.array(ratings), "settled": np.array(settled),
+                       "top": nan, "tau": nan, "adjacent": nan, "matched": nan}])
+
+
+def _raw_scores(rng, means, clones, n, components):
+    """One campaign's ratings (K x N x M) from the crossed model."""
+    instance_sd, interaction_sd, noise_sd = components
+    k = len(means)
+    v = rng.normal(0, interaction_sd, (k, n))
+    for clone, source in clones.items():
+        v[clone] = v[source]
+    latent = means[:, None] + rng.normal(0, instance_sd, (1, n)) + v
+    severity = rng.normal(0, RATER_SD, RATER_POOL)
+    who = rng.integers(0, RATER_POOL, (k, n, RATERS_PER_ITEM))
+    return np.clip(np.rint(latent[..., None] + severity[who] + rng.normal(0, noise_sd, who.shape)), 0, 3)
+
+
 def clopper_pearson_upper(hits, total, level=0.95):
     return float(stats.binomtest(int(hits), int(total)).proportion_ci(level, method="exact").high) if total else None
 
@@ -311,6 +373,12 @@ def main(argv=None):
     parser.add_argument("--alpha", type=float, default=SEQUENTIAL_ALPHA)
     parser.add_argument("--margin", type=float, default=DEFAULT_TIE_MARGIN)
     parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument("--old-signal", type=int, default=0, metavar="CAMPAIGNS",
+                        help="Also run (b), the old signal, on this many campaigns per K (seconds per look).")
+    parser.add_argument("--old-signal-instances", type=int, default=100,
+                        help="Pool of (b) (default the paper's 100: at 1,000 the dashboard does not estimate it).")
+    parser.add_argument("--old-signal-permutations", type=int, default=None,
+                        help="Permutations of (b)'s clusters (default the dashboard's).")
     parser.add_argument("--json", help="Also write the figures to this file.")
     args = parser.parse_args(argv)
     np.seterr(invalid="ignore", divide="ignore")
@@ -321,25 +389,34 @@ def main(argv=None):
     figures = {"components": components, "instances": args.instances, "alpha": args.alpha, "margin": args.margin,
                "cells": {}}
     rng = np.random.default_rng(args.seed)
-    labels = {"a": "(a) fixed n (planner)", "c": "(c) confidence sequences", "d": "(d) (c) + racing"}
+    labels = {"a": "(a) fixed n (planner)", "b": f"(b) old signal, look every {OLD_SIGNAL_EVERY} ratings "
+                                                  f"(N = {args.old_signal_instances})", "c": "(c) confidence sequences", "d": "(d) (c) + racing"}
     for k in args.systems:
         started = time.perf_counter()
         parts = {"a": [], "c": [], "d": []}
         done = 0
-        while done < args.campaigns:
+        while done < args.campaigns and args.campaigns > 0:
             size = min(args.chunk, args.campaigns - done)
             chunk = run_chunk(rng, size, k, args.instances, components, args.alpha, args.margin)
             for key in parts:
                 parts[key].append(chunk[key])
             done += size
-        cell = {key: summarise(value) for key, value in parts.items()}
+        cell = {key: summarise(value) for key, value in parts.items() if value}
+        if args.old_signal:
+            from core.defaults import STABILITY_PERMUTATIONS
+            cell["b"] = old_signal(rng, args.old_signal, k, args.old_signal_instances, components, OLD_SIGNAL_EVERY,
+                                   args.old_signal_permutations or STABILITY_PERMUTATIONS)
         cell["seconds"] = round(time.perf_counter() - started, 1)
         figures["cells"][k] = cell
         print(f"\nK = {k}: {args.campaigns} campaigns ({cell['seconds']} s)")
         print("| method | false-decision rate (CP 95% upper) | ratings at stop | settled | top decided | "
               "ratings to top (median) | tau >= 0.9 | ratings to tau >= 0.9 (median) | adjacent decided |")
-        for key in ("a", "c", "d"):
+        for key in [key for key in ("a", "b", "c", "d") if key in cell]:
             s = cell[key]
+            if key == "b":
+                print(f"| {labels[key]} | {s['false']}/{s['campaigns']} = {s['false_rate']:.4f} ({s['false_upper']:.4f}) | "
+                      f"{s['ratings_at_stop']:.1%} | {s['settled_share']:.1%} | - | - | - | - | - | - | - |")
+                continue
             print(f"| {labels[key]} | {s['false']}/{s['campaigns']} = {s['false_rate']:.4f} ({s['false_upper']:.4f}) | "
                   f"{s['ratings_at_stop']:.1%} | {s['settled_share']:.1%} | {s['top_correct_share']:.1%} | "
                   f"{_share(s['top_ratings_median'])} | {s['tau_share']:.1%} | {_share(s['tau_ratings_median'])} | "
@@ -350,7 +427,7 @@ def main(argv=None):
 
 
 def _share(value):
-    return "-" if value is None else f"{value:.1%}"
+    return "-" if value is None or value != value else f"{value:.1%}"
 
 
 if __name__ == "__main__":

@@ -150,4 +150,4 @@ DEFAULT_TIE_MARGIN = 0.1
 MAX_TIE_MARGIN = 1.5
 # The bets of the hedged-capital confidence sequence (Waudby-Smith and Ramdas 2024, section 4.2) are
 # truncated at c/m and c/(1-m) for a candidate mean m in [0, 1], with c this value (the paper: 1/2 or 3/4).
-SEQUENTIAL_BET_TRUNCATION = 0.5
+SEQUENTIAL_BET_TRUNCATION = 0.75

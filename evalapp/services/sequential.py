@@ -7,13 +7,13 @@ campaign's rating order and applies racing (:func:`retire_decided_systems`), whi
 the engine hands out and so is a POST (or the command's ``--retire``), never a look.
 """
 from dataclasses import dataclass, field
-from itertools import combinations
 
 import numpy as np
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
 
-from core.defaults import SEQUENTIAL_ALPHA, SEQUENTIAL_BET_TRUNCATION
+from core.defaults import RESULTS_CACHE_SECONDS, SEQUENTIAL_ALPHA, SEQUENTIAL_BET_TRUNCATION
 from core.models import Campaign, Item, ItemOutput, SystemRetirement
 from evalapp.compute import sequential as compute
 from evalapp.services import results
@@ -93,11 +93,16 @@ def sequential_status(campaign, alpha=SEQUENTIAL_ALPHA):
     complete = ~np.isnan(means)
     prefix = {name: _complete_prefix(complete[row]) for row, name in enumerate(names)}
     level = compute.pair_alpha(alpha, len(names))
-    pairs = []
-    for a, b in combinations(range(len(names)), 2):
-        n = min(prefix[names[a]], prefix[names[b]])
-        pairs.append(compute.pair_decision(names[a], names[b], means[a, :n], means[b, :n], level,
-                                           SEQUENTIAL_BET_TRUNCATION, campaign.tie_margin))
+    # Looks without a new rating in between read the pairs from the cache (keyed by the ratings they use).
+    key = "comve:sequential:" + results.digest(
+        np.asarray(names, dtype=object), np.nan_to_num(means, nan=-1.0), [level, campaign.tie_margin,
+                                                                          SEQUENTIAL_BET_TRUNCATION],
+        np.asarray([prefix[name] for name in names]), np.asarray([compute.METHOD], dtype=object))
+    pairs = cache.get(key)
+    if pairs is None:
+        pairs = compute.pair_decisions(names, np.nan_to_num(means), [prefix[name] for name in names], level,
+                                       SEQUENTIAL_BET_TRUNCATION, campaign.tie_margin)
+        cache.set(key, pairs, RESULTS_CACHE_SECONDS)
     observed = {name: float(np.mean(means[row, :prefix[name]])) if prefix[name] else None
                 for row, name in enumerate(names)}
     order = sorted((name for name in names if observed[name] is not None), key=lambda name: (-observed[name], name))

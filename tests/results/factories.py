@@ -123,3 +123,35 @@ def lease(campaign, item, rater, minutes=30):
     Item.objects.filter(pk=item.pk).update(active_count=item.active_count + 1)
     return Assignment.objects.create(item=item, rater=rater, campaign=campaign, leased_at=now,
                                      lease_expires_at=now + timedelta(minutes=minutes))
+
+
+def butfit_campaign():
+    """The real ratings of ../shared (one rater's 0-3 scores of four BUT-FIT systems on the first 100 test
+    ids) and a campaign (M = 1) over those instances and systems with their real reasons, not yet rated.
+
+    Returns ``(campaign, path of the ratings file, its rows, the system names)``; skips without ../shared.
+    """
+    import csv
+
+    from tests.conftest import shared_file
+
+    path = shared_file("ratings", "butfit_internal_ratings_test100.csv")
+    dataset = make_dataset("comve-test", 0)
+    with open(shared_file("test_statements.csv"), encoding="utf-8") as handle:
+        statements = list(csv.reader(handle))[1:101]
+    dataset.instances.bulk_create(dataset.instances.model(dataset=dataset, external_id=i, position=p, false_sent=s)
+                                  for p, (i, s) in enumerate(statements))
+    with open(path, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    names = sorted({row["system"] for row in rows})
+    systems = []
+    for name in names:
+        system = make_system(dataset, name, bleu=10.0)
+        with open(shared_file("systems", f"{name}_test.csv"), encoding="utf-8") as handle:
+            reasons = dict(csv.reader(handle))
+        outputs = list(system.outputs.select_related("instance"))
+        for output in outputs:
+            output.text = reasons[output.instance.external_id]
+        SystemOutput.objects.bulk_update(outputs, ["text"])
+        systems.append(system)
+    return make_campaign(dataset, systems, name="butfit", raters_per_item=1), path, rows, names

@@ -1,6 +1,5 @@
 """The campaign's anytime-valid decisions (issue 23): the service, the dashboard, the API and the command agree;
 decisions on real and simulated ratings; racing; the settings' checks."""
-import csv
 import io
 import json
 
@@ -18,9 +17,15 @@ from evalapp.services import results
 from evalapp.services.campaigns import create_campaign
 from evalapp.services.ratings_import import import_ratings
 from evalapp.services.sequential import retire_decided_systems, sequential_status
-from tests.conftest import shared_file
 from tests.engine.builders import build_dataset
-from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system
+from tests.results.factories import (
+    add_ratings,
+    butfit_campaign,
+    make_campaign,
+    make_dataset,
+    make_raters,
+    make_system,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -94,29 +99,7 @@ def test_only_the_complete_prefix_of_the_rating_order_counts():
 def test_real_butfit_ratings():
     """The real ratings in ../shared (one rater, four BUT-FIT systems, 100 test instances), imported as a
     campaign with M = 1: every interval holds its difference, and BART over the untrained transformer is decided."""
-    path = shared_file("ratings", "butfit_internal_ratings_test100.csv")
-    dataset = make_dataset("comve-test", 0)
-    with open(shared_file("test_statements.csv"), encoding="utf-8") as handle:
-        statements = list(csv.reader(handle))[1:101]
-    dataset.instances.bulk_create(dataset.instances.model(dataset=dataset, external_id=i, position=p, false_sent=s)
-                                  for p, (i, s) in enumerate(statements))
-    with open(path, encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    names = sorted({row["system"] for row in rows})
-    systems = []
-    for name in names:
-        system = make_system(dataset, name)
-        with open(shared_file("systems", f"{name}_test.csv"), encoding="utf-8") as handle:
-            reasons = dict(csv.reader(handle))
-        outputs = list(system.outputs.select_related("instance"))
-        for output in outputs:
-            output.text = reasons[output.instance.external_id]
-        type(outputs[0]).objects.bulk_update(outputs, ["text"])
-        systems.append(system)
-    campaign = make_campaign(dataset, systems, name="butfit", raters_per_item=1)
-    for item in Item.objects.filter(campaign=campaign).prefetch_related("outputs"):
-        item.text = item.outputs.first().text
-        item.save(update_fields=["text"])
+    campaign, path, rows, names = butfit_campaign()
     import_ratings(campaign, path.read_bytes(), str(path), "long",
                    columns={"instance": "id", "score": "rating_0to3", "reason": "reason"})
     status = sequential_status(campaign)

@@ -77,10 +77,10 @@ class CampaignForm(forms.Form):
                                        help_text="Off: no one can enter from a HIT (you can change it on the crowd page).")
     prolific_enabled = forms.BooleanField(required=False, label="Let participants in from Prolific",
                                           help_text="Off: no one can enter from a study (you can change it later).")
-    tie_margin = forms.FloatField(initial=DEFAULT_TIE_MARGIN, min_value=0.001, max_value=MAX_TIE_MARGIN,
+    tie_margin = forms.FloatField(required=False, initial=DEFAULT_TIE_MARGIN, min_value=0.001, max_value=MAX_TIE_MARGIN,
                                   widget=forms.NumberInput(attrs={"step": "0.01"}), label="Tie margin (0-3 scale)",
                                   help_text="Stopping early: two systems closer than this may be decided a tie. "
-                                            "Fixed now, before any rating.")
+                                            f"Fixed now, before any rating (empty: {DEFAULT_TIE_MARGIN}).")
     racing = forms.BooleanField(required=False, label="Racing: stop rating systems whose comparisons are decided",
                                 help_text="Off (the paper's protocol): every system is rated on every instance.")
 
@@ -120,7 +120,8 @@ class CampaignForm(forms.Form):
             "control_rate": data["control_rate"], "share_identical_outputs": data["share_identical"],
             "instructions": data["instructions"],
             "mturk_enabled": data["mturk_enabled"], "prolific_enabled": data["prolific_enabled"],
-            "tie_margin": data["tie_margin"], "racing": data["racing"],
+            "tie_margin": DEFAULT_TIE_MARGIN if data["tie_margin"] is None else data["tie_margin"],
+            "racing": data["racing"],
             "rubric": [{"score": score, "label": data[f"rubric_label_{score}"],
                         "description": data[f"rubric_description_{score}"]} for score in SCORES],
         }

@@ -212,3 +212,29 @@ def test_the_margin_and_racing_are_stored_and_shown():
     assert (campaign.tie_margin, campaign.racing) == (0.25, True)
     assert sequential_status(campaign).epsilon == 0.25
     assert compute.pair_alpha(0.05, 2) == 0.05
+
+
+def test_the_web_form_and_the_api_take_the_margin_and_racing(client, organizer):
+    dataset = build_dataset(instances=4, systems=("a", "b"))
+    client.force_login(organizer)
+    data = {"dataset": dataset.pk, "name": "web race", "selection": "sample", "sample": 3, "seed": 1,
+            "raters_per_item": 1, "lease_minutes": 30, "control_rate": 0.0, "human_reference": "",
+            "tie_margin": "0.2", "racing": "on"}
+    for score in range(4):
+        data[f"rubric_label_{score}"], data[f"rubric_description_{score}"] = f"Label {score}", ""
+    assert client.post(reverse("campaigns:create"), data).status_code == 302
+    web = Campaign.objects.get(name="web race")
+    assert (web.tie_margin, web.racing) == (0.2, True)
+    data.update(name="web default", tie_margin="")
+    data.pop("racing")
+    assert client.post(reverse("campaigns:create"), data).status_code == 302
+    assert Campaign.objects.filter(name="web default", tie_margin=0.1, racing=False).exists()
+    api = APIClient()
+    api.force_authenticate(organizer)
+    created = api.post("/api/campaigns/", {"dataset": dataset.pk, "name": "api race", "sample": 3, "seed": 1,
+                                           "tie_margin": 0.3, "racing": True}, format="json")
+    assert created.status_code == 201 and (created.json()["tie_margin"], created.json()["racing"]) == (0.3, True)
+    refused = api.post("/api/campaigns/", {"dataset": dataset.pk, "name": "api bad", "tie_margin": 2.0},
+                       format="json")
+    assert refused.status_code == 400 and "tie_margin" in refused.content.decode()
+    assert not Campaign.objects.filter(name="api bad").exists()

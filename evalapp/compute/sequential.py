@@ -38,7 +38,7 @@ campaign still carries. So a fully rated pool never makes a noisy difference cer
 interval assumes the rating noise of different instances is independent: rater effects shared
 between instances (one rater's severity across many of them) cancel in ``D(i)`` when the same
 raters rate both systems, and are treated as part of the instance's noise otherwise.
-``tests/results/test_sequential.py`` checks the coverage over repeated looks by simulation, with
+``tests/sequential/test_confidence_sequence.py`` checks the coverage over repeated looks by simulation, with
 rater effects, on pools rated in full.
 """
 from dataclasses import dataclass

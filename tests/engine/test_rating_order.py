@@ -75,7 +75,7 @@ def test_migration_gives_existing_campaigns_an_order():
     campaign = create_campaign(dataset, "old", sample=6, seed=21)
     CampaignInstance.objects.filter(campaign=campaign).update(rating_order=None)
     Item.objects.filter(campaign=campaign).update(shuffle_key=0)
-    migration = import_module("core.migrations.0007_rating_order_for_existing_campaigns")
+    migration = import_module("core.migrations.0008_rating_order_for_existing_campaigns")
     migration.order_existing(django_apps, None)
     links = list(CampaignInstance.objects.filter(campaign=campaign).order_by("position"))
     assert [link.rating_order for link in links] == instance_rating_order(6, 21)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from core.models import Item, ItemOutput, Rater, RaterExclusion, Rating, SystemOutput
-from evalapp.services.ratings_import import import_ratings
 from evalapp.services.results import agreement_report, human_scores, ratings_records, table6
+from tests.conftest import shared_file
 from tests.results.factories import (
     add_ratings,
     butfit_campaign,
@@ -83,13 +83,11 @@ def test_partial_submission_has_no_bleu_and_latest_submission_decides(db):
 
 @pytest.mark.shared
 def test_real_butfit_ratings_import_as_long_form(db):
-    campaign, path, rows, names = butfit_campaign()
-    summary = import_ratings(campaign, path.read_bytes(), str(path), "long",
-                             columns={"instance": "id", "score": "rating_0to3", "reason": "reason"}).as_json()
+    campaign, rows, summary = butfit_campaign(shared_file)
     assert summary["accepted"] == 400 and summary["rejected"] == []
     assert any("all rows are counted as one rater" in line for line in summary["unknown"])
     scores = human_scores(campaign)
-    for name in names:
+    for name in sorted({row["system"] for row in rows}):
         file_mean = np.mean([int(row["rating_0to3"]) for row in rows if row["system"] == name])
         assert scores[name] == {"human": pytest.approx(file_mean), "ratings": 100, "expected_ratings": 100,
                                 "complete": True}

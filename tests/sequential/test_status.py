@@ -15,8 +15,8 @@ from core.problems import FormatError
 from evalapp.compute import sequential as compute
 from evalapp.services import results
 from evalapp.services.campaigns import create_campaign
-from evalapp.services.ratings_import import import_ratings
 from evalapp.services.sequential import retire_decided_systems, sequential_status
+from tests.conftest import shared_file
 from tests.engine.builders import build_dataset
 from tests.results.factories import (
     add_ratings,
@@ -99,9 +99,8 @@ def test_only_the_complete_prefix_of_the_rating_order_counts():
 def test_real_butfit_ratings():
     """The real ratings in ../shared (one rater, four BUT-FIT systems, 100 test instances), imported as a
     campaign with M = 1: every interval holds its difference, and BART over the untrained transformer is decided."""
-    campaign, path, rows, names = butfit_campaign()
-    import_ratings(campaign, path.read_bytes(), str(path), "long",
-                   columns={"instance": "id", "score": "rating_0to3", "reason": "reason"})
+    campaign, rows, _ = butfit_campaign(shared_file)
+    names = sorted({row["system"] for row in rows})
     status = sequential_status(campaign)
     assert status.instances_seen == 100 and len(status.pairs) == 6
     means = {name: np.mean([int(r["rating_0to3"]) for r in rows if r["system"] == name]) for name in names}
@@ -160,7 +159,7 @@ def test_a_rater_sees_no_decisions(client, rater_user):
 def test_racing_retires_a_decided_system_and_the_engine_stops_giving_its_items(organizer):
     dataset = build_dataset(instances=40, systems=("good", "mid", "bad"))
     campaign = create_campaign(dataset, "race", seed=5, raters_per_item=1, racing=True)
-    rater = Rater.objects.create(external_id="r", platform=Rater.Platform.PROLIFIC, order_seed=7)
+    rater = Rater.objects.create(external_id="r", platform=Rater.Platform.SITE, order_seed=7)  # a lab rater
     score = {"good": 3, "mid": 2, "bad": 0}
     system_of = dict(ItemOutput.objects.filter(campaign=campaign).values_list("item_id", "output__system__name"))
     for _ in range(60):  # 20 instances x 3 systems, in the rating order

@@ -36,6 +36,6 @@ def order_existing(apps, schema_editor):
 
 class Migration(migrations.Migration):
 
-    dependencies = [("core", "0006_sequential_stopping")]
+    dependencies = [("core", "0007_sequential_stopping")]
 
     operations = [migrations.RunPython(order_existing, migrations.RunPython.noop)]

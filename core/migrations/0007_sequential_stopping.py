@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0005_crowd_entry_and_reconciliation'),
+        ('core', '0006_campaign_doors_and_one_lease_per_rater'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

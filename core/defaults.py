@@ -159,3 +159,15 @@ RATER_AWARE_MIN_RATERS = 5
 # below, Holm-corrected two-sided p) and "wmt" (mt-metrics-eval's AssignRanks on one-sided p, no correction).
 CLUSTER_RULES = ("holm", "wmt")
 DEFAULT_CLUSTER_RULE = "holm"
+
+# --- issue 23: stopping early with a guarantee (anytime-valid decisions per pair of systems) --------
+# The family-wise level of every decision a campaign ever shows (split over its pairs of systems).
+SEQUENTIAL_ALPHA = 0.05
+# Two systems closer than this on the 0-3 scale are a "tie" once the interval says so; fixed per
+# campaign before rating starts (Campaign.tie_margin), this is the default.
+DEFAULT_TIE_MARGIN = 0.1
+# A tie margin of more than half the 0-3 scale would call clearly different systems tied.
+MAX_TIE_MARGIN = 1.5
+# The bets of the hedged-capital confidence sequence (Waudby-Smith and Ramdas 2024, section 4.2) are
+# truncated at c/m and c/(1-m) for a candidate mean m in [0, 1], with c this value (the paper: 1/2 or 3/4).
+SEQUENTIAL_BET_TRUNCATION = 0.75

@@ -27,7 +27,7 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System
+from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System, SystemRetirement
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -373,8 +373,10 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
         pairs = [(system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
                  for system, row in pairs]
         effects = found.as_dict()
+    retired = tuple(SystemRetirement.objects.filter(campaign=campaign).order_by("system__name")
+                    .values_list("system__name", "instances"))
     return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item, campaign.sampled.count(),
-                  intervals, significance, effects, left_out(campaign))
+                  intervals, significance, effects, left_out(campaign), retired)
 
 
 def left_out(campaign):

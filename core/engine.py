@@ -10,7 +10,10 @@ worker processes, on SQLite and on PostgreSQL:
 - every change of an assignment's status is made under its row lock (or as an UPDATE
   conditional on the old status), so two workers never both act on one transition;
 - a rater's own requests queue on a lock of their Rater row: two open tabs never lease twice,
-  and an exclusion cannot interleave with a new lease.
+  and an exclusion cannot interleave with a new lease; one live lease per rater per campaign is
+  also a partial unique index (``assignment_one_lease_per_rater``), because on PostgreSQL the
+  state read with that lock comes from the snapshot taken before the wait (a conflicting insert
+  fails and is retried, and the retry resumes the lease the other request took).
 
 On PostgreSQL the next item is taken with ``SELECT ... FOR NO KEY UPDATE SKIP LOCKED`` so that
 concurrent raters take different items instead of queueing on one row. On SQLite transactions
@@ -32,14 +35,14 @@ from django.utils import timezone
 
 from core import progress, rating_sql
 from core.defaults import SCORE_MAX, SCORE_MIN
-from core.item_order import rater_order_parameters
+from core.item_order import key_stride, rater_order_parameters
 from core.models import Assignment, Campaign, Item, ItemFlag, Rater, RaterExclusion, Rating
 from core.problems import Refusal
 from core.retry import retry_on_contention
 
 ORDER_SEED_BOUND = 2**62
 SWEEP_INTERVAL = timedelta(seconds=1)
-# How many items, from the rater's place in the campaign's key order on, their own order chooses among.
+# How many items, from the front of the campaign's key order on, a rater's own order chooses among.
 ORDER_WINDOW = 16
 _last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
 
@@ -69,11 +72,6 @@ def rater_for_user(user):
 
 def is_excluded(campaign, rater):
     return RaterExclusion.objects.filter(campaign=campaign, rater=rater).exists()
-
-
-def campaigns_open_to(rater):
-    """The open campaigns ``rater`` was not excluded from, by name (one query for the list)."""
-    return Campaign.objects.filter(status=Campaign.Status.OPEN).exclude(exclusions__rater=rater).order_by("name")
 
 
 # --- leasing -------------------------------------------------------------------------------
@@ -127,11 +125,13 @@ def _lease_locked(campaign, rater, now, state=None, crowd_session_id=None):
     state = state or rating_sql.lock_rater_state(rater.pk, campaign.pk, now, crowd_session_id=crowd_session_id)
     if state is None:
         return None
-    excluded, live, held = state
+    excluded, live, held, other_leases = state
     if excluded:
         return None
     if live is not None:
         return live
+    if other_leases and _holds_lease_elsewhere(campaign, rater, now):
+        return None
     item_id = _pick_item(campaign, rater, skip_locked=True)
     if item_id is None and connection.features.has_select_for_update_skip_locked:
         item_id = _pick_item(campaign, rater, skip_locked=False)
@@ -145,32 +145,47 @@ def _lease_locked(campaign, rater, now, state=None, crowd_session_id=None):
     return leased
 
 
+def _holds_lease_elsewhere(campaign, rater, now):
+    """One live lease per rater per campaign (the ``assignment_one_lease_per_rater`` index): expire the
+    rater's own timed-out leases in the campaign, under their row lock, and say whether a live one is
+    left (another crowd session's), in which case nothing new is leased."""
+    held_elsewhere = False
+    for assignment_id, item_id, expires_at in (Assignment.objects.filter(
+            campaign=campaign, rater=rater, status=Assignment.Status.LEASED)
+            .values_list("pk", "item_id", "lease_expires_at")):
+        if expires_at <= now:
+            _expire_in_transaction(assignment_id, item_id, now)
+        else:
+            held_elsewhere = True
+    return held_elsewhere
+
+
 def _pick_item(campaign, rater, skip_locked):
     """Lock the rater's best open item and return its id, or None.
 
-    Best: among the open items closest to completion (the highest ``active_count``), the
-    rater's random order. That order is read through the item index instead of sorting every
-    open item: the rater starts at their own point of the campaign's random key order
-    (``shuffle_key``), wrapping round at the end, and of the next ``ORDER_WINDOW`` items takes
-    the first in their own permutation of the keys. So raters start at different places and
-    walk the items in different orders, at the cost of an index probe and ``ORDER_WINDOW`` rows.
+    Best: among the open items closest to completion (the highest ``active_count``), the front
+    of the campaign's key order, which follows the instances' random rating order
+    (``core.item_order``): so the instances are completed in about that order, and every prefix
+    of it is a simple random sample of the campaign (what the anytime-valid decisions read). Of
+    the first ``ORDER_WINDOW`` such items the rater takes one of the frontmost instance, the first
+    in their own permutation of the keys, so that raters see an instance's systems in different
+    orders (and, arriving together, take different items), at the cost of an index probe and
+    ``ORDER_WINDOW`` rows.
 
     With ``skip_locked`` rows other raters are taking right now are passed over; without it,
     the query waits for them (used only when every open item is locked at this instant).
     """
-    multiplier, start = rater_order_parameters(rater.order_seed)
+    multiplier, offset = rater_order_parameters(rater.order_seed)
     # A query of its own: as a subquery, SQLite reads every open item instead of one level.
     fullest = rating_sql.fullest_open_level(campaign.pk, rater.pk, campaign.raters_per_item)
     if fullest is None:
         return None
-    for wrapped in (False, True):
-        item_id = rating_sql.lock_item_in_window(campaign.pk, rater.pk, fullest, start, wrapped, multiplier,
-                                                 ORDER_WINDOW, skip_locked)
-        if item_id is not None:
-            return item_id
+    item_id = rating_sql.lock_item_in_window(campaign.pk, rater.pk, fullest, key_stride(campaign.sample_size),
+                                             multiplier, offset, ORDER_WINDOW, skip_locked)
+    if item_id is not None:
+        return item_id
     # Every item of the window is being taken right now: any open item will do.
-    return rating_sql.lock_any_open_item(campaign.pk, rater.pk, campaign.raters_per_item, multiplier, start,
-                                         skip_locked)
+    return rating_sql.lock_any_open_item(campaign.pk, rater.pk, campaign.raters_per_item, skip_locked)
 
 
 def live_lease(campaign, rater, now=None, crowd_session_id=None):
@@ -197,12 +212,16 @@ def expire_leases(campaign=None, now=None):
 
 def _expire(assignment_id, item_id, now):
     with transaction.atomic():
-        if not Assignment.objects.filter(
-            pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
-        ).update(status=Assignment.Status.EXPIRED):
-            return 0  # submitted, excluded or expired by someone else meanwhile
-        Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
-        return 1
+        return _expire_in_transaction(assignment_id, item_id, now)
+
+
+def _expire_in_transaction(assignment_id, item_id, now):
+    if not Assignment.objects.filter(
+        pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
+    ).update(status=Assignment.Status.EXPIRED):
+        return 0  # submitted, excluded or expired by someone else meanwhile
+    Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
+    return 1
 
 
 # --- submitting ----------------------------------------------------------------------------

@@ -16,6 +16,8 @@ from core.defaults import (
     CROWD_KEY_BYTES,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
+    MAX_TIE_MARGIN,
     SCORE_MAX,
     SCORE_MIN,
     TEAM_MARKERS,
@@ -177,6 +179,11 @@ class Campaign(models.Model):
         OPEN = "open", "open"
         CLOSED = "closed", "closed"
 
+    class LabAccess(models.TextChoices):
+        ALL = "all", "every lab rater account"
+        LISTED = "listed", "only the lab raters the campaign lists"
+        NONE = "none", "no lab raters (crowd platforms only)"
+
     name = models.CharField(max_length=100, unique=True)
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -213,6 +220,20 @@ class Campaign(models.Model):
                                  help_text="The secret part of the crowd entry addresses.")
     count_reconciled_only = models.BooleanField(
         default=True, help_text="Results count a crowd rating only once the platform's records confirm its session.")
+    # The lab door (issue 18): which site accounts may rate here. Crowd accounts never enter through it.
+    lab_access = models.CharField(
+        max_length=10, choices=LabAccess.choices, default=LabAccess.ALL,
+        help_text="Which lab (site) rater accounts may rate in this campaign: all of them, only those listed, or none.")
+    lab_raters = models.ManyToManyField(
+        "Rater", related_name="listed_campaigns", blank=True,
+        help_text="The lab raters this campaign lists (used when lab access is 'listed').")
+    # Stopping early (issue 23): the tie margin is fixed before rating starts, so that no look at
+    # the ratings can move it; racing retires systems whose every comparison is decided.
+    tie_margin = models.FloatField(
+        default=DEFAULT_TIE_MARGIN,
+        help_text="Two systems whose true difference is inside (-margin, margin) may be called a tie (0-3 scale).")
+    racing = models.BooleanField(
+        default=False, help_text="A system whose comparisons are all decided stops receiving new items.")
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -234,6 +255,10 @@ class Campaign(models.Model):
                 condition=Q(items_per_session__isnull=True) | Q(items_per_session__gte=1),
                 name="campaign_items_per_session_positive",
             ),
+            models.CheckConstraint(condition=Q(lab_access__in=["all", "listed", "none"]),
+                                   name="campaign_lab_access_known"),
+            models.CheckConstraint(condition=Q(tie_margin__gt=0) & Q(tie_margin__lte=MAX_TIE_MARGIN),
+                                   name="campaign_tie_margin_range"),
         ]
 
     def __str__(self):
@@ -241,18 +266,43 @@ class Campaign(models.Model):
 
 
 class CampaignInstance(models.Model):
-    """An instance sampled into a campaign, in sample order."""
+    """An instance sampled into a campaign, in sample order, with its place in the rating order.
+
+    ``rating_order`` is drawn from the campaign's seed when the campaign is made and never changes:
+    the engine completes the instances in about that order, so every prefix of it is a simple random
+    sample of the campaign's instances (what the anytime-valid decisions read).
+    """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sampled")
     instance = models.ForeignKey(Instance, on_delete=models.PROTECT)
     position = models.PositiveIntegerField()
+    rating_order = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="0-based place in the campaign's random rating order.")
 
     class Meta:
         ordering = ["campaign", "position"]
         constraints = [
             models.UniqueConstraint(fields=["campaign", "instance"], name="campaign_instance_unique"),
             models.UniqueConstraint(fields=["campaign", "position"], name="campaign_instance_position_unique"),
+            models.UniqueConstraint(fields=["campaign", "rating_order"], name="campaign_instance_rating_order_unique"),
         ]
+
+
+class SystemRetirement(models.Model):
+    """A system a racing campaign stopped rating because every comparison it is part of was decided.
+
+    ``instances`` is how many instances (a prefix of the rating order) it was complete on then: the
+    count Table 6 footnotes, since its score is its mean over the instances it was rated on.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="retirements")
+    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="retirements")
+    instances = models.PositiveIntegerField()
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "retired_at", "system"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "system"], name="retirement_unique")]
 
 
 class Item(models.Model):
@@ -291,7 +341,8 @@ class Item(models.Model):
         # The engine reads the open items fullest first, then in random key order (core.engine).
         indexes = [models.Index(fields=["campaign", "active_count", "shuffle_key"], name="item_pick_idx")]
         constraints = [
-            models.CheckConstraint(condition=Q(needed__gte=1), name="item_needed_positive"),
+            # 0 only for an item a racing campaign closed before anyone took it (SystemRetirement).
+            models.CheckConstraint(condition=Q(needed__gte=0), name="item_needed_not_negative"),
             models.CheckConstraint(condition=Q(active_count__lte=F("needed")), name="item_active_le_needed"),
             models.CheckConstraint(condition=Q(done_count__lte=F("active_count")), name="item_done_le_active"),
             models.CheckConstraint(
@@ -350,10 +401,18 @@ class Rater(models.Model):
             ),
         ]
 
+    @property
+    def is_crowd_account(self):
+        """A crowd platform's worker: enters only through a campaign's crowd entry address (core.doors)."""
+        return self.platform in CROWD_RATER_PLATFORMS
+
     def __str__(self):
         if self.external_id:
             return f"{self.platform}:{self.external_id}"
         return self.user.get_username() if self.user_id else f"rater {self.pk}"
+
+
+CROWD_RATER_PLATFORMS = (Rater.Platform.MTURK, Rater.Platform.PROLIFIC)
 
 
 class Assignment(models.Model):
@@ -387,6 +446,11 @@ class Assignment(models.Model):
         ]
         constraints = [
             models.UniqueConstraint(fields=["item", "rater"], name="assignment_unique_item_rater"),
+            # One live lease per rater per campaign, whatever the concurrency (issue 18): a partial
+            # unique index, on SQLite and PostgreSQL alike. A lease past its time still counts as held
+            # until it is expired; the engine expires the rater's own before leasing anew.
+            models.UniqueConstraint(fields=["rater", "campaign"], condition=Q(status="leased"),
+                                    name="assignment_one_lease_per_rater"),
             models.CheckConstraint(
                 condition=Q(status="done", completed_at__isnull=False) | ~Q(status="done"),
                 name="assignment_done_has_time",
@@ -394,8 +458,47 @@ class Assignment(models.Model):
         ]
 
 
+class RatingQuerySet(models.QuerySet):
+    """Domain queries over ratings."""
+
+    def counted(self, campaign):
+        """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
+
+        A rating counts when it is of a system item (never a control item), neither it nor its rater
+        was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
+
+        - imported from a file by an organizer (an MTurk batch or long-form import): counts;
+        - made in the app by a lab account (any account that is not a crowd platform's): counts while the
+          campaign's lab access admits that account (all lab raters, or the ones it lists; none: never);
+        - made in the app by a crowd account: counts only when made inside one of the campaign's crowd
+          sessions, that session not rejected, and, with ``count_reconciled_only``, verified by the
+          platform's records. A crowd account's rating outside any crowd session never counts.
+        """
+        excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
+        ratings = (self.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
+                   .exclude(rater_id__in=excluded_raters))
+        return ratings.filter(_counting_doors(campaign))
+
+
+def _counting_doors(campaign):
+    """The doors of :meth:`RatingQuerySet.counted` as one condition."""
+    imported = ~Q(source=Rating.Source.APP)
+    lab = Q(source=Rating.Source.APP) & ~Q(rater__platform__in=CROWD_RATER_PLATFORMS)
+    if campaign.lab_access == Campaign.LabAccess.LISTED:
+        lab &= Q(rater_id__in=campaign.lab_raters.values("pk"))
+    elif campaign.lab_access == Campaign.LabAccess.NONE:
+        lab = Q(pk__in=[])
+    statuses = ([CrowdSession.Status.VERIFIED] if campaign.count_reconciled_only
+                else [CrowdSession.Status.VERIFIED, CrowdSession.Status.UNVERIFIED])
+    crowd = Q(source=Rating.Source.APP, rater__platform__in=CROWD_RATER_PLATFORMS,
+              assignment__crowd_session__campaign=campaign, assignment__crowd_session__status__in=statuses)
+    return imported | lab | crowd
+
+
 class Rating(models.Model):
     """A score 0-3 for an item by a rater, made in the app or imported from a file."""
+
+    objects = RatingQuerySet.as_manager()
 
     class Source(models.TextChoices):
         APP = "app", "rated in the app"

@@ -11,9 +11,11 @@ from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC
 from core.defaults import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
     MAX_MODEL_LAYER,
     MAX_REQUEST_RESAMPLES,
     MAX_STUDY_PERMUTATIONS,
+    MAX_TIE_MARGIN,
     MAX_TOP_K,
     MODEL_NAME_MAX_CHARS,
     NAME_MAX_CHARS,
@@ -27,6 +29,7 @@ from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
 from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
+from evalapp.services.crowd import lab_rater_choices
 from evalapp.services.crowd import entry_url, settings_problems
 from evalapp.services.metric_runs import status_line
 from evalapp.services.metric_study import CORPUS_SCOPES
@@ -137,7 +140,8 @@ class CampaignSerializer(serializers.ModelSerializer):
         model = Campaign
         fields = ["id", "name", "dataset", "status", "seed", "sample_size", "raters_per_item", "systems",
                   "human_reference", "rubric", "instructions", "lease_seconds", "share_identical_outputs",
-                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds", "created_at"]
+                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds", "tie_margin",
+                  "racing", "created_at"]
         read_only_fields = fields
 
 
@@ -165,6 +169,11 @@ class CampaignCreateSerializer(serializers.Serializer):
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     mturk_enabled = serializers.BooleanField(default=False, help_text="Let workers in from a Mechanical Turk HIT.")
     prolific_enabled = serializers.BooleanField(default=False, help_text="Let participants in from a Prolific study.")
+    tie_margin = serializers.FloatField(default=DEFAULT_TIE_MARGIN, help_text=(
+        "Two systems closer than this on the 0-3 scale may be decided a tie (above 0, at most "
+        f"{MAX_TIE_MARGIN}); fixed before rating starts."))
+    racing = serializers.BooleanField(default=False, help_text=(
+        "A system whose comparisons are all decided stops receiving new items (off: the paper's protocol)."))
 
 
 class CampaignSummarySerializer(serializers.Serializer):
@@ -191,6 +200,8 @@ class CampaignSummarySerializer(serializers.Serializer):
     rubric = serializers.JSONField()
     mturk_enabled = serializers.BooleanField()
     prolific_enabled = serializers.BooleanField()
+    tie_margin = serializers.FloatField()
+    racing = serializers.BooleanField()
 
 
 class SystemProgressSerializer(serializers.Serializer):
@@ -274,6 +285,9 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
     """A campaign's crowd settings; the entry addresses (with the crowd key) come back with them."""
 
     completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
+    lab_raters = serializers.PrimaryKeyRelatedField(
+        many=True, required=False, queryset=lab_rater_choices(),
+        help_text="Rater ids of the lab raters the campaign lists (used when lab_access is 'listed').")
     mturk_url = serializers.SerializerMethodField(help_text="The HIT's ExternalURL (with the crowd key).")
     prolific_url = serializers.SerializerMethodField(help_text="The study URL (with the crowd key).")
 
@@ -301,18 +315,30 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
 class CrowdSubmissionsUploadSerializer(serializers.Serializer):
     platform = serializers.ChoiceField(choices=CROWD_PLATFORMS)
     file = UploadField(help_text="MTurk batch results CSV, or Prolific's submissions export CSV.")
+    replace = serializers.BooleanField(
+        default=False, help_text="The file is the whole record: verified sessions it does not confirm become "
+                                 "unverified again (default: they stay verified until a file rejects them).")
 
 
 class ReconciliationSerializer(serializers.Serializer):
     platform = serializers.CharField()
+    replace = serializers.BooleanField(help_text="Whether the file replaced the whole record.")
+    records = serializers.IntegerField(help_text="Records read from the file.")
     verified = serializers.IntegerField()
     unverified = serializers.IntegerField()
     rejected = serializers.IntegerField()
+    kept_unlisted = serializers.IntegerField(help_text="Verified sessions the file does not list: kept verified.")
+    unverified_unlisted = serializers.IntegerField(
+        help_text="With replace: verified sessions the file does not confirm, unverified again.")
     ratings_excluded = serializers.IntegerField(help_text="Ratings of newly rejected sessions, which no longer count.")
     items_reopened = serializers.IntegerField()
-    not_in_campaign = serializers.ListField(child=serializers.DictField(), help_text="Records of no session here.")
+    not_in_campaign_count = serializers.IntegerField(help_text="Records of no session here.")
+    not_in_campaign = serializers.ListField(child=serializers.DictField(),
+                                            help_text="The first 50 records of no session here.")
+    other_worker_count = serializers.IntegerField(help_text="Sessions the file lists under another worker.")
     other_worker = serializers.ListField(child=serializers.DictField(),
-                                        help_text="Sessions the file lists under another worker (rejected).")
+                                        help_text="The first 50 sessions the file lists under another worker (rejected).")
+    notes = serializers.ListField(child=serializers.CharField(), help_text="What to know beyond the counts, in words.")
 
 
 class CrowdSessionSerializer(serializers.Serializer):

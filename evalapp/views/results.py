@@ -6,12 +6,15 @@ worker ids: raters appear as ``rater-<id>``. Every download is made by
 :mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
 from django import forms
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from core import roles
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -27,7 +30,7 @@ from core.progress import campaign_progress
 from core.quality import rater_quality
 from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
-from evalapp.services import exports, planning, results
+from evalapp.services import exports, planning, results, sequential
 from evalapp.views.common import (
     BAD_REQUEST,
     NOT_FOUND,
@@ -48,12 +51,13 @@ index = campaign_index("results/index.html")
 @roles.results_viewer_required
 def dashboard(request, campaign_id):
     """Progress per system and overall, active raters, flagged raters and items, Table 6 preview, the
-    ranking's stability (with the "settled" signal), downloads.
+    anytime-valid decisions per pair of systems (with the "settled" banner), downloads.
 
     Security: organizers and researchers only (raters 403); GET only, so a researcher can
     change nothing here. The exclude buttons (a POST to the rater screens' exclude view,
-    CSRF-protected, which checks the organizer role itself) and the close-early button (a POST to
-    ``campaigns:status``, CSRF-protected, organizers only) are shown to organizers only.
+    CSRF-protected, which checks the organizer role itself), the close-early button (a POST to
+    ``campaigns:status``, CSRF-protected, organizers only) and the racing button (a POST to
+    ``results:racing``) are shown to organizers only.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     table = results.table6(campaign, secondary=False)
@@ -73,7 +77,7 @@ def dashboard(request, campaign_id):
         "downloads": _downloads(campaign),
         "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
         "plan_page": reverse("results:plan", args=(campaign.pk,)),
-        "stability": planning.ranking_stability(campaign),
+        "sequential": sequential.sequential_status(campaign),
         "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
         "notes": table.notes(),
     }
@@ -83,18 +87,24 @@ def dashboard(request, campaign_id):
 @require_GET
 @roles.results_viewer_required
 def table6_page(request, campaign_id):
-    """Table 6 with its uncertainty: 95% bootstrap intervals, significance clusters (the test named), the
-    secondary rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against
-    human score, each system's 0-3 distribution, and a form for the LaTeX download.
+    """Table 6 with its uncertainty: rater-aware 95% intervals, significance clusters under the chosen rule
+    (``?clusters=holm|wmt``, as the downloads and the API take it; the test named), the secondary
+    rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against human
+    score, each system's 0-3 distribution, and a form for the LaTeX download.
 
     Security: organizers and researchers only (raters 403); GET only, read-only (the download form is a
-    GET to the download view, which validates its query). Charts are server-rendered SVG styled by
-    classes from the static stylesheet: no inline script or style.
+    GET to the download view, which validates its query); an unknown rule is a 400 naming the field.
+    Charts are server-rendered SVG styled by classes from the static stylesheet: no inline script or style.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS)
+    query = Table6Options(request.GET)
+    if not query.is_valid():
+        return text_response(query.problems(), BAD_REQUEST)
+    rule = query.options()["clusters"]
+    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
+                           clusters=rule)
     rows = [{"row": row, "cells": row.cells(INCOMPLETE_MARK), "interval": row.interval_cells(),
-             "secondary": row.secondary_cells()} for row in table.rows]
+             "secondary": row.secondary_cells(table.secondary_missing)} for row in table.rows]
     return render(request, "results/table6.html", {
         "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
         "interval_chart": table6_charts.interval_chart(table.rows),
@@ -102,6 +112,7 @@ def table6_page(request, campaign_id):
         "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
         "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
         "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
+        "rules": CLUSTER_RULES, "rule": rule, "default_rule": DEFAULT_CLUSTER_RULE,
     })
 
 
@@ -136,6 +147,9 @@ class PlanForm(forms.Form):
                              widget=forms.NumberInput(attrs={"step": "any"}))
     raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
                                          label="Raters per item (M)", help_text="Empty: the campaign's.")
+    clusters = forms.ChoiceField(required=False, choices=[(rule, rule) for rule in CLUSTER_RULES],
+                                 initial=DEFAULT_CLUSTER_RULE, label="Clustering rule",
+                                 help_text="holm: each pair two-sided at alpha / pairs; wmt: one-sided at alpha.")
 
 
 @require_GET
@@ -152,7 +166,8 @@ def plan(request, campaign_id):
     found, status = None, 200
     if not request.GET or form.is_valid():
         data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
-        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"))
+        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
+                                    clusters=data.get("clusters") or DEFAULT_CLUSTER_RULE)
     else:
         status = BAD_REQUEST
     mdd = None
@@ -184,11 +199,31 @@ agreement_download = campaign_download(exports.agreement)
 ratings_download = campaign_download(exports.ratings)
 
 
+@require_POST
+@roles.organizer_required
+def racing(request, campaign_id):
+    """Racing: retire every system whose pairs are all decided (a racing campaign, open), then back to the
+    dashboard with what was done. The API twin is ``POST /api/campaigns/{id}/sequential/racing/``.
+
+    Security: organizers only (login required, then 403); POST with CSRF only.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    done = sequential.retire_decided_systems(campaign)
+    if not campaign.racing:
+        messages.error(request, "Racing is off for this campaign: no system was retired.")
+    elif done.systems:
+        messages.success(request, f"Retired {', '.join(done.systems)}: {done.items_closed} items closed.")
+    else:
+        messages.info(request, "No system has all its comparisons decided yet.")
+    return redirect("results:dashboard", campaign_id=campaign.pk)
+
+
 urlpatterns = [
     path("", index, name="index"),
     path("<id:campaign_id>/", dashboard, name="dashboard"),
     path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
     path("<id:campaign_id>/plan/", plan, name="plan"),
+    path("<id:campaign_id>/racing/", racing, name="racing"),
     path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
     path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
     path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),

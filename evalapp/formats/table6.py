@@ -157,6 +157,7 @@ class Table6:
     significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
     rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
     counted: dict | None = None         # what was left out: excluded raters and their ratings, control items
+    retired: tuple = ()                 # (system, instances) retired by racing (stopping early)
 
     @property
     def with_intervals(self):
@@ -196,6 +197,14 @@ class Table6:
                          f"({_plural(counted['control_ratings'], 'rating')}) check the raters and are not counted")
         return lines
 
+    def retired_note(self):
+        """One line naming the systems a racing campaign stopped rating (None when there are none)."""
+        if not self.retired:
+            return None
+        named = ", ".join(f"{name} after {count} instances" for name, count in self.retired)
+        return (f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
+                "over the instances it was rated on")
+
     def secondary_notes(self):
         """What the secondary columns are, and whether the mixed model could be fitted."""
         if self.rater_effects is None:
@@ -220,6 +229,8 @@ class Table6:
         incomplete = self.incomplete_note()
         lines += [incomplete] if incomplete else []
         lines += self.counted_notes()
+        retired = self.retired_note()
+        lines += [retired] if retired else []
         if self.with_intervals:
             lines.append(f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
                          f"{self.intervals['instances']} instances")

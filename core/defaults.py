@@ -177,6 +177,9 @@ MAX_TIE_MARGIN = 1.5
 # The bets of the hedged-capital confidence sequence (Waudby-Smith and Ramdas 2024, section 4.2) are
 # truncated at c/m and c/(1-m) for a candidate mean m in [0, 1], with c this value (the paper: 1/2 or 3/4).
 SEQUENTIAL_BET_TRUNCATION = 0.75
+# Racing runs in the background worker as ratings arrive: one pending check per campaign at a time
+# (later ratings join it). If the worker never takes it, a new rating may queue another after this.
+RACING_PENDING_SECONDS = 600
 
 # --- issue 20: a rater corrects their last score ---------------------------------------------------
 # How long after a submit the rater may still change that score (from the next item's page or the

@@ -33,7 +33,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from core import progress, rating_sql
+from core import events, progress, rating_sql
 from core.defaults import SCORE_MAX, SCORE_MIN
 from core.item_order import key_stride, rater_order_parameters
 from core.models import Assignment, Campaign, Item, ItemFlag, Rater, RaterExclusion, Rating
@@ -345,6 +345,9 @@ def _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_ses
     rating.rater = rater
     if campaign is not None:
         rating.campaign = campaign
+    racing = None if campaign is None else campaign.racing
+    transaction.on_commit(partial(events.rating_recorded.send, sender=Rating, campaign_id=campaign_id,
+                                  racing=racing))
     return rating, True
 
 

@@ -1,7 +1,11 @@
 """Background tasks (django-tasks). Workers: ``python manage.py db_worker`` (django_tasks_db)."""
+from django.core.cache import cache
 from django_tasks import task
 
+from core.defaults import RACING_PENDING_SECONDS
+from core.models import Campaign
 from evalapp.services.metric_runs import execute_run
+from evalapp.services.sequential import retire_decided_systems
 
 
 @task()
@@ -19,3 +23,31 @@ def fit_rater_effects_task(campaign_id, names):
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is not None:
         fit_rater_effects(campaign, names)
+
+
+def _racing_key(campaign_id):
+    return f"comve:racing-due:{campaign_id}"
+
+
+def race_after_rating(sender, campaign_id, racing=None, **kwargs):
+    """Racing as ratings arrive (receiver of ``core.events.rating_recorded``): a racing campaign's
+    decided systems stop receiving items without anyone pressing a button.
+
+    The check runs in the background worker, never on the rater's request; one check per campaign is
+    pending at a time (``cache.add`` is atomic), and it reads every rating committed when it starts.
+    Campaigns without racing cost nothing here (the engine passes the setting it already has).
+    """
+    if racing is False:
+        return
+    if racing is None and not Campaign.objects.filter(pk=campaign_id, racing=True).exists():
+        return
+    if cache.add(_racing_key(campaign_id), True, RACING_PENDING_SECONDS):
+        race_campaign.enqueue(campaign_id)
+
+
+@task()
+def race_campaign(campaign_id):
+    """Retire the racing campaign's systems whose every pair is decided; the names retired."""
+    cache.delete(_racing_key(campaign_id))
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    return [] if campaign is None else retire_decided_systems(campaign).systems

@@ -237,3 +237,34 @@ def test_the_web_form_and_the_api_take_the_margin_and_racing(client, organizer):
                        format="json")
     assert refused.status_code == 400 and "tie_margin" in refused.content.decode()
     assert not Campaign.objects.filter(name="api bad").exists()
+
+
+IMMEDIATE_TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_racing_retires_decided_systems_as_ratings_arrive_without_a_button(settings):
+    """With racing on, the background check after each committed rating retires the decided systems;
+    the engine then hands out only the systems still racing. A campaign without racing is untouched."""
+    settings.TASKS = IMMEDIATE_TASKS
+    dataset = build_dataset(instances=40, systems=("good", "mid", "bad"))
+    racing = create_campaign(dataset, "auto-race", seed=5, raters_per_item=1, racing=True)
+    plain = create_campaign(dataset, "no-race", seed=5, raters_per_item=1)
+    score = {"good": 3, "mid": 2, "bad": 0}
+    for campaign in (racing, plain):
+        rater = Rater.objects.create(external_id=f"r-{campaign.name}", platform=Rater.Platform.SITE, order_seed=7)
+        system_of = dict(ItemOutput.objects.filter(campaign=campaign).values_list("item_id", "output__system__name"))
+        handed, retired_before = [], []
+        while (assignment := engine.next_assignment(campaign, rater)) is not None and len(handed) < 90:
+            retired_before.append(set(SystemRetirement.objects.filter(campaign=campaign)
+                                      .values_list("system__name", flat=True)))
+            handed.append(system_of[assignment.item_id])
+            engine.submit_rating(assignment.pk, rater, score[handed[-1]])
+        retired = set(SystemRetirement.objects.filter(campaign=campaign).values_list("system__name", flat=True))
+        if campaign is plain:
+            assert retired == set() and len(handed) == 90
+            continue
+        assert retired, "a clear gap on 1-rater items must retire a system before 90 ratings"
+        # No item of a system is handed out once the system is retired.
+        assert not any(name in before for name, before in zip(handed, retired_before))

@@ -379,8 +379,10 @@ def _withdraw(assignments, ratings, imported=None):
         rated += list(imported.values_list("item_id", flat=True))
     Assignment.objects.filter(pk__in=[pk for pk, _, _ in held]).update(status=Assignment.Status.EXCLUDED)
     ratings_excluded = ratings.update(excluded=True)
-    Item.objects.filter(pk__in=leased).update(active_count=F("active_count") - 1)
-    Item.objects.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
+    # A retired item stays full (it takes no more ratings, and none of its ratings count anyway).
+    open_items = Item.objects.filter(retired=False)
+    open_items.filter(pk__in=leased).update(active_count=F("active_count") - 1)
+    open_items.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
     return ratings_excluded, len(leased) + len(rated)
 
 

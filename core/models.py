@@ -240,12 +240,33 @@ class Campaign(models.Model):
         return self.name
 
 
+class CampaignInstanceQuerySet(models.QuerySet):
+    def in_use(self):
+        """The sampled instances that count: every one the organizer has not retired."""
+        return self.filter(retired_at__isnull=True)
+
+    def retired(self):
+        return self.filter(retired_at__isnull=False)
+
+
 class CampaignInstance(models.Model):
-    """An instance sampled into a campaign, in sample order."""
+    """An instance sampled into a campaign, in sample order.
+
+    An organizer may retire it when the statement itself is broken (a rater's flag showed it):
+    it then leaves every system's mean and the sample size N, its items take no more ratings,
+    and Table 6 says so under the table. A team's output is never edited or retired alone: a
+    broken output is rated as it stands.
+    """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sampled")
     instance = models.ForeignKey(Instance, on_delete=models.PROTECT)
     position = models.PositiveIntegerField()
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retired_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    retired_reason = models.TextField(blank=True, default="")
+
+    objects = CampaignInstanceQuerySet.as_manager()
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -253,6 +274,10 @@ class CampaignInstance(models.Model):
             models.UniqueConstraint(fields=["campaign", "instance"], name="campaign_instance_unique"),
             models.UniqueConstraint(fields=["campaign", "position"], name="campaign_instance_position_unique"),
         ]
+
+    @property
+    def retired(self):
+        return self.retired_at is not None
 
 
 class Item(models.Model):
@@ -285,6 +310,8 @@ class Item(models.Model):
     active_count = models.PositiveSmallIntegerField(default=0)
     done_count = models.PositiveSmallIntegerField(default=0)
     shuffle_key = models.BigIntegerField(default=0, help_text="Random key; per-rater order derives from it.")
+    retired = models.BooleanField(
+        default=False, help_text="Its instance was retired: it takes no more ratings and none of its ratings count.")
 
     class Meta:
         ordering = ["campaign", "id"]
@@ -299,6 +326,9 @@ class Item(models.Model):
                 | (Q(kind="control") & ~Q(control_kind="")),
                 name="item_control_kind_matches",
             ),
+            # A retired item is full: the engine's pick (``active_count < needed``) never sees it again.
+            models.CheckConstraint(condition=Q(retired=False) | Q(active_count=F("needed")),
+                                   name="item_retired_is_full"),
         ]
 
     def __str__(self):
@@ -426,15 +456,49 @@ class Rating(models.Model):
 
 
 class ItemFlag(models.Model):
-    """A rater's report that an item is broken (unreadable, wrong statement, ...)."""
+    """A rater's report that an item is broken (unreadable, wrong statement, ...), and the organizer's
+    decision on it: open until dismissed (the item is fine and keeps being rated) or until its
+    instance is retired (the statement is broken)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "waiting for review"
+        DISMISSED = "dismissed", "dismissed: the item is rated as it stands"
+        RETIRED = "retired", "its instance was retired"
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="flags")
     rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="flags")
     note = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["item", "rater"], name="flag_unique_item_rater")]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "rater"], name="flag_unique_item_rater"),
+            models.CheckConstraint(condition=Q(status="open", resolved_at__isnull=True)
+                                   | (~Q(status="open") & Q(resolved_at__isnull=False)),
+                                   name="flag_resolved_has_time"),
+        ]
+
+
+class CampaignRater(models.Model):
+    """A lab account listed on a campaign: the organizer created it there (or added it).
+
+    The list of a campaign's own raters: the rater-accounts page manages them, and the rule of
+    who may rate where (a lab account in the campaigns that list it) reads it.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="lab_raters")
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="lab_campaigns")
+    added_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "created_at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "rater"], name="campaign_rater_unique")]
 
 
 class RaterExclusion(models.Model):

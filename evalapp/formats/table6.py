@@ -135,6 +135,7 @@ class Table6:
     intervals: dict | None = None       # bootstrap settings (method, resamples, seed, level)
     significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
     rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
+    retired: tuple = ()                 # (instance id, reason) of each instance the organizer retired
 
     @property
     def with_intervals(self):
@@ -152,6 +153,14 @@ class Table6:
             return None
         return (f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
                 "each score is the mean over the ratings present")
+
+    def retired_note(self):
+        """Which instances were retired (their statement was broken), or None: they count for no system."""
+        if not self.retired:
+            return None
+        listed = ", ".join(f"{instance} ({reason})" if reason else instance for instance, reason in self.retired)
+        return (f"Retired instances (statement broken; their ratings count for no system and N excludes them): "
+                f"{listed}")
 
     def secondary_notes(self):
         """What the secondary columns are, and whether the mixed model could be fitted."""
@@ -174,6 +183,8 @@ class Table6:
         lines = self.marker_notes()
         incomplete = self.incomplete_note()
         lines += [incomplete] if incomplete else []
+        retired = self.retired_note()
+        lines += [retired] if retired else []
         if self.with_intervals:
             lines.append(f"95% CI: {self.intervals['method']}, {self.intervals['resamples']} resamples, "
                          f"seed {self.intervals['seed']}")
@@ -217,6 +228,8 @@ def to_json(table):
         document["significance"] = table.significance
     if table.rater_effects is not None:
         document["secondary"] = table.rater_effects
+    if table.retired:
+        document["retired_instances"] = [{"instance": instance, "reason": reason} for instance, reason in table.retired]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

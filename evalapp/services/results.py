@@ -44,11 +44,13 @@ def rater_label(rater_id):
 
 
 def _counted_ratings(campaign):
-    """Ratings that enter results: system items, rating not excluded, rater not excluded, and, with the
+    """Ratings that enter results: system items of instances not retired, rating not excluded, rater not
+    excluded, and, with the
     campaign's ``count_reconciled_only``, a crowd worker's rating only once the platform's records
     verified its session (ratings imported from a platform's files were the platform's already)."""
     excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-    ratings = (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
+    ratings = (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM,
+                                     item__retired=False)
                .exclude(rater_id__in=excluded_raters))
     if campaign.count_reconciled_only and CrowdSession.objects.filter(campaign=campaign).exists():
         ratings = ratings.exclude(Q(source=Rating.Source.APP, rater__platform__in=CROWD_PLATFORMS)
@@ -190,8 +192,14 @@ def campaign_systems(campaign):
 
 
 def campaign_instance_ids(campaign):
-    """External ids of the sampled instances, in sample order."""
-    return list(campaign.sampled.order_by("position").values_list("instance__external_id", flat=True))
+    """External ids of the sampled instances that count (not retired), in sample order."""
+    return list(campaign.sampled.in_use().order_by("position").values_list("instance__external_id", flat=True))
+
+
+def retired_instances(campaign):
+    """``(external id, reason)`` of the campaign's retired instances, in sample order: Table 6's footnote."""
+    return tuple(campaign.sampled.retired().order_by("position").values_list("instance__external_id",
+                                                                             "retired_reason"))
 
 
 def human_scores(campaign, records=None, matrix=None):
@@ -203,7 +211,7 @@ def human_scores(campaign, records=None, matrix=None):
     """
     if matrix is None:
         matrix = _campaign_matrix(campaign) if records is None else instance_score_matrix(campaign, records)
-    scores = matrix_system_scores(matrix, campaign.sampled.count(), campaign.raters_per_item)
+    scores = matrix_system_scores(matrix, campaign.sampled.in_use().count(), campaign.raters_per_item)
     return {name: score.as_dict() for name, score in scores.items()}
 
 
@@ -308,8 +316,8 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
         pairs = [(system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
                  for system, row in pairs]
         effects = found.as_dict()
-    return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item, campaign.sampled.count(),
-                  intervals, significance, effects)
+    return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item,
+                  campaign.sampled.in_use().count(), intervals, significance, effects, retired_instances(campaign))
 
 
 def _adjusted_fields(fit, name):

@@ -139,3 +139,10 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
+
+# --- lab rater accounts ------------------------------------------------------------------------
+# A printed password: this many characters from an alphabet without look-alikes (about 71 bits).
+LAB_PASSWORD_CHARS = 14
+LAB_PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+# Raters one request or file may create at once (a lab, not a crowd: a crowd enters by a platform).
+MAX_LAB_RATERS_AT_ONCE = 500

@@ -190,8 +190,9 @@ class Stall:
         raters = "1 rater has" if self.raters == 1 else f"{self.raters} of {self.raters} raters have"
         text = f"{items} a rater who has not seen {them}: {raters} rated or reported {them}."
         if self.reported:
-            text += (f" {self.reported:,} of {them} {'is' if self.reported == 1 else 'are'} reported as broken "
-                     "and waiting for your review.")
+            which = ("It is" if self.waiting == 1 else
+                     f"{self.reported:,} of them {'is' if self.reported == 1 else 'are'}")
+            text += f" {which} reported as broken and waiting for your review."
         return text
 
 

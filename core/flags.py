@@ -79,18 +79,6 @@ def campaign_flags(campaign):
             .order_by("-created_at", "-id"))
 
 
-def flagged_items(campaign):
-    """The reported items, one record each: item, instance, kind, how many reports and their notes (no names)."""
-    items = {}
-    for flag in sorted(campaign_flags(campaign), key=lambda flag: (flag.item_id, flag.pk)):
-        entry = items.setdefault(flag.item_id, {"item": flag.item_id, "instance_id": flag.item.instance.external_id,
-                                                "kind": flag.item.kind, "flags": 0, "notes": []})
-        entry["flags"] += 1
-        if flag.note:
-            entry["notes"].append(flag.note)
-    return list(items.values())
-
-
 # --- the organizer's decisions on the reports -------------------------------------------------------
 
 class ReviewRefused(Refusal):

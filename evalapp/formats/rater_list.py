@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from core.problems import ProblemLog
-from evalapp.formats.csvfile import read_rows
+from evalapp.formats.csvfile import read_file, read_rows
 
 COLUMNS = ("name", "email")
 # A rater's display name fits Django's first_name column; an address its username column.
@@ -51,8 +51,16 @@ def check_entries(entries, filename, log=None):
 def read_rater_list(data, filename):
     """The raters of a CSV file (bytes or text) as :class:`RaterEntry` records; raises FormatError with
     every problem (missing column, empty or overlong name, bad or repeated email), writing nothing."""
+    return _entries(read_rows(data, filename), filename)
+
+
+def read_rater_file(path):
+    """:func:`read_rater_list` of a file path (the messages name the file as given)."""
+    return _entries(read_file(path), str(path))
+
+
+def _entries(rows, filename):
     log = ProblemLog()
-    rows = read_rows(data, filename)
     if not rows:
         log.add(filename, None, None, "the file is empty: give a header line 'name,email' and one rater a line")
         log.raise_if_any()

@@ -141,7 +141,8 @@ class LabRatersView(ListApiView):
         if data.get("file"):
             entries, filename = read_rater_list(data["file"].data, data["file"].name), data["file"].name
         else:
-            entries = [RaterEntry(index, entry["name"], entry["email"]) for index, entry in enumerate(data["raters"])]
+            entries = [RaterEntry(position, entry["name"], entry["email"])
+                       for position, entry in enumerate(data["raters"], 1)]
             filename = "raters"
         made = lab_raters.add_lab_raters(campaign, entries, data["sign_in"], by=request.user, filename=filename)
         return Response([_absolute(request, credential) for credential in made], status=status.HTTP_201_CREATED)

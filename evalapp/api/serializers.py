@@ -296,8 +296,10 @@ class RetirementSerializer(serializers.Serializer):
 
 
 class LabRaterEntrySerializer(serializers.Serializer):
-    name = serializers.CharField(max_length=150)
-    email = serializers.CharField(max_length=150)
+    """One rater; a problem with it is reported with ``line`` = its position in the list (from 1)."""
+
+    name = serializers.CharField(allow_blank=True)
+    email = serializers.CharField(allow_blank=True)
 
 
 SIGN_IN_FIELD = {"choices": ["link", "password"], "default": "link",

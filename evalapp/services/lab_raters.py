@@ -75,7 +75,8 @@ def lab_raters(campaign):
                .annotate(ratings=Count("rater__ratings", filter=Q(rater__ratings__campaign=campaign,
                                                                  rater__ratings__excluded=False)))
                .order_by("created_at", "pk"))
-    return [LabRater(m.rater_id, m.rater.user.get_username(), m.rater.user.first_name, m.rater.user.is_active,
+    return [LabRater(m.rater_id, m.rater.user.get_username(), m.rater.user.first_name or m.rater.user.get_username(),
+                     m.rater.user.is_active,
                      m.ratings, m.rater.user.last_login, m.rater.user.last_login is not None)
             for m in members if m.rater.user_id]
 

@@ -146,3 +146,8 @@ LAB_PASSWORD_CHARS = 14
 LAB_PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 # Raters one request or file may create at once (a lab, not a crowd: a crowd enters by a platform).
 MAX_LAB_RATERS_AT_ONCE = 500
+
+# --- the home page -----------------------------------------------------------------------------
+# Campaigns with a checklist of their own on the home page (open ones first, then the newest);
+# the rest are one link away, on the campaign list.
+HOME_MAX_CAMPAIGNS = 10

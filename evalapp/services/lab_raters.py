@@ -134,12 +134,16 @@ def sign_in_path(user):
 
 
 def user_of_link(uidb64, token):
-    """The active account a sign-in link is for, or None when the link is unknown, used, replaced or too old."""
+    """The active lab account a sign-in link is for, or None when the link is unknown, used, replaced or too
+    old, or the account is not a lab account listed on a campaign (Django's password-reset tokens of other
+    accounts are no sign-in links)."""
     try:
         pk = int(force_str(urlsafe_base64_decode(uidb64)))
     except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
         return None
-    user = get_user_model().objects.filter(pk=pk, is_active=True).first()
+    # Only a lab account signs in by link: an organizer's or an admin's account never does, whatever the token.
+    user = (get_user_model().objects.filter(pk=pk, is_active=True, is_staff=False, is_superuser=False,
+                                            rater__lab_campaigns__isnull=False).distinct().first())
     if user is None or not default_token_generator.check_token(user, token):
         return None
     return user

@@ -50,18 +50,10 @@ def dismiss(request, campaign_id, item_id):
     Security: organizers only (login, then 403); POST with CSRF; an item of another campaign is refused
     with a message and changes nothing.
     """
-    campaign = get_object_or_404(Campaign, pk=campaign_id)
-    try:
-        decision = flags.dismiss_reports(campaign, item_id, by=request.user)
-    except flags.ReviewRefused as refusal:
-        messages.error(request, refusal.message)
-    else:
-        if decision.already:
-            messages.info(request, f"Item {item_id} has no open report; nothing was changed.")
-        else:
-            messages.success(request, f"Dismissed {decision.reports_resolved} report(s) on item {item_id}: it goes "
-                                      "on being rated by raters who have not seen it.")
-    return _back(request, campaign)
+    return _decide(request, campaign_id, lambda campaign: flags.dismiss_reports(campaign, item_id, by=request.user),
+                   lambda decision: f"Item {item_id} has no open report; nothing was changed.",
+                   lambda decision: f"Dismissed {decision.reports_resolved} report(s) on item {item_id}: it goes "
+                                    "on being rated by raters who have not seen it.")
 
 
 @require_POST
@@ -73,17 +65,26 @@ def retire(request, campaign_id, item_id):
     Security: organizers only (login, then 403); POST with CSRF; an item of another campaign is refused
     with a message and changes nothing.
     """
+    reason = request.POST.get("reason", "")
+    return _decide(request, campaign_id,
+                   lambda campaign: flags.retire_instance(campaign, item_id, by=request.user, reason=reason),
+                   lambda decision: f"Instance {decision.instance_id} was already retired; nothing was changed.",
+                   lambda decision: f"Retired instance {decision.instance_id}: {decision.items_retired} item(s) "
+                                    "take no more ratings and count for no system; Table 6 says so under the table.")
+
+
+def _decide(request, campaign_id, decide, unchanged, changed):
+    """Take a decision (``decide(campaign)``), say what it did (or why it was refused), back to the queue."""
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
-        decision = flags.retire_instance(campaign, item_id, by=request.user, reason=request.POST.get("reason", ""))
+        decision = decide(campaign)
     except flags.ReviewRefused as refusal:
         messages.error(request, refusal.message)
     else:
         if decision.already:
-            messages.info(request, f"Instance {decision.instance_id} was already retired; nothing was changed.")
+            messages.info(request, unchanged(decision))
         else:
-            messages.success(request, f"Retired instance {decision.instance_id}: {decision.items_retired} item(s) "
-                                      "take no more ratings and count for no system; Table 6 says so under the table.")
+            messages.success(request, changed(decision))
     return _back(request, campaign)
 
 

@@ -99,6 +99,14 @@ def test_a_sign_in_link_works_once_and_a_new_one_voids_the_old(campaign, client)
     assert client.get("/accounts/link/xx/yy/").status_code == 400
 
 
+def test_a_password_reset_token_of_an_organizer_is_no_sign_in_link(client, organizer):
+    from django.contrib.auth.tokens import default_token_generator
+
+    path = lab_raters.sign_in_path(organizer)  # a valid Django token, but not a lab account's
+    assert default_token_generator.check_token(organizer, path.rstrip("/").rsplit("/", 1)[1])
+    assert client.post(path).status_code == 400 and "_auth_user_id" not in client.session
+
+
 def test_deactivation_stops_the_sign_in_and_a_new_password_reactivates(campaign, client):
     [made] = lab_raters.add_lab_raters(campaign, read_rater_list(b"name,email\nAda,ada@example.org\n", "r.csv"),
                                        lab_raters.PASSWORD)

@@ -58,7 +58,7 @@ def test_every_campaign_has_its_own_steps_in_its_own_state(client, organizer):
     flags.flag_item(engine.next_assignment(demo, rater).pk, rater, demo)
     set_campaign_status(demo, Campaign.Status.CLOSED)
     demo_steps = steps(by_name(client.get("/").context["organizer_home"])["demo"].steps)
-    assert demo_steps[0][2:] == ("1 rater (0 lab accounts; or Mechanical Turk, Prolific)", True)
+    assert demo_steps[0][2:] == ("3 raters (3 lab accounts; or Mechanical Turk, Prolific)", True)
     assert demo_steps[1][1:] == (reverse("campaigns:flags", args=(demo.pk,)), "1 item waiting for your review", False)
     assert demo_steps[2][2].startswith("closed, 0% rated") and demo_steps[2][3]
     assert demo_steps[3][2:] == ("closed at 0%: Table 6 is final, incomplete systems marked †", True)

@@ -88,7 +88,8 @@ def load_corpus(campaign, corpus_scope=DEFAULT_CORPUS_SCOPE):
         raise StudyError(f"corpus scope must be one of {', '.join(CORPUS_SCOPES)}, not {corpus_scope!r}")
     systems = results.campaign_systems(campaign)
     excluded = human_reference_position(campaign, systems)
-    sampled = list(campaign.sampled.order_by("position").values_list("instance_id", "instance__external_id"))
+    # The instances that count (a retired one left the human scores, so it leaves the metrics too).
+    sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", "instance__external_id"))
     if corpus_scope == DATASET_DOMAIN:
         instances = list(Instance.objects.filter(dataset=campaign.dataset).order_by("position")
                          .values_list("pk", "external_id"))
@@ -257,7 +258,7 @@ def stored_or_computed(metric, corpus, progress=None):
 
 
 def _store_builtin(campaign, corpus, computed):
-    sampled_ids = list(campaign.sampled.order_by("position").values_list("instance_id", flat=True))
+    sampled_ids = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
     rows = []
     for metric in computed:
         for k, system in enumerate(corpus.systems):

@@ -142,3 +142,14 @@ def test_excluding_a_rater_of_a_retired_item_keeps_it_full(stalled):
         assert item.active_count == item.needed
     assert Item.objects.filter(Q(retired=False), campaign=campaign, active_count__lt=3).count() == 4
     assert Assignment.objects.filter(item__retired=True, status=Assignment.Status.LEASED).count() == 0
+
+
+def test_a_retired_instance_leaves_the_metric_study_too(stalled):
+    from evalapp.services.metric_study import CAMPAIGN_DOMAIN, load_corpus
+
+    campaign, _, flagged = stalled
+    assert len(load_corpus(campaign).campaign_columns) == 3
+    flags.retire_instance(campaign, flagged.pk)
+    assert len(load_corpus(campaign).campaign_columns) == 2  # the segment level: the instances that count
+    corpus = load_corpus(campaign, CAMPAIGN_DOMAIN)
+    assert [external for _, external in corpus.instances] == ["1", "3"]

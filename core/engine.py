@@ -201,7 +201,8 @@ def _expire(assignment_id, item_id, now):
             pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
         ).update(status=Assignment.Status.EXPIRED):
             return 0  # submitted, excluded or expired by someone else meanwhile
-        Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
+        # A retired item stays full (core.flags.retire_instance), even for a lease taken while it retired.
+        Item.objects.filter(pk=item_id, retired=False).update(active_count=F("active_count") - 1)
         return 1
 
 

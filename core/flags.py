@@ -67,7 +67,7 @@ def _flag(assignment_id, rater, note, campaign, crowd_session_id, now):
         released = Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.LEASED).update(
             status=Assignment.Status.EXPIRED)
         if released:
-            Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
+            Item.objects.filter(pk=item_id, retired=False).update(active_count=F("active_count") - 1)
         return flag, bool(released)
 
 
@@ -207,6 +207,10 @@ def _retire(campaign, item, by, reason, now):
         released = Assignment.objects.filter(pk__in=list(leased.values_list("pk", flat=True))).update(
             status=Assignment.Status.EXPIRED)
         retired = items.update(retired=True, active_count=F("needed"))
+        # A lease taken between the read above and the items' update (their row locks) is released too;
+        # from here on no lease can take a slot of these items (they are full).
+        released += Assignment.objects.filter(item__in=items, status=Assignment.Status.LEASED).update(
+            status=Assignment.Status.EXPIRED)
         if sampled is not None:
             sampled.retired_at, sampled.retired_by, sampled.retired_reason = now, by, reason
             sampled.save(update_fields=["retired_at", "retired_by", "retired_reason"])

@@ -153,3 +153,16 @@ def test_a_retired_instance_leaves_the_metric_study_too(stalled):
     assert len(load_corpus(campaign).campaign_columns) == 2  # the segment level: the instances that count
     corpus = load_corpus(campaign, CAMPAIGN_DOMAIN)
     assert [external for _, external in corpus.instances] == ["1", "3"]
+
+
+def test_a_lease_that_outlives_the_retirement_expires_without_reopening_the_item(stalled):
+    """Whatever the interleaving, a retired item stays full: an expiry or a report never gives a slot back."""
+    campaign, _, flagged = stalled
+    late = new_rater("late")
+    lease = engine.next_assignment(campaign, late, T0)
+    flags.retire_instance(campaign, flagged.pk)
+    # As if the lease had been taken in the instant between the retirement's two steps.
+    Assignment.objects.filter(pk=lease.pk).update(status=Assignment.Status.LEASED)
+    assert engine.expire_leases(campaign, T0 + timedelta(days=1)) == 1
+    item = Item.objects.get(pk=flagged.pk)
+    assert item.retired and item.active_count == item.needed

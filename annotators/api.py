@@ -22,7 +22,8 @@ from annotators.serializers import (
     RatingResultSerializer,
     RatingSerializer,
 )
-from core import engine, flags, roles
+from annotators import crowd
+from core import doors, engine, flags, roles
 from core.api.base import ApiView, ListApiView
 from core.api.errors import Conflict
 from core.api.parsers import SafeJSONParser
@@ -37,6 +38,15 @@ NOTHING_HELD = "You hold no item in this campaign; POST to next to get one."
 
 def open_campaign_or_404(campaign_id):
     return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
+
+
+def door_or_404(request, campaign, rater):
+    """The rater's door into the campaign (:mod:`core.doors`), as the rater screens ask it: a crowd
+    account only through the crowd session its browser entered, while it is live; 404 otherwise."""
+    try:
+        return doors.door(campaign, rater, crowd.current_session(request, campaign, rater))
+    except doors.DoorClosed:
+        raise NotFound("No open campaign of yours here.") from None
 
 
 def own_assignment_or_404(request, assignment_id):
@@ -66,7 +76,9 @@ def item_body(campaign, rater, assignment):
 class RaterCampaignListView(ListApiView):
     """GET: the open campaigns the rater can take part in, with their own progress.
 
-    Security: raters only; own counts only; campaigns the rater was excluded from are left out.
+    Security: raters only; own counts only; only campaigns whose door admits the rater
+    (:mod:`core.doors`: a crowd account sees only the campaigns of the crowd sessions it entered);
+    campaigns the rater was excluded from are left out.
     """
 
     permission_classes = RATER
@@ -76,7 +88,7 @@ class RaterCampaignListView(ListApiView):
         rater = roles.rater_of(self.request.user)
         return [{"id": campaign.pk, "name": campaign.name, "instructions": campaign.instructions,
                  "rubric": campaign.rubric, "progress": progress_of(campaign, rater)}
-                for campaign in engine.campaigns_open_to(rater)]
+                for campaign in doors.campaigns_open_to(rater, crowd.entered_sessions(self.request, rater))]
 
     @extend_schema(tags=["rate"])
     def get(self, request, *args, **kwargs):
@@ -86,7 +98,8 @@ class RaterCampaignListView(ListApiView):
 class CurrentItemView(ApiView):
     """GET: the item the rater holds in this campaign (404 when none: POST next to get one).
 
-    Security: raters only; shows only the rater's own live lease. Read-only: never leases.
+    Security: raters only, through their door (404 otherwise); shows only the rater's own live lease
+    (of this crowd session, for a crowd account). Read-only: never leases.
     """
 
     permission_classes = RATER
@@ -95,7 +108,8 @@ class CurrentItemView(ApiView):
     def get(self, request, campaign_id):
         campaign = open_campaign_or_404(campaign_id)
         rater = roles.rater_of(request.user)
-        assignment = engine.live_lease(campaign, rater)
+        door = door_or_404(request, campaign, rater)
+        assignment = engine.live_lease(campaign, rater, crowd_session_id=door.crowd_session_id)
         if assignment is None:
             raise NotFound(NOTHING_HELD)
         return Response(item_body(campaign, rater, assignment))
@@ -104,8 +118,10 @@ class CurrentItemView(ApiView):
 class NextItemView(ApiView):
     """POST: the rater's current item, or a newly leased one; ``assignment_id`` null when done.
 
-    Security: raters only, POST (CSRF with a session). Repeating it returns the same item
-    while its lease lasts; the engine only leases items this rater never had.
+    Security: raters only, POST (CSRF with a session), through their door (404 otherwise: a crowd
+    account only inside the live crowd session it entered, whose cap on items applies as on the
+    screens). Repeating it returns the same item while its lease lasts; the engine only leases
+    items this rater never had.
     """
 
     permission_classes = RATER
@@ -114,14 +130,20 @@ class NextItemView(ApiView):
     def post(self, request, campaign_id):
         campaign = open_campaign_or_404(campaign_id)
         rater = roles.rater_of(request.user)
-        return Response(item_body(campaign, rater, engine.next_assignment(campaign, rater)))
+        door = door_or_404(request, campaign, rater)
+        if crowd.session_full(campaign, door.crowd_session):
+            assignment = engine.live_lease(campaign, rater, crowd_session_id=door.crowd_session_id)
+        else:
+            assignment = engine.next_assignment(campaign, rater, crowd_session_id=door.crowd_session_id)
+        return Response(item_body(campaign, rater, assignment))
 
 
 class SubmitRatingView(ApiView):
     """POST: the score (0-3) of the rater's assignment, and optionally the seconds it took.
 
-    Security: raters only, own assignments only (someone else's id gives 404, as a missing
-    one does, and writes nothing). Idempotent: a repeated submit returns the stored rating
+    Security: raters only, own assignments only, through the rater's door into the assignment's
+    campaign (a crowd account: only assignments of the live crowd session it entered); anything
+    else gives 404, as a missing assignment does, and writes nothing. Idempotent: a repeated submit returns the stored rating
     with 200 instead of 201. 409 when the rating is no longer needed, the campaign is
     closed or the rater was excluded; the message says which.
     """
@@ -135,13 +157,16 @@ class SubmitRatingView(ApiView):
     def post(self, request, assignment_id):
         form = RatingSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        rater = roles.rater_of(request.user)
+        assignment = own_assignment_or_404(request, assignment_id)
+        rater, campaign = roles.rater_of(request.user), assignment.campaign
+        door = door_or_404(request, campaign, rater)
         now = timezone.now()
         reported = form.validated_data.get("seconds")
-        # The engine checks ownership under the row lock; reading the assignment first would be a second query.
+        # The engine checks ownership (rater, campaign, crowd session) again under the row lock.
         try:
             rating, created = engine.submit_rating(
-                assignment_id, rater, form.validated_data["score"], now=now,
+                assignment.pk, rater, form.validated_data["score"], now=now, campaign=campaign,
+                crowd_session_id=door.crowd_session_id,
                 seconds=lambda assignment: measured_seconds(assignment, now, reported))
         except engine.SubmissionRefused as refusal:
             if refusal.code == engine.SubmissionRefused.NOT_FOUND:
@@ -155,8 +180,8 @@ class SubmitRatingView(ApiView):
 class FlagItemView(ApiView):
     """POST: report the rater's item as broken; the item is skipped and never comes back to them.
 
-    Security: raters only, own assignments only (404 otherwise, nothing written); POST with
-    CSRF when a session is used. The checks of a submit: an open campaign, a rater not excluded,
+    Security: raters only, own assignments only, through the rater's door (a crowd account: only its
+    live crowd session's assignments; 404 otherwise, nothing written); POST with CSRF when a session is used. The checks of a submit: an open campaign, a rater not excluded,
     the rater's live lease (409 otherwise, with the reason; nothing written).
     """
 
@@ -166,11 +191,13 @@ class FlagItemView(ApiView):
     @extend_schema(request=FlagSerializer, responses={201: FlagResultSerializer, 409: ErrorSerializer}, tags=["rate"])
     def post(self, request, assignment_id):
         assignment = own_assignment_or_404(request, assignment_id)
+        rater = roles.rater_of(request.user)
+        door = door_or_404(request, assignment.campaign, rater)
         form = FlagSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            _, released = flags.flag_item(assignment.pk, assignment.rater, assignment.campaign,
-                                          form.validated_data["note"], crowd_session_id=assignment.crowd_session_id)
+            _, released = flags.flag_item(assignment.pk, rater, assignment.campaign,
+                                          form.validated_data["note"], crowd_session_id=door.crowd_session_id)
         except flags.FlagRefused as refusal:
             if refusal.code == flags.FlagRefused.NOT_FOUND:
                 raise NotFound(NOT_YOURS) from None

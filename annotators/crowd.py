@@ -225,6 +225,14 @@ def current_session(request, campaign, rater):
     return CrowdSession.objects.filter(pk=session_pk, campaign=campaign, rater=rater).first()
 
 
+def entered_sessions(request, rater):
+    """Every crowd session this browser entered (one per campaign), if they are the rater's."""
+    if rater is None or not rater.is_crowd_account:
+        return []
+    pks = [pk for pk in request.session.get(SESSION_KEY, {}).values() if isinstance(pk, int)]
+    return list(CrowdSession.objects.filter(pk__in=pks, rater=rater))
+
+
 # --- progress and completion ---------------------------------------------------------------
 
 def progress(campaign, rater, crowd_session=None, overall=None):

@@ -12,6 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.logging import logging_config
+from core import defaults as _defaults
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("COMVE_VAR_DIR", BASE_DIR / "var"))
@@ -204,6 +205,11 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # A signed-in session ends after this long without a request (core.middleware.IdleTimeoutMiddleware).
 SESSION_IDLE_SECONDS = int(os.environ.get("COMVE_SESSION_IDLE_MINUTES", "120")) * 60
+# Crowd entry throttles ("N/second|minute|hour|day"): per client address, and per campaign (429 beyond).
+COMVE_CROWD_ENTRY_RATE_PER_ADDRESS = os.environ.get("COMVE_CROWD_ENTRY_RATE_PER_ADDRESS",
+                                                    _defaults.CROWD_ENTRY_RATE_PER_ADDRESS)
+COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN = os.environ.get("COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN",
+                                                     _defaults.CROWD_ENTRY_RATE_PER_CAMPAIGN)
 
 # One shared cache for every process (the API throttles count there): a table of the database.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "comve_cache"}}
@@ -238,7 +244,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = COMVE_MAX_UPLOAD_BYTES
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "knox.auth.TokenAuthentication",
+        "core.api.authentication.StrictTokenAuthentication",
     ],
     # The throttles' client address: REMOTE_ADDR, or X-Forwarded-For behind the trusted proxies only.
     "NUM_PROXIES": TRUSTED_PROXIES,

@@ -75,7 +75,14 @@ FORMAT_LABELS = {"csv": "CSV", "json": "JSON", "markdown": "Markdown", "latex": 
 
 # --- the REST API ------------------------------------------------------------------------------
 # A JSON request body: at most this many bytes, nested at most this deep.
+# Request bodies are read only in these charsets (codec names as ``codecs.lookup`` gives them): text
+# transforms (rot13, base64, unicode_escape) and wide encodings are refused with 415 before parsing.
+SAFE_REQUEST_CHARSETS = frozenset({"utf-8", "ascii", "iso8859-1"})
 MAX_JSON_BYTES = 1024 * 1024
+# A reconciliation's answer lists at most this many of the file's unmatched records (and of its
+# sessions under another worker), with the counts of all: a 20 MiB file of unknown rows once
+# answered with 117 MB of JSON.
+RECONCILIATION_LISTED_RECORDS = 50
 MAX_JSON_DEPTH = 32
 # Ids in URLs and queries stay below 10**18, inside a signed 64-bit integer column.
 MAX_ID_DIGITS = 18
@@ -84,6 +91,10 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 # Token requests per client address (the lockout after failed logins is django-axes', in settings).
 LOGIN_RATE = "30/minute"
+# Crowd entry (the Start of a MTurk HIT or Prolific study) makes an account and a session: at most
+# this many per client address, and per campaign, in the period (settings COMVE_CROWD_ENTRY_RATE_*).
+CROWD_ENTRY_RATE_PER_ADDRESS = "20/minute"
+CROWD_ENTRY_RATE_PER_CAMPAIGN = "600/minute"
 
 
 def content_type(fmt):
@@ -151,3 +162,12 @@ MAX_LAB_RATERS_AT_ONCE = 500
 # Campaigns with a checklist of their own on the home page (open ones first, then the newest);
 # the rest are one link away, on the campaign list.
 HOME_MAX_CAMPAIGNS = 10
+
+# --- issue 19: rater-aware uncertainty, clustering rules ------------------------------------------
+# Below this many raters (or when no rater has two ratings) the rater term of Table 6's intervals and
+# tests cannot be estimated: they fall back, visibly, to instance clusters alone.
+RATER_AWARE_MIN_RATERS = 5
+# The clustering rules of Table 6: "holm" (every system above significantly better than every system
+# below, Holm-corrected two-sided p) and "wmt" (mt-metrics-eval's AssignRanks on one-sided p, no correction).
+CLUSTER_RULES = ("holm", "wmt")
+DEFAULT_CLUSTER_RULE = "holm"

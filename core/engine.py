@@ -10,7 +10,10 @@ worker processes, on SQLite and on PostgreSQL:
 - every change of an assignment's status is made under its row lock (or as an UPDATE
   conditional on the old status), so two workers never both act on one transition;
 - a rater's own requests queue on a lock of their Rater row: two open tabs never lease twice,
-  and an exclusion cannot interleave with a new lease.
+  and an exclusion cannot interleave with a new lease; one live lease per rater per campaign is
+  also a partial unique index (``assignment_one_lease_per_rater``), because on PostgreSQL the
+  state read with that lock comes from the snapshot taken before the wait (a conflicting insert
+  fails and is retried, and the retry resumes the lease the other request took).
 
 On PostgreSQL the next item is taken with ``SELECT ... FOR NO KEY UPDATE SKIP LOCKED`` so that
 concurrent raters take different items instead of queueing on one row. On SQLite transactions
@@ -71,11 +74,6 @@ def is_excluded(campaign, rater):
     return RaterExclusion.objects.filter(campaign=campaign, rater=rater).exists()
 
 
-def campaigns_open_to(rater):
-    """The open campaigns ``rater`` was not excluded from, by name (one query for the list)."""
-    return Campaign.objects.filter(status=Campaign.Status.OPEN).exclude(exclusions__rater=rater).order_by("name")
-
-
 # --- leasing -------------------------------------------------------------------------------
 
 def next_assignment(campaign, rater, now=None, crowd_session_id=None):
@@ -127,11 +125,13 @@ def _lease_locked(campaign, rater, now, state=None, crowd_session_id=None):
     state = state or rating_sql.lock_rater_state(rater.pk, campaign.pk, now, crowd_session_id=crowd_session_id)
     if state is None:
         return None
-    excluded, live, held = state
+    excluded, live, held, other_leases = state
     if excluded:
         return None
     if live is not None:
         return live
+    if other_leases and _holds_lease_elsewhere(campaign, rater, now):
+        return None
     item_id = _pick_item(campaign, rater, skip_locked=True)
     if item_id is None and connection.features.has_select_for_update_skip_locked:
         item_id = _pick_item(campaign, rater, skip_locked=False)
@@ -143,6 +143,21 @@ def _lease_locked(campaign, rater, now, state=None, crowd_session_id=None):
     if leased is None:
         raise IntegrityError(f"item {item_id} filled up while locked")
     return leased
+
+
+def _holds_lease_elsewhere(campaign, rater, now):
+    """One live lease per rater per campaign (the ``assignment_one_lease_per_rater`` index): expire the
+    rater's own timed-out leases in the campaign, under their row lock, and say whether a live one is
+    left (another crowd session's), in which case nothing new is leased."""
+    held_elsewhere = False
+    for assignment_id, item_id, expires_at in (Assignment.objects.filter(
+            campaign=campaign, rater=rater, status=Assignment.Status.LEASED)
+            .values_list("pk", "item_id", "lease_expires_at")):
+        if expires_at <= now:
+            _expire_in_transaction(assignment_id, item_id, now)
+        else:
+            held_elsewhere = True
+    return held_elsewhere
 
 
 def _pick_item(campaign, rater, skip_locked):
@@ -197,13 +212,17 @@ def expire_leases(campaign=None, now=None):
 
 def _expire(assignment_id, item_id, now):
     with transaction.atomic():
-        if not Assignment.objects.filter(
-            pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
-        ).update(status=Assignment.Status.EXPIRED):
-            return 0  # submitted, excluded or expired by someone else meanwhile
-        # A retired item stays full (core.flags.retire_instance), even for a lease taken while it retired.
-        Item.objects.filter(pk=item_id, retired=False).update(active_count=F("active_count") - 1)
-        return 1
+        return _expire_in_transaction(assignment_id, item_id, now)
+
+
+def _expire_in_transaction(assignment_id, item_id, now):
+    if not Assignment.objects.filter(
+        pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
+    ).update(status=Assignment.Status.EXPIRED):
+        return 0  # submitted, excluded or expired by someone else meanwhile
+    # A retired item stays full (core.flags.retire_instance), even for a lease taken while it retired.
+    Item.objects.filter(pk=item_id, retired=False).update(active_count=F("active_count") - 1)
+    return 1
 
 
 # --- submitting ----------------------------------------------------------------------------

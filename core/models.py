@@ -177,6 +177,11 @@ class Campaign(models.Model):
         OPEN = "open", "open"
         CLOSED = "closed", "closed"
 
+    class LabAccess(models.TextChoices):
+        ALL = "all", "every lab rater account"
+        LISTED = "listed", "only the lab raters the campaign lists"
+        NONE = "none", "no lab raters (crowd platforms only)"
+
     name = models.CharField(max_length=100, unique=True)
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -213,6 +218,13 @@ class Campaign(models.Model):
                                  help_text="The secret part of the crowd entry addresses.")
     count_reconciled_only = models.BooleanField(
         default=True, help_text="Results count a crowd rating only once the platform's records confirm its session.")
+    # The lab door (issue 18): which site accounts may rate here. Crowd accounts never enter through it.
+    lab_access = models.CharField(
+        max_length=10, choices=LabAccess.choices, default=LabAccess.ALL,
+        help_text="Which lab (site) rater accounts may rate in this campaign: all of them, only those listed, or none.")
+    lab_raters = models.ManyToManyField(
+        "Rater", related_name="listed_campaigns", blank=True,
+        help_text="The lab raters this campaign lists (used when lab access is 'listed').")
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -234,6 +246,8 @@ class Campaign(models.Model):
                 condition=Q(items_per_session__isnull=True) | Q(items_per_session__gte=1),
                 name="campaign_items_per_session_positive",
             ),
+            models.CheckConstraint(condition=Q(lab_access__in=["all", "listed", "none"]),
+                                   name="campaign_lab_access_known"),
         ]
 
     def __str__(self):
@@ -380,10 +394,18 @@ class Rater(models.Model):
             ),
         ]
 
+    @property
+    def is_crowd_account(self):
+        """A crowd platform's worker: enters only through a campaign's crowd entry address (core.doors)."""
+        return self.platform in CROWD_RATER_PLATFORMS
+
     def __str__(self):
         if self.external_id:
             return f"{self.platform}:{self.external_id}"
         return self.user.get_username() if self.user_id else f"rater {self.pk}"
+
+
+CROWD_RATER_PLATFORMS = (Rater.Platform.MTURK, Rater.Platform.PROLIFIC)
 
 
 class Assignment(models.Model):
@@ -417,6 +439,11 @@ class Assignment(models.Model):
         ]
         constraints = [
             models.UniqueConstraint(fields=["item", "rater"], name="assignment_unique_item_rater"),
+            # One live lease per rater per campaign, whatever the concurrency (issue 18): a partial
+            # unique index, on SQLite and PostgreSQL alike. A lease past its time still counts as held
+            # until it is expired; the engine expires the rater's own before leasing anew.
+            models.UniqueConstraint(fields=["rater", "campaign"], condition=Q(status="leased"),
+                                    name="assignment_one_lease_per_rater"),
             models.CheckConstraint(
                 condition=Q(status="done", completed_at__isnull=False) | ~Q(status="done"),
                 name="assignment_done_has_time",
@@ -424,8 +451,47 @@ class Assignment(models.Model):
         ]
 
 
+class RatingQuerySet(models.QuerySet):
+    """Domain queries over ratings."""
+
+    def counted(self, campaign):
+        """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
+
+        A rating counts when it is of a system item (never a control item) of an instance not retired
+        (:func:`core.flags.retire_instance`), neither it nor its rater was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
+
+        - imported from a file by an organizer (an MTurk batch or long-form import): counts;
+        - made in the app by a lab account (any account that is not a crowd platform's): counts while the
+          campaign's lab access admits that account (all lab raters, or the ones it lists; none: never);
+        - made in the app by a crowd account: counts only when made inside one of the campaign's crowd
+          sessions, that session not rejected, and, with ``count_reconciled_only``, verified by the
+          platform's records. A crowd account's rating outside any crowd session never counts.
+        """
+        excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
+        ratings = (self.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM, item__retired=False)
+                   .exclude(rater_id__in=excluded_raters))
+        return ratings.filter(_counting_doors(campaign))
+
+
+def _counting_doors(campaign):
+    """The doors of :meth:`RatingQuerySet.counted` as one condition."""
+    imported = ~Q(source=Rating.Source.APP)
+    lab = Q(source=Rating.Source.APP) & ~Q(rater__platform__in=CROWD_RATER_PLATFORMS)
+    if campaign.lab_access == Campaign.LabAccess.LISTED:
+        lab &= Q(rater_id__in=campaign.lab_raters.values("pk"))
+    elif campaign.lab_access == Campaign.LabAccess.NONE:
+        lab = Q(pk__in=[])
+    statuses = ([CrowdSession.Status.VERIFIED] if campaign.count_reconciled_only
+                else [CrowdSession.Status.VERIFIED, CrowdSession.Status.UNVERIFIED])
+    crowd = Q(source=Rating.Source.APP, rater__platform__in=CROWD_RATER_PLATFORMS,
+              assignment__crowd_session__campaign=campaign, assignment__crowd_session__status__in=statuses)
+    return imported | lab | crowd
+
+
 class Rating(models.Model):
     """A score 0-3 for an item by a rater, made in the app or imported from a file."""
+
+    objects = RatingQuerySet.as_manager()
 
     class Source(models.TextChoices):
         APP = "app", "rated in the app"
@@ -481,24 +547,6 @@ class ItemFlag(models.Model):
                                    | (~Q(status="open") & Q(resolved_at__isnull=False)),
                                    name="flag_resolved_has_time"),
         ]
-
-
-class CampaignRater(models.Model):
-    """A lab account listed on a campaign: the organizer created it there (or added it).
-
-    The list of a campaign's own raters: the rater-accounts page manages them, and the rule of
-    who may rate where (a lab account in the campaigns that list it) reads it.
-    """
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="lab_raters")
-    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="lab_campaigns")
-    added_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["campaign", "created_at", "pk"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "rater"], name="campaign_rater_unique")]
 
 
 class RaterExclusion(models.Model):

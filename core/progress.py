@@ -16,7 +16,6 @@ from core import rating_sql
 from core.models import (
     Assignment,
     CampaignInstance,
-    CampaignRater,
     CrowdSession,
     Item,
     ItemFlag,
@@ -214,7 +213,7 @@ def campaign_stall(campaign, now=None):
         return None
     excluded = set(RaterExclusion.objects.filter(campaign=campaign).values_list("rater_id", flat=True))
     raters = (set(Assignment.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct())
-              | set(CampaignRater.objects.filter(campaign=campaign).values_list("rater_id", flat=True))
+              | set(campaign.lab_raters.values_list("pk", flat=True))
               | set(Rating.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct()))
     raters -= excluded
     seen = {}

@@ -149,11 +149,14 @@ def open_campaign(campaign_id):
 # --- leasing -------------------------------------------------------------------------------
 
 def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_id=None):
-    """Lock the rater's row and read ``(excluded, live lease id, assignments held)`` in one statement.
+    """Lock the rater's row and read ``(excluded, live lease id, assignments held, other leases)`` in one
+    statement.
 
     ``submitting``: an assignment being submitted in the same transaction, which is not the
     live lease to resume. The live lease is the crowd session's (``crowd_session_id``; None:
-    one taken outside any crowd session).
+    one taken outside any crowd session). ``other leases``: the rater's other rows still marked
+    leased in the campaign (timed out, or another crowd session's), which the one-lease-per-rater
+    index would refuse a new lease beside.
     """
     not_submitting = f" AND {A('id')} <> %(submitting)s" if submitting is not None else ""
     sql = (
@@ -161,7 +164,9 @@ def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_
         f"(SELECT {A('id')} FROM {A} WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = {R('id')} "
         f"AND {A('status')} = %(leased)s AND {A('lease_expires_at')} > %(now)s{not_submitting} "
         f"AND {same_session(A('crowd_session'))} ORDER BY {A('sequence')} LIMIT 1), "
-        f"(SELECT COUNT(*) FROM {A} WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = {R('id')}) "
+        f"(SELECT COUNT(*) FROM {A} WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = {R('id')}), "
+        f"(SELECT COUNT(*) FROM {A} WHERE {A('campaign')} = %(campaign)s AND {A('rater')} = {R('id')} "
+        f"AND {A('status')} = %(leased)s{not_submitting}) "
         f"FROM {R} WHERE {R('id')} = %(rater)s" + lock_clause()
     )
     params = {"campaign": campaign_id, "rater": rater_id, "leased": LEASED, "now": db_datetime(now),
@@ -169,7 +174,7 @@ def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_
     if submitting is not None:
         params["submitting"] = submitting
     row = fetchone(sql, params)
-    return None if row is None else (bool(row[0]), row[1], row[2])
+    return None if row is None else (bool(row[0]), row[1], row[2], row[3])
 
 
 def fullest_open_level(campaign_id, rater_id, raters_per_item):

@@ -5,6 +5,7 @@ button whose form carries the platform's parameters. The POST of that button ide
 the worker (see :mod:`annotators.crowd`), logs them in and leases their first item; from
 then on they use the ordinary rater screens. Both pages may be framed by Mechanical Turk only.
 """
+from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods
@@ -13,12 +14,14 @@ from annotators import crowd
 from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
 from annotators.views.framing import frameable_by_mturk
 from annotators.views.rating import advance, instructions_context, open_campaign
-from core import roles
+from core import doors, roles, throttle
+from core.login_protection import client_address
 from core.crowd import entry_allowed
 from core.models import Rater
 
 # The worked example shown as the preview's sample item: a reason that is neither best nor worst.
 PREVIEW_EXAMPLE_SCORE = 2
+TOO_MANY_REQUESTS = 429
 
 
 @frameable_by_mturk
@@ -31,7 +34,8 @@ def mturk_entry(request, campaign_id, key):
     is a 404 that writes nothing (no account, no session, no lease). A preview
     (no assignmentId, or ASSIGNMENT_ID_NOT_AVAILABLE) writes nothing, not even a session. The
     POST needs CSRF and valid parameters (400 naming the bad one); turkSubmitTo must be an
-    allowed MTurk origin. It logs in only a password-less crowd account (403 otherwise).
+    allowed MTurk origin. It logs in only a password-less crowd account (403 otherwise). Starts are
+    throttled per client address and per campaign (429 with a page that says when to try again).
     """
     campaign = open_crowd_campaign(campaign_id, crowd.MTURK, key)
     if request.method == "GET" and crowd.is_mturk_preview(request.GET):
@@ -48,7 +52,8 @@ def prolific_entry(request, campaign_id, key):
     organizer enabled Prolific, with the campaign's crowd key in the address: anything else is a
     404 that writes nothing. GET writes
     nothing. The POST needs CSRF and valid PROLIFIC_PID, STUDY_ID and SESSION_ID (400 naming
-    the bad one); it logs in only a password-less crowd account (403 otherwise).
+    the bad one); it logs in only a password-less crowd account (403 otherwise). Starts are
+    throttled per client address and per campaign (429).
     """
     return _entry(request, open_crowd_campaign(campaign_id, crowd.PROLIFIC, key), crowd.PROLIFIC)
 
@@ -77,11 +82,31 @@ def _entry(request, campaign, platform):
         return _refusal(request, campaign, platform, error.parameter, error.message, status=400)
     if request.method == "GET":
         return _landing(request, campaign, visit)
+    wait = _throttled(request, campaign)
+    if wait:
+        response = render(request, "rate/crowd_throttled.html", {
+            "campaign": campaign, "platform": Rater.Platform(platform).label, "wait": wait}, status=TOO_MANY_REQUESTS)
+        response["Retry-After"] = str(wait)
+        return response
     try:
         crowd_session = crowd.enter(request, campaign, visit)
-    except crowd.CrowdEntryRefused as refusal:
+        doors.door(campaign, crowd_session.rater, crowd_session)
+    except (crowd.CrowdEntryRefused, doors.DoorClosed) as refusal:
         return _refusal(request, campaign, platform, None, refusal.message, status=403)
-    return advance(request, campaign, crowd_session.rater)
+    return advance(request, campaign, crowd_session.rater, crowd_session)
+
+
+def _throttled(request, campaign):
+    """Seconds to wait when this entry is over a crowd entry limit (per client address, per campaign), else 0.
+
+    Only the Start (POST) counts: it is what makes an account and a session.
+    """
+    for scope, key, rate in (("crowd-entry-address", client_address(request), settings.COMVE_CROWD_ENTRY_RATE_PER_ADDRESS),
+                             ("crowd-entry-campaign", campaign.pk, settings.COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN)):
+        allowed, wait = throttle.allow(scope, key, rate)
+        if not allowed:
+            return wait
+    return 0
 
 
 def _landing(request, campaign, visit):

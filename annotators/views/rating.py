@@ -24,7 +24,7 @@ from annotators import crowd, pending
 from annotators.instructions import WORKED_STATEMENT, worked_examples
 from annotators.seconds import measured_seconds
 from annotators.views.framing import frameable_by_mturk
-from core import engine, flags, rating_sql, roles
+from core import doors, engine, flags, rating_sql, roles
 from core.defaults import MAX_ID
 from core.models import Assignment, Campaign
 from core.progress import rater_progress
@@ -49,6 +49,15 @@ def _assignment_id(posted):
     return value
 
 
+def door_or_404(request, campaign, rater, reading=False):
+    """The rater's door into the campaign (:mod:`core.doors`), with the crowd session this browser
+    entered it through; 404 without one, as for a campaign that is not there."""
+    try:
+        return doors.door(campaign, rater, crowd.current_session(request, campaign, rater), reading=reading)
+    except doors.DoorClosed as closed:
+        raise Http404(closed.message) from None
+
+
 def _own_assignment(campaign, rater, assignment_id, crowd_session=None):
     """The rater's assignment in this campaign (and crowd session), or 404: another's id reveals nothing."""
     return get_object_or_404(Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign,
@@ -59,9 +68,9 @@ def advance(request, campaign, rater, crowd_session=None):
     """Redirect to the rater's next item (leasing one), or to the completion page.
 
     A crowd session that has its ``items_per_session`` ratings leases nothing more.
-    ``crowd_session``: the one the caller has already read, if any.
+    ``crowd_session``: the one the caller has already read through the rater's door, if any.
     """
-    crowd_session = crowd_session or crowd.current_session(request, campaign, rater)
+    crowd_session = crowd_session or door_or_404(request, campaign, rater).crowd_session
     if crowd.session_full(campaign, crowd_session) or engine.next_assignment(
             campaign, rater, crowd_session_id=crowd.session_id(crowd_session)) is None:
         return redirect("annotators:done", campaign_id=campaign.pk)
@@ -93,11 +102,12 @@ def campaign_list(request):
     """The open campaigns with the rater's own progress in each.
 
     Security: raters only (login, then 403 for other roles); shows the rater's own counts only;
-    campaigns the rater was excluded from are left out. Read-only.
+    only the campaigns whose door admits the rater (:mod:`core.doors`: a crowd account sees the
+    campaigns of the crowd sessions it entered, nothing else), never one they were excluded from. Read-only.
     """
     rater = roles.rater_of(request.user)
     rows = []
-    for campaign in engine.campaigns_open_to(rater):
+    for campaign in doors.campaigns_open_to(rater, crowd.entered_sessions(request, rater)):
         progress = rater_progress(campaign, rater)
         rows.append({"campaign": campaign, "done": progress.done, "total": progress.total})
     return render(request, "rate/campaigns.html", {"rows": rows})
@@ -109,11 +119,12 @@ def campaign_list(request):
 def instructions(request, campaign_id):
     """The campaign's instructions, its rubric and worked examples, and the start button.
 
-    Security: raters only; open campaigns only (404 otherwise). Read-only: starting is a POST.
+    Security: raters only; open campaigns whose door admits the rater only (404 otherwise). Read-only:
+    starting is a POST.
     """
     campaign = open_campaign(campaign_id)
     rater = roles.rater_of(request.user)
-    crowd_session = crowd.current_session(request, campaign, rater)
+    crowd_session = door_or_404(request, campaign, rater).crowd_session
     return render(request, "rate/instructions.html", instructions_context(
         campaign, crowd.progress(campaign, rater, crowd_session), crowd_session))
 
@@ -131,7 +142,8 @@ def instructions_context(campaign, progress, crowd_session=None):
 def next_item(request, campaign_id):
     """Start or continue: lease the rater's next item and show it (or the completion page).
 
-    Security: raters only, POST with CSRF; the engine leases only items this rater never had.
+    Security: raters only, POST with CSRF, through the rater's door (404 otherwise); the engine
+    leases only items this rater never had.
     """
     campaign = open_campaign(campaign_id)
     return advance(request, campaign, roles.rater_of(request.user))
@@ -142,7 +154,8 @@ def next_item(request, campaign_id):
 def item(request, campaign_id):
     """GET: the rater's current item. POST: save its score, then on to the next item.
 
-    Security: raters only (login, then 403 for other roles). The item shown is the rater's own
+    Security: raters only (login, then 403 for other roles), through their door into the campaign
+    (:mod:`core.doors`; 404 otherwise, nothing written). The item shown is the rater's own
     live lease, or the rater's own unsaved item whose choice was kept; a posted assignment id
     that is not the rater's gives 404 and writes nothing. GET never leases or saves. An
     anonymous POST (session expired) writes nothing: it keeps the choice in a signed cookie
@@ -160,7 +173,7 @@ def item(request, campaign_id):
 
 
 def _show(request, campaign, rater):
-    crowd_session = crowd.current_session(request, campaign, rater)
+    crowd_session = door_or_404(request, campaign, rater).crowd_session
     assignment, progress = engine.live_lease_and_progress(campaign, rater,
                                                           crowd_session_id=crowd.session_id(crowd_session))
     kept = pending.recall(request, campaign.pk)
@@ -198,7 +211,7 @@ def _submit(request, campaign, rater):
     """
     assignment_id = _assignment_id(request.POST.get("assignment"))
     score = pending.parse_score(request.POST.get("score"))
-    crowd_session = crowd.current_session(request, campaign, rater)
+    crowd_session = door_or_404(request, campaign, rater).crowd_session
     session_id = crowd.session_id(crowd_session)
     if score is None:
         _own_assignment(campaign, rater, assignment_id, crowd_session)  # someone else's id is a 404 here too
@@ -230,8 +243,8 @@ def _submit(request, campaign, rater):
 def flag(request, campaign_id):
     """Report the current item as broken, then skip it (see :mod:`core.flags`).
 
-    Security: raters only, POST with CSRF; the same checks as a submit: an open campaign, a rater
-    not excluded, and the rater's own live lease (of this crowd session, for a crowd worker):
+    Security: raters only, POST with CSRF, through their door (404 otherwise); the same checks as a
+    submit: an open campaign, a rater not excluded, and the rater's own live lease (of this crowd session, for a crowd worker):
     someone else's assignment is a 404, an expired or finished one a warning, and nothing is
     written. An anonymous POST keeps the note and sends the rater to log in.
     """
@@ -239,7 +252,7 @@ def flag(request, campaign_id):
         return _keep_for_login(request, campaign_id, flag=True)
     rater = _rater_or_403(request)
     campaign = open_campaign(campaign_id)
-    crowd_session = crowd.current_session(request, campaign, rater)
+    crowd_session = door_or_404(request, campaign, rater).crowd_session
     try:
         flags.flag_item(_assignment_id(request.POST.get("assignment")), rater, campaign,
                         request.POST.get("note", ""), crowd_session_id=crowd.session_id(crowd_session))
@@ -261,12 +274,13 @@ def done(request, campaign_id):
     In a Mechanical Turk session the finished page carries the form that submits the HIT to
     the session's checked ``turkSubmitTo`` (assignmentId and the number of ratings; no CSRF
     token, which must not leave the site); in a Prolific session, the code and the link back.
-    Security: raters only; shows the rater's own counts only. Read-only. The completion (or
+    Security: raters only, through their door into the campaign (404 otherwise: a crowd account sees
+    only its own session's page); shows the rater's own counts only. Read-only. The completion (or
     screening) code is shown only when the rater has nothing left to rate.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     rater = roles.rater_of(request.user)
-    crowd_session = crowd.current_session(request, campaign, rater)
+    crowd_session = door_or_404(request, campaign, rater, reading=True).crowd_session
     progress = crowd.progress(campaign, rater, crowd_session)
     finished = crowd.is_finished(progress)
     excluded = engine.is_excluded(campaign, rater)

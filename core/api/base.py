@@ -4,13 +4,13 @@ Token authentication is tried first so that an anonymous request gets 401 with
 ``WWW-Authenticate: Token`` (DRF answers 403 when session authentication comes first);
 a session still works from the browser, with DRF's CSRF check on unsafe methods.
 """
-from knox.auth import TokenAuthentication
 from rest_framework import generics
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.renderers import JSONRenderer
 from rest_framework.views import APIView
 
+from core.api.authentication import StrictTokenAuthentication
 from core.api.errors import exception_handler
 from core.api.renderers import TextRenderer
 from core.api.schema import ApiSchema
@@ -28,7 +28,7 @@ class Pagination(PageNumberPagination):
 class ApiPolicy:
     """Mixed into every API view; see the module docstring."""
 
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = [StrictTokenAuthentication, SessionAuthentication]
     pagination_class = Pagination
     schema = ApiSchema()
 

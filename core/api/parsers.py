@@ -7,17 +7,21 @@ an error there. Each is a 400 here that says what is wrong and where (a JSON pat
 import json
 
 from django.conf import settings
-from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.exceptions import ParseError, UnsupportedMediaType, ValidationError
 from rest_framework.parsers import JSONParser
 
 from core.defaults import MAX_JSON_BYTES, MAX_JSON_DEPTH, NUL
+from core.middleware import unsafe_charset
 
-OPENERS, CLOSERS = frozenset(b"[{"), frozenset(b"]}")
-QUOTE, BACKSLASH = ord('"'), ord("\\")
+OPENERS, CLOSERS = frozenset("[{"), frozenset("]}")
+QUOTE, BACKSLASH = '"', "\\"
 
 
 def nesting_depth(data):
-    """How deep the arrays and objects of JSON text ``data`` (bytes) nest, read without recursion."""
+    """How deep the arrays and objects of JSON text ``data`` (decoded text) nest, read without recursion.
+
+    Counted on the decoded text, not the bytes: in another encoding the brackets are other bytes.
+    """
     depth = deepest = 0
     in_string = escaped = False
     for byte in data:
@@ -64,14 +68,20 @@ class SafeJSONParser(JSONParser):
 
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        if unsafe_charset(f"application/json; charset={encoding}") is not None:
+            raise UnsupportedMediaType(media_type, f"The charset '{encoding[:40]}' is not accepted; send UTF-8 JSON.")
         data = stream.read(MAX_JSON_BYTES + 1) if stream is not None else b""
         if len(data) > MAX_JSON_BYTES:
             raise ParseError(f"The JSON body is larger than {MAX_JSON_BYTES:,} bytes.")
-        if nesting_depth(data) > MAX_JSON_DEPTH:
+        try:
+            text = data.decode(encoding)
+        except UnicodeDecodeError as error:
+            raise ParseError(f"The JSON body cannot be read: {error}") from None
+        if nesting_depth(text) > MAX_JSON_DEPTH:
             raise ParseError(f"The JSON body nests deeper than {MAX_JSON_DEPTH} levels.")
         try:
-            value = json.loads(data.decode(encoding), parse_constant=_refuse_constant)
-        except (ValueError, UnicodeDecodeError) as error:
+            value = json.loads(text, parse_constant=_refuse_constant)
+        except ValueError as error:
             raise ParseError(f"The JSON body cannot be read: {error}") from None
         trouble = bad_text(value)
         if trouble is not None:

@@ -224,6 +224,7 @@ class CrowdKeyView(ApiView):
 class CrowdSubmissionsView(ApiView):
     """POST: the platform's own records (MTurk batch results, Prolific submissions export) to reconcile the
     campaign's crowd sessions with: verified, unverified or rejected, rejected sessions' ratings withdrawn.
+    Monotonic unless ``replace``; the answer is bounded (counts, and the first 50 unmatched records).
 
     Security: organizers only; multipart, CSRF with a session. A refused file (400, problems with
     file, line, column) changes nothing.
@@ -238,5 +239,6 @@ class CrowdSubmissionsView(ApiView):
         campaign = campaign_or_404(campaign_id)
         form = CrowdSubmissionsUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        result = crowd.import_crowd_submissions(campaign, form.validated_data["platform"], form.validated_data["file"])
+        result = crowd.import_crowd_submissions(campaign, form.validated_data["platform"], form.validated_data["file"],
+                                                replace=form.validated_data["replace"])
         return Response(result.as_json())

@@ -14,6 +14,8 @@ from rest_framework.response import Response
 from core.api.base import ApiView
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
@@ -40,8 +42,14 @@ class Table6Options(serializers.Serializer):
     halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
     latex_intervals = serializers.BooleanField(
         default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}.")
-    bootstrap = serializers.IntegerField(default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
-                                         help_text="Add 95% bootstrap intervals and significance clusters (N resamples).")
+    bootstrap = serializers.IntegerField(
+        default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
+        help_text="N > 0: add the rater-aware 95% intervals (analytic, two-way cluster-robust over raters and "
+                  "instances) and significance clusters.")
+    clusters = serializers.ChoiceField(
+        choices=CLUSTER_RULES, default=DEFAULT_CLUSTER_RULE,
+        help_text="Clustering rule: holm (Holm-corrected, every system above beats every system below) or wmt "
+                  "(mt-metrics-eval's AssignRanks on one-sided p, no correction).")
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
     permutations = serializers.IntegerField(default=DEFAULT_PERMUTATIONS, min_value=1,
                                             max_value=MAX_REQUEST_PERMUTATIONS)
@@ -132,17 +140,20 @@ class AgreementView(ApiView):
 
 class StudyPlanOptions(serializers.Serializer):
     alpha = serializers.FloatField(default=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
-                                   help_text="Two-sided significance level.")
+                                   help_text="Significance level of the clustering rule (holm: the family's).")
     power = serializers.FloatField(default=PLANNER_POWER, min_value=0.05, max_value=0.999999)
     raters_per_item = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
                                                help_text="Raters per item to plan for (default: the campaign's).")
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
+    clusters = serializers.ChoiceField(choices=CLUSTER_RULES, default=DEFAULT_CLUSTER_RULE,
+                                       help_text="The clustering rule to plan for (its correction and sidedness).")
 
 
 class StudyPlanView(ApiView):
     """GET: the study plan from this campaign as a pilot, as ``manage.py plan_study --json`` prints it:
-    ``{"alpha", "power", "raters_per_item", "pairs": [{"higher", "lower", "delta", "sd_diff",
-    "instances_needed_normal", "instances_needed_simulated"}], "mdd": [...], "variance_components"}``.
+    ``{"alpha", "power", "raters_per_item", "test", "pairs": [{"higher", "lower", "delta", "sd_diff",
+    "instances_needed_normal", "instances_needed_simulated", "simulated_interval", "agrees"}], "mdd": [...],
+    "variance_components"}``.
 
     Security: organizers and researchers (read-only); bounded options (400 names the bad one).
     """
@@ -157,7 +168,7 @@ class StudyPlanView(ApiView):
         data = options.validated_data
         try:
             plan = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
-                                       data["seed"])
+                                       data["seed"], data["clusters"])
         except planning.BadPlan as error:
             raise ValidationError({error.field: error.message}) from None
         return Response(plan)

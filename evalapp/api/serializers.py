@@ -28,6 +28,7 @@ from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
 from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
+from evalapp.services.crowd import lab_rater_choices
 from evalapp.services.crowd import entry_url, settings_problems
 from evalapp.services.metric_runs import status_line
 from evalapp.services.metric_study import CORPUS_SCOPES
@@ -377,6 +378,9 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
     """A campaign's crowd settings; the entry addresses (with the crowd key) come back with them."""
 
     completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
+    lab_raters = serializers.PrimaryKeyRelatedField(
+        many=True, required=False, queryset=lab_rater_choices(),
+        help_text="Rater ids of the lab raters the campaign lists (used when lab_access is 'listed').")
     mturk_url = serializers.SerializerMethodField(help_text="The HIT's ExternalURL (with the crowd key).")
     prolific_url = serializers.SerializerMethodField(help_text="The study URL (with the crowd key).")
 
@@ -404,18 +408,30 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
 class CrowdSubmissionsUploadSerializer(serializers.Serializer):
     platform = serializers.ChoiceField(choices=CROWD_PLATFORMS)
     file = UploadField(help_text="MTurk batch results CSV, or Prolific's submissions export CSV.")
+    replace = serializers.BooleanField(
+        default=False, help_text="The file is the whole record: verified sessions it does not confirm become "
+                                 "unverified again (default: they stay verified until a file rejects them).")
 
 
 class ReconciliationSerializer(serializers.Serializer):
     platform = serializers.CharField()
+    replace = serializers.BooleanField(help_text="Whether the file replaced the whole record.")
+    records = serializers.IntegerField(help_text="Records read from the file.")
     verified = serializers.IntegerField()
     unverified = serializers.IntegerField()
     rejected = serializers.IntegerField()
+    kept_unlisted = serializers.IntegerField(help_text="Verified sessions the file does not list: kept verified.")
+    unverified_unlisted = serializers.IntegerField(
+        help_text="With replace: verified sessions the file does not confirm, unverified again.")
     ratings_excluded = serializers.IntegerField(help_text="Ratings of newly rejected sessions, which no longer count.")
     items_reopened = serializers.IntegerField()
-    not_in_campaign = serializers.ListField(child=serializers.DictField(), help_text="Records of no session here.")
+    not_in_campaign_count = serializers.IntegerField(help_text="Records of no session here.")
+    not_in_campaign = serializers.ListField(child=serializers.DictField(),
+                                            help_text="The first 50 records of no session here.")
+    other_worker_count = serializers.IntegerField(help_text="Sessions the file lists under another worker.")
     other_worker = serializers.ListField(child=serializers.DictField(),
-                                        help_text="Sessions the file lists under another worker (rejected).")
+                                        help_text="The first 50 sessions the file lists under another worker (rejected).")
+    notes = serializers.ListField(child=serializers.CharField(), help_text="What to know beyond the counts, in words.")
 
 
 class CrowdSessionSerializer(serializers.Serializer):

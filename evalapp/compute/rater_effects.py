@@ -25,9 +25,18 @@ interval is the Wald interval ``estimate +- z * SE`` with ``SE^2`` the diagonal 
 ``sigma^2 (X' V^-1 X)^-1``, as MixedLM's ``bse_fe``. The fit is iterative, so its figures are
 rounded to :data:`ADJUSTED_DIGITS` decimals, far below the optimizer's tolerance, which keeps
 exported files identical from run to run.
+
+A rating of an item shared by several systems' identical outputs is one rating: in the mixed model it
+enters once, its row repeated for each of its m systems with weight 1/m (the weighted REML of rows with
+known relative precisions, so the rater and the instance get one rating's information from it, not m).
+
+When the columns mean nothing (:func:`secondary_problem`: raters unknown, or no rater with two
+ratings, so a rater's effect cannot be told from the noise), both are left empty rather than printed
+as 0.00 and as a "rater variance 0" fit.
 """
 import math
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -45,6 +54,27 @@ ADJUSTED_METHOD = ("linear mixed model fitted by REML (the model of statsmodels 
 ADJUSTED_DIGITS = 6
 # Starting values tried for theta = random-effect SD / residual SD (rater, instance) before L-BFGS-B refines the best.
 THETA_GRID = (0.0, 0.2, 0.5, 1.0, 2.0)
+
+
+def secondary_problem(rating_ids, raters):
+    """Why ``human_z`` and ``human_adjusted`` cannot be estimated (None when they can).
+
+    ``rating_ids``/``raters`` are parallel per-(rating, system) rows; each distinct rating counts once.
+    Not estimable: no rating; a single rater (nothing to correct between raters); or no rater with
+    two ratings (raters unknown, e.g. a crowd file without worker ids, where every rating is its own
+    rater: a z-score is then 0 and the rater variance cannot be told from the residual).
+    """
+    rating_ids = np.asarray(rating_ids)
+    if not len(rating_ids):
+        return "no counted ratings"
+    _, first = np.unique(rating_ids, return_index=True)
+    _, per_rater = np.unique(np.asarray(raters)[first].astype(str), return_counts=True)
+    if len(per_rater) < 2:
+        return "not estimable: a single rater, so there is no difference between raters to correct for"
+    if per_rater.max() < 2:
+        return ("not estimable: raters unknown or each rater with one rating (e.g. a crowd file without worker "
+                "ids), so a rater's effect cannot be told from the noise (rater variance not identifiable)")
+    return None
 
 
 def rater_z_scores(raters, scores):
@@ -118,13 +148,24 @@ def _rounded(value):
     return None if value is None or not math.isfinite(value) else round(float(value), ADJUSTED_DIGITS)
 
 
-def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVEL):
+def shared_weights(rating_ids):
+    """1/m for each row of a rating that appears in m rows (a shared item's rating counts for m systems)."""
+    rating_ids = np.asarray(rating_ids)
+    if not len(rating_ids):
+        return np.empty(0)
+    _, inverse, counts = np.unique(rating_ids, return_inverse=True, return_counts=True)
+    return 1.0 / counts[inverse]
+
+
+def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVEL, weights=None):
     """Fit the module's mixed model on per-(rating, system) rows; every system of ``names`` gets a score.
 
+    ``weights`` (default 1 per row): a shared rating's rows carry 1/m each (:func:`shared_weights`).
     Needs at least two raters, two instances and more ratings than parameters; otherwise every
     score is :data:`NOT_ESTIMATED` and ``problem`` says why.
     """
     y = np.asarray(scores, dtype=float)
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     system_codes, labels = pd.factorize(np.asarray(systems, dtype=object))
     rater_codes, rater_labels = pd.factorize(np.asarray(raters, dtype=object))
     instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
@@ -134,14 +175,14 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
 
     if len(rater_labels) < 2 or len(instance_labels) < 2:
         return failed("needs ratings from at least two raters on at least two instances")
-    if len(y) <= len(labels) + 3:
+    if weights.sum() <= len(labels) + 3:
         return failed("needs more ratings than the model has parameters")
-    design = _Design(y, system_codes, len(labels), rater_codes, len(rater_labels), instance_codes,
-                     len(instance_labels))
+    design = _Design(y, system_codes, len(labels), [(rater_codes, len(rater_labels)),
+                                                    (instance_codes, len(instance_labels))], weights)
     with threadpool_limits(limits=1, user_api="blas"):  # small dense algebra: threads only contend
         theta, converged = design.optimize()
         solution = design.solve(theta)
-    variance = solution.rss / (len(y) - len(labels))
+    variance = solution.rss / (design.n - len(labels))
     errors = np.sqrt(variance * np.diag(linalg.cho_solve((solution.schur_factor, True), np.eye(len(labels)))))
     z = stats.norm.ppf(0.5 + level / 2.0)
     fitted = {label: AdjustedScore(_rounded(estimate), _rounded(estimate - z * error), _rounded(estimate + z * error))
@@ -149,6 +190,53 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
     return MixedModelFit({name: fitted.get(name, NOT_ESTIMATED) for name in names}, converged,
                          _rounded(theta[0] ** 2 * variance), _rounded(theta[1] ** 2 * variance), _rounded(variance),
                          level)
+
+
+@dataclass(frozen=True)
+class VarianceComponents:
+    """The variance components of ``score = system + rater + instance + system x instance + error`` (REML).
+
+    ``system_instance`` is the systems' genuine instance-by-instance disagreement (one system's reason is
+    better on this statement, the other's on that one): more raters per item cannot average it away,
+    unlike ``rater`` and ``residual`` (a rating's own noise). None when not fitted (``problem`` says why).
+    """
+
+    rater: float | None
+    instance: float | None
+    system_instance: float | None
+    residual: float | None
+    converged: bool
+    problem: str | None = None
+
+    def as_dict(self):
+        return {"rater": self.rater, "instance": self.instance, "system_instance": self.system_instance,
+                "residual": self.residual, "converged": self.converged, "problem": self.problem}
+
+
+def variance_components(instances, systems, raters, scores, weights=None):
+    """:class:`VarianceComponents` of per-(rating, system) rows, by REML with a system x instance term
+    (the study planner's decomposition; ``weights`` as in :func:`mixed_model`)."""
+    y = np.asarray(scores, dtype=float)
+    weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+    system_codes, labels = pd.factorize(np.asarray(systems, dtype=object))
+    rater_codes, rater_labels = pd.factorize(np.asarray(raters, dtype=object))
+    instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
+    cell_codes, cell_labels = pd.factorize(system_codes.astype(np.int64) * len(instance_labels) + instance_codes)
+    if len(rater_labels) < 2 or len(instance_labels) < 2 or len(labels) < 2:
+        return VarianceComponents(None, None, None, None, False,
+                                  "needs ratings of two systems from at least two raters on at least two instances")
+    if weights.sum() <= len(labels) + len(cell_labels):
+        return VarianceComponents(None, None, None, None, False,
+                                  "needs more ratings than system x instance cells (several ratings per item)")
+    design = _Design(y, system_codes, len(labels), [(rater_codes, len(rater_labels)),
+                                                    (instance_codes, len(instance_labels)),
+                                                    (cell_codes, len(cell_labels))], weights)
+    with threadpool_limits(limits=1, user_api="blas"):
+        theta, converged = design.optimize()
+        solution = design.solve(theta)
+    variance = solution.rss / (design.n - len(labels))
+    return VarianceComponents(_rounded(theta[0] ** 2 * variance), _rounded(theta[1] ** 2 * variance),
+                              _rounded(theta[2] ** 2 * variance), _rounded(variance), converged)
 
 
 @dataclass(frozen=True)
@@ -164,37 +252,72 @@ class _Design:
     profiled REML deviance over theta = (rater SD, instance SD) / residual SD, in lme4's formulation:
     with Lambda = diag(theta), A = Lambda Z'Z Lambda + I and S = X'X - X'Z Lambda A^-1 Lambda Z'X,
     ``-2 log L_REML = log|A| + log|S| + (n - p) (1 + log(2 pi r / (n - p)))`` where r is the penalised
-    residual sum of squares. Everything is q x q (q = raters + instances), whatever the number of ratings."""
+    residual sum of squares. Everything is q x q (q = raters + instances), whatever the number of ratings.
+    Rows carry weights w (a residual variance sigma^2 / w): every cross-product is weighted and n is the sum
+    of the weights (the number of distinct ratings), which leaves unweighted data exactly as before."""
 
-    def __init__(self, y, systems, p, raters, n_raters, instances, n_instances):
-        self.n, self.p, self.n_raters = len(y), p, n_raters
-        q = n_raters + n_instances
-        columns = np.stack([raters, n_raters + instances], axis=1)
-        self.xtx = np.bincount(systems, minlength=p).astype(float)
-        self.xty = np.bincount(systems, weights=y, minlength=p)
+    def __init__(self, y, systems, p, factors, weights=None):
+        """``factors``: [(level codes per row, number of levels)] of the crossed random intercepts."""
+        weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
+        self.n, self.p = float(weights.sum()), p
+        self.sizes = [size for _, size in factors]
+        offsets = np.concatenate([[0], np.cumsum(self.sizes)[:-1]]).astype(np.int64)
+        q = int(sum(self.sizes))
+        columns = np.stack([codes + offset for (codes, _), offset in zip(factors, offsets)], axis=1)
+        self.xtx = np.bincount(systems, weights=weights, minlength=p).astype(float)
+        self.xty = np.bincount(systems, weights=weights * y, minlength=p)
         self.ztz = np.zeros((q, q))
         self.xtz = np.zeros((p, q))
-        for a in range(2):
-            np.add.at(self.xtz, (systems, columns[:, a]), 1.0)
-            for b in range(2):
-                np.add.at(self.ztz, (columns[:, a], columns[:, b]), 1.0)
-        self.zty = sum(np.bincount(columns[:, a], weights=y, minlength=q) for a in range(2))
-        self.yty = float(y @ y)
+        for a in range(len(factors)):
+            np.add.at(self.xtz, (systems, columns[:, a]), weights)
+            for b in range(len(factors)):
+                np.add.at(self.ztz, (columns[:, a], columns[:, b]), weights)
+        self.zty = sum(np.bincount(columns[:, a], weights=weights * y, minlength=q) for a in range(len(factors)))
+        self.yty = float((weights * y) @ y)
         self.q = q
 
     def solve(self, theta):
-        lam = np.where(np.arange(self.q) < self.n_raters, theta[0], theta[1])
+        lam = np.repeat(np.asarray(theta, dtype=float), self.sizes)
+        if len(self.sizes) > 2:
+            return self._solve_blocked(lam)
         factor = linalg.cholesky(lam[:, None] * self.ztz * lam[None, :] + np.eye(self.q), lower=True)
         w_x = linalg.solve_triangular(factor, (self.xtz * lam).T, lower=True)
         w_y = linalg.solve_triangular(factor, lam * self.zty, lower=True)
-        schur = linalg.cholesky(np.diag(self.xtx) - w_x.T @ w_x, lower=True)
-        right = self.xty - w_x.T @ w_y
+        return self._finish(2 * np.log(np.diag(factor)).sum(), w_x.T @ w_x, w_x.T @ w_y, w_y @ w_y)
+
+    def _finish(self, log_det, xmx, xmy, ymy):
+        """The solution from log|A| and the quadratic forms X'Z Lambda A^-1 Lambda Z'X, ... (lme4's profiling)."""
+        schur = linalg.cholesky(np.diag(self.xtx) - xmx, lower=True)
+        right = self.xty - xmy
         beta = linalg.cho_solve((schur, True), right)
-        rss = max(self.yty - w_y @ w_y - right @ beta, np.finfo(float).tiny)
+        rss = max(self.yty - ymy - right @ beta, np.finfo(float).tiny)
         dof = self.n - self.p
-        deviance = (2 * np.log(np.diag(factor)).sum() + 2 * np.log(np.diag(schur)).sum()
-                    + dof * (1 + np.log(2 * np.pi * rss / dof)))
+        deviance = log_det + 2 * np.log(np.diag(schur)).sum() + dof * (1 + np.log(2 * np.pi * rss / dof))
         return _Solution(float(deviance), beta, float(rss), schur)
+
+    def _solve_blocked(self, lam):
+        """:meth:`solve` for three or more factors (the planner's system x instance cells): every factor's own
+        block of Z'Z is diagonal (a row has one level of it), so the largest factor is eliminated first and
+        only the Schur complement of the others is factored. The same figures as the dense path, in
+        O(cells x others^2) instead of O((cells + others)^3)."""
+        if not hasattr(self, "_blocks"):
+            big = int(np.argmax(self.sizes))
+            start = int(sum(self.sizes[:big]))
+            inside = np.zeros(self.q, dtype=bool)
+            inside[start:start + self.sizes[big]] = True
+            self._blocks = (inside, np.diag(self.ztz)[inside], self.ztz[np.ix_(inside, ~inside)],
+                            self.ztz[np.ix_(~inside, ~inside)], np.column_stack([self.xtz.T, self.zty]))
+        inside, ztz_diagonal, ztz_cross, ztz_rest, columns = self._blocks
+        lam_in, lam_out = lam[inside], lam[~inside]
+        diagonal = lam_in ** 2 * ztz_diagonal + 1.0
+        cross = lam_in[:, None] * ztz_cross * lam_out[None, :]
+        rest = lam_out[:, None] * ztz_rest * lam_out[None, :] + np.eye(len(lam_out))
+        complement = linalg.cholesky(rest - cross.T @ (cross / diagonal[:, None]), lower=True)
+        outer, other = columns[inside] * lam_in[:, None], columns[~inside] * lam_out[:, None]
+        reduced = linalg.solve_triangular(complement, other - cross.T @ (outer / diagonal[:, None]), lower=True)
+        forms = outer.T @ (outer / diagonal[:, None]) + reduced.T @ reduced
+        log_det = np.log(diagonal).sum() + 2 * np.log(np.diag(complement)).sum()
+        return self._finish(log_det, forms[:self.p, :self.p], forms[:self.p, self.p], forms[self.p, self.p])
 
     def optimize(self):
         """(theta, converged): the best point of a coarse grid (zero included), refined by L-BFGS-B on
@@ -203,14 +326,14 @@ class _Design:
         Nelder-Mead on |theta|, started from a small simplex around that point, polishes it and its simplex
         test decides convergence."""
         deviance = lambda theta: self.solve(np.abs(theta)).deviance  # noqa: E731
-        start = min(((a, b) for a in THETA_GRID for b in THETA_GRID), key=deviance)
-        rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * 2,
+        start = min(product(THETA_GRID, repeat=len(self.sizes)), key=deviance)
+        rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * len(self.sizes),
                                   options={"maxiter": 500, "ftol": 1e-13, "gtol": 1e-9})
         if rough.success:
             return np.abs(rough.x), True
         point = np.abs(rough.x)
         steps = np.maximum(1e-3, 0.01 * point)
-        simplex = np.array([point, point + [steps[0], 0.0], point + [0.0, steps[1]]])
+        simplex = np.vstack([point, point + np.diag(steps)])
         polished = optimize.minimize(deviance, point, method="Nelder-Mead",
                                      options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 2000,
                                               "initial_simplex": simplex})

@@ -24,6 +24,12 @@ Clusters, as the WMT human evaluations report ranks: systems sorted by human sco
 cluster starts between positions k and k+1 exactly when every system ranked 1..k is
 significantly better (Holm-adjusted p < alpha, higher mean) than every system ranked k+1..K.
 Systems in one cluster are statistically tied.
+
+Table 6 no longer uses the permutation test (it ignores who rated; the ranking-stability signal and the
+study planner's simulation still do): its comparisons come from the rater-aware t tests of
+:mod:`.rater_uncertainty`, and its clusters from one of two named rules at the end of this module,
+``holm`` (the rule above, on two-sided p = 2 x one-sided) and ``wmt`` (mt-metrics-eval's AssignRanks on
+one-sided p-values, :func:`assign_ranks`).
 """
 from dataclasses import dataclass
 from itertools import combinations, product
@@ -168,3 +174,87 @@ def clusters(ordered_systems, comparisons):
             current += 1
         numbers.append(current)
     return numbers
+
+
+# --- the clustering rules of Table 6 (rater-aware tests, :mod:`.rater_uncertainty`) -----------------------
+
+RULE_TEXT = {
+    "holm": ("holm: systems in decreasing order of formula (1); a new cluster starts between positions k and k+1 "
+             "exactly when every system above is significantly better than every system below, each pair's "
+             "two-sided p (2 x the one-sided p_value) Holm-adjusted over all pairs and compared with alpha"),
+    "wmt": ("wmt: mt-metrics-eval's AssignRanks (WMT): systems in decreasing order of formula (1); a new cluster "
+            "starts at a system when any system of the current cluster beats it with a one-sided p_value <= alpha, "
+            "no multiplicity correction"),
+}
+
+
+@dataclass(frozen=True)
+class RuledComparison:
+    """One pair of systems under a clustering rule. ``better`` comes first in formula (1) order;
+    ``difference`` is the displayed difference of their formula (1) means (better - worse);
+    ``p_value`` the one-sided p that ``better`` beats ``worse``; ``p_holm`` the Holm-adjusted two-sided p."""
+
+    better: str
+    worse: str
+    difference: float
+    standard_error: float
+    df: float
+    p_value: float
+    p_holm: float
+    significant: bool
+
+    def as_dict(self):
+        return {"better": self.better, "worse": self.worse, "difference": self.difference,
+                "standard_error": self.standard_error, "df": self.df, "p_value": self.p_value,
+                "p_holm": self.p_holm, "significant": self.significant}
+
+
+def assign_ranks(sig_matrix, alpha):
+    """mt-metrics-eval's ``AssignRanks`` (``mt_metrics_eval/data.py``), restated line for line.
+
+    ``sig_matrix[i, j]`` (i < j, rows in decreasing order of the score) is the p-value for the null
+    hypothesis that system j is at least as good as system i; a new rank starts at i when any system
+    from the current rank's first one up to i - 1 beats i with p <= alpha.
+    """
+    sig_matrix = np.asarray(sig_matrix, dtype=float)
+    assert sig_matrix.ndim == 2
+    assert sig_matrix.shape[0] == sig_matrix.shape[1]
+    n = sig_matrix.shape[0]
+    ranks = [0] * n
+    current_rank = 1
+    start_index = 0
+    for i in range(n):
+        if any(sig_matrix[:, i][start_index:i] <= alpha):
+            current_rank += 1
+            start_index = i
+        ranks[i] = current_rank
+    return ranks
+
+
+def ruled_comparisons(ordered, differences, errors, dfs, one_sided, alpha, rule):
+    """:class:`RuledComparison` of every pair (a, b), a < b in ``ordered`` (best first), with its significance
+    under ``rule``; the arrays are indexed like ``combinations(range(len(ordered)), 2)``."""
+    if rule not in RULE_TEXT:
+        raise ValueError(f"unknown clustering rule {rule!r}; choose one of {', '.join(RULE_TEXT)}")
+    pairs = list(combinations(range(len(ordered)), 2))
+    one_sided = np.asarray(one_sided, dtype=float)
+    adjusted = holm(np.minimum(1.0, 2.0 * one_sided)) if pairs else np.empty(0)
+    result = []
+    for index, (a, b) in enumerate(pairs):
+        significant = (adjusted[index] < alpha) if rule == "holm" else (one_sided[index] <= alpha)
+        result.append(RuledComparison(ordered[a], ordered[b], float(differences[index]), float(errors[index]),
+                                      float(dfs[index]), float(one_sided[index]), float(adjusted[index]),
+                                      bool(significant and differences[index] > 0)))
+    return result
+
+
+def ruled_clusters(ordered, comparisons, alpha, rule):
+    """Cluster numbers (1 = best) of ``ordered`` under ``rule`` (see :data:`RULE_TEXT`)."""
+    if rule == "wmt":
+        n = len(ordered)
+        sig_matrix = np.ones((n, n))
+        position = {name: k for k, name in enumerate(ordered)}
+        for comparison in comparisons:
+            sig_matrix[position[comparison.better], position[comparison.worse]] = comparison.p_value
+        return assign_ranks(sig_matrix, alpha)
+    return clusters(ordered, comparisons)

@@ -2,58 +2,111 @@
 
 From a pilot (or a running) campaign's per-(system, instance) score sums and counts:
 
-- **variance components**: each system's variance (ddof 1) of its per-instance mean ratings, and the
-  rater, instance and residual variances of the crossed mixed model (:mod:`.rater_effects`);
+- **variance components** of ``score = system + rater + instance + system x instance + error`` by REML
+  (:func:`.rater_effects.variance_components`): the rater and residual variances are a rating's noise,
+  which M raters per item divide by M; the system x instance variance is the systems' genuine
+  instance-by-instance disagreement, which no number of raters averages away (a model without it
+  counts that disagreement as noise and promises too much from more raters);
+- **the clustering rule's multiplicity** (:func:`pair_level`): ``holm`` tests each pair two-sided and
+  Holm-corrects over the K(K-1)/2 pairs, so a pair is planned at the Bonferroni level alpha / pairs (the
+  step Holm's correction starts from, which guarantees the pair whatever the others do); ``wmt``
+  (AssignRanks) tests one-sided at alpha with no correction;
 - **for each pair of systems adjacent by human score** (best first): ``delta``, the difference of their
-  means over the instances both have; ``sd_diff``, the sample SD (ddof 1) of the per-instance
-  differences of their per-instance mean ratings; ``instances_needed_normal``,
-  ``ceil(((z_{1-alpha/2} + z_power) * sd_diff / delta)^2)`` for a two-sided paired test; and
+  means over the instances both have; ``sd_diff``, the SD of a per-instance difference of per-instance
+  mean ratings at the planned M; ``instances_needed_normal``, ``ceil(((z_level + z_power) * sd_diff /
+  delta)^2)`` (z_level = z_{1 - level/2} two-sided, z_{1 - level} one-sided); and
   ``instances_needed_simulated``, the smallest N at which the pilot's instances, resampled N at a time,
-  reach the power with the paired permutation test the significance clusters use (seeded; a bounded search);
+  reach the power with the paired t test at the same level and sidedness (seeded; a bounded search),
+  with its Monte Carlo interval and whether the normal figure lies inside it;
 - **the minimum detectable difference** for N instances and M raters:
-  ``(z_{1-alpha/2} + z_power) * sd(M) / sqrt(N)``.
+  ``(z_level + z_power) * sd(M) / sqrt(N)``.
 
-Raters enter through the variance components. With M raters per item, a per-instance mean carries
-rater and residual noise of variance ``(rater + residual) / M``, so a paired difference's variance is
-``true + 2 (rater + residual) / M``, where ``true`` (the systems' instance-by-instance disagreement) is
-what is left of the pilot's ``sd_diff^2`` after its own noise, ``2 (rater + residual) / m`` with m the
-pilot's raters per cell (harmonic mean), is taken off (never below 0). ``sd_diff`` is reported at the
-planned M: at the pilot's own M it is the sample SD itself. The MDD table uses the mean of ``true``
-over the adjacent pairs.
+``sd_diff`` at M raters: a per-instance difference carries ``2 (rater + residual) / M`` of rating noise
+and ``true``, the systems' disagreement (2 x system x instance in the model), estimated per pair as what
+is left of the pilot's ``sd_diff^2`` after its own noise ``2 (rater + residual) / m`` (m the pilot's raters
+per cell, harmonic mean; never below 0). At the pilot's own M it is the sample SD itself. The MDD table
+uses the mean of ``true`` over the adjacent pairs.
 
 The simulation resamples the pilot's per-instance differences; when the planned M differs from the
 pilot's, each resampled difference is moved to the planned spread first
-(``mean + (d - mean) * sd(M) / sd_pilot``), since a pilot cannot show ratings it does not have.
+(``mean + (d - mean) * sd(M) / sd_pilot``), since a pilot cannot show ratings it does not have. Its
+figure is noisy: the power at each N is a share of ``simulations`` studies. The Monte Carlo interval
+maps the binomial 95% band of the power target, ``power +- 1.96 sqrt(power (1 - power) / simulations)``,
+through the normal power curve's shape onto N (``N x ((z_level + z_{power +- h}) / (z_level + z_power))^2``):
+the range of N the search could have returned for the same true power curve. ``agrees`` is true when
+the normal figure lies in it: the two figures then differ by simulation noise only.
 """
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from core.defaults import PLANNER_MAX_SIMULATED_PAIRS
-from evalapp.compute.significance import paired_permutation_pvalues
 
 MDD_INSTANCES = (50, 100, 200, 500, 1000)
 MDD_RATERS = (1, 3, 5)
 
 
-def z_sum(alpha, power):
-    """``z_{1-alpha/2} + z_power``: the standard-normal quantiles of a two-sided test and of the power."""
-    return float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))
+RULES = ("holm", "wmt")
 
 
-def instances_needed_normal(delta, sd_diff, alpha, power):
-    """``ceil(((z_{1-alpha/2} + z_power) * sd_diff / delta)^2)``; None when ``delta`` is 0 (never detectable)."""
+@dataclass(frozen=True)
+class PairLevel:
+    """The level and sidedness at which one adjacent pair is tested under a clustering rule."""
+
+    rule: str
+    alpha: float          # the family's (or the single test's) significance level
+    level: float          # the pair's own level after the rule's correction
+    sided: int            # 2: two-sided; 1: one-sided
+    pairs: int            # how many pairs the correction is over
+
+    def as_dict(self):
+        return {"rule": self.rule, "alpha": self.alpha, "pair_level": self.level, "sided": self.sided,
+                "pairs_corrected_over": self.pairs}
+
+
+def pair_level(rule, alpha, n_systems):
+    """:class:`PairLevel` of ``rule`` ("holm": two-sided at alpha / pairs; "wmt": one-sided at alpha)."""
+    if rule not in RULES:
+        raise ValueError(f"unknown clustering rule {rule!r}; choose one of {', '.join(RULES)}")
+    pairs = max(n_systems * (n_systems - 1) // 2, 1)
+    if rule == "wmt":
+        return PairLevel(rule, alpha, alpha, 1, 1)
+    return PairLevel(rule, alpha, alpha / pairs, 2, pairs)
+
+
+def z_sum(alpha, power, sided=2):
+    """``z_{1-alpha/sided} + z_power``: the standard-normal quantiles of the test and of the power."""
+    return float(stats.norm.ppf(1 - alpha / sided) + stats.norm.ppf(power))
+
+
+def instances_needed_normal(delta, sd_diff, alpha, power, sided=2):
+    """``ceil(((z_{1-alpha/sided} + z_power) * sd_diff / delta)^2)``; None when ``delta`` is 0 (never detectable)."""
     if not delta:
         return None
     if not sd_diff:
         return 1
-    return math.ceil((z_sum(alpha, power) * sd_diff / abs(delta)) ** 2)
+    return math.ceil((z_sum(alpha, power, sided) * sd_diff / abs(delta)) ** 2)
 
 
-def minimum_detectable_difference(sd, n_instances, alpha, power):
-    return z_sum(alpha, power) * sd / math.sqrt(n_instances)
+def minimum_detectable_difference(sd, n_instances, alpha, power, sided=2):
+    return z_sum(alpha, power, sided) * sd / math.sqrt(n_instances)
+
+
+def monte_carlo_interval(simulated, alpha, power, simulations, sided=2):
+    """(low, high): the Monte Carlo 95% interval of a simulated N (module doc); None without a figure."""
+    if simulated is None:
+        return None
+    half = 1.96 * math.sqrt(power * (1 - power) / simulations)
+    base = z_sum(alpha, power, sided)
+
+    def scaled(target):
+        target = min(max(target, 1e-6), 1 - 1e-6)
+        return simulated * (z_sum(alpha, target, sided) / base) ** 2
+
+    return max(1, math.floor(scaled(power - half))), math.ceil(scaled(power + half))
 
 
 def harmonic_mean(values):
@@ -65,31 +118,38 @@ def harmonic_mean(values):
 @dataclass(frozen=True)
 class SimulationSettings:
     simulations: int        # resampled studies per candidate N
-    permutations: int       # sign patterns of each permutation test
+    permutations: int       # kept in the record for former plans; the paired t test draws none
     max_instances: int      # the search's bound: above it, the answer is None ("more than max")
     seed: int
     max_pairs: int = PLANNER_MAX_SIMULATED_PAIRS  # only the best this many adjacent pairs are simulated
 
     def as_dict(self):
-        return {"method": "resampled pilot instances, paired permutation test (two-sided, mean difference)",
+        return {"method": "resampled pilot instances, paired t test at the rule's level and sidedness",
                 "simulations": self.simulations, "permutations": self.permutations,
                 "max_instances": self.max_instances, "max_pairs": self.max_pairs, "seed": self.seed}
 
 
-def simulated_power(differences, n_instances, alpha, settings, scale=1.0):
+def simulated_power(differences, n_instances, alpha, settings, scale=1.0, sided=2):
     """Share of ``settings.simulations`` studies of ``n_instances`` instances (drawn with replacement from
-    the pilot's per-instance ``differences``, spread scaled by ``scale``) in which the paired permutation
-    test rejects at ``alpha``. Seeded by (seed, N): the same N always gives the same figure."""
+    the pilot's per-instance ``differences``, spread scaled by ``scale``) in which the paired
+    test rejects at ``alpha`` (``sided`` 1: one-sided in the pilot's direction). The test is the paired t
+    test on the per-instance differences, what Table 6's comparison of two systems rated on every instance
+    reduces to with instance clusters; a permutation test could not reach Holm's small levels (its
+    smallest p is 1 / (permutations + 1)). Seeded by (seed, N): the same N always gives the same figure."""
     differences = np.asarray(differences, dtype=float)
     mean = differences.mean()
     rng = np.random.default_rng([settings.seed, n_instances])
     drawn = differences[rng.integers(0, len(differences), size=(settings.simulations, n_instances))]
     drawn = mean + (drawn - mean) * scale
-    pvalues = paired_permutation_pvalues(drawn, settings.permutations, seed=settings.seed + n_instances)
-    return float(np.mean(pvalues < alpha))
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a resample of equal differences has no spread
+        result = stats.ttest_1samp(drawn, 0.0, axis=1, alternative="two-sided" if sided == 2 else (
+            "greater" if mean > 0 else "less"))
+    pvalues = np.nan_to_num(result.pvalue, nan=1.0)
+    return float(np.mean(pvalues <= alpha if sided == 1 else pvalues < alpha))
 
 
-def instances_needed_simulated(differences, alpha, power, settings, start, scale=1.0):
+def instances_needed_simulated(differences, alpha, power, settings, start, scale=1.0, sided=2):
     """The smallest N (up to ``settings.max_instances``) whose :func:`simulated_power` reaches ``power``.
 
     A bounded search: from ``start`` (the normal approximation), double up (or halve down) until the power
@@ -100,7 +160,7 @@ def instances_needed_simulated(differences, alpha, power, settings, start, scale
         return None
 
     def enough(n):
-        return simulated_power(differences, n, alpha, settings, scale) >= power
+        return simulated_power(differences, n, alpha, settings, scale, sided) >= power
 
     n = min(max(2, int(start or 2)), settings.max_instances)
     if enough(n):
@@ -133,16 +193,18 @@ def instances_needed_simulated(differences, alpha, power, settings, start, scale
 
 @dataclass(frozen=True)
 class Components:
-    """Variance components of a pilot: per-system variance of per-instance means, and the mixed model's."""
+    """Variance components of a pilot: per-system variance of per-instance means, and the mixed model's
+    (with the system x instance term: :func:`.rater_effects.variance_components`)."""
 
     per_system: dict            # {system: variance (ddof 1) of its per-instance mean ratings}
     rater: float
     instance: float
     residual: float
+    system_instance: float | None = None
 
     def as_dict(self):
         return {"per_system_instance_means": self.per_system, "rater": self.rater, "instance": self.instance,
-                "residual": self.residual}
+                "system_instance": self.system_instance, "residual": self.residual}
 
 
 def per_system_variances(systems, means):
@@ -154,15 +216,17 @@ def per_system_variances(systems, means):
     return result
 
 
-def plan(ordered, means, counts, components, alpha, power, raters_per_item, settings):
+def plan(ordered, means, counts, components, alpha, power, raters_per_item, settings, rule="holm"):
     """The plan as the JSON document of the issue: ``{"alpha", "power", "raters_per_item", "pairs", "mdd"}``
-    plus ``variance_components`` and the ``simulation`` settings.
+    plus ``test`` (the rule's level and sidedness), ``variance_components`` and the ``simulation`` settings.
 
     ``ordered``: the systems best first (by human score); ``means``/``counts``: their rows of per-instance
-    mean ratings (NaN where unrated) and rating counts, in the same order.
+    mean ratings (NaN where unrated) and rating counts, in the same order; ``rule``: the clustering rule
+    the campaign's Table 6 will use ("holm" or "wmt").
     """
     means = np.asarray(means, dtype=float)
     counts = np.asarray(counts, dtype=float)
+    level = pair_level(rule, alpha, len(ordered))
     noise = (components.rater or 0.0) + (components.residual or 0.0)
     pairs, true_parts = [], []
     for k in range(len(ordered) - 1):
@@ -170,7 +234,8 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
         differences = means[k][shared] - means[k + 1][shared]
         if len(differences) < 2:
             pairs.append({"higher": ordered[k], "lower": ordered[k + 1], "delta": None, "sd_diff": None,
-                          "instances_needed_normal": None, "instances_needed_simulated": None})
+                          "instances_needed_normal": None, "instances_needed_simulated": None,
+                          "simulated_interval": None, "agrees": None})
             continue
         delta = float(differences.mean())
         pilot_sd = float(np.std(differences, ddof=1))
@@ -179,18 +244,23 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
         true_parts.append(true)
         planned_sd = pilot_sd if math.isclose(pilot_raters, raters_per_item) else math.sqrt(
             true + 2 * noise / raters_per_item)
-        normal = instances_needed_normal(delta, planned_sd, alpha, power)
+        normal = instances_needed_normal(delta, planned_sd, level.level, power, level.sided)
         scale = planned_sd / pilot_sd if pilot_sd else 1.0
-        simulated = (instances_needed_simulated(differences, alpha, power, settings, normal, scale)
+        simulated = (instances_needed_simulated(differences, level.level, power, settings, normal, scale, level.sided)
                      if k < settings.max_pairs else None)
+        interval = monte_carlo_interval(simulated, level.level, power, settings.simulations, level.sided)
+        agrees = None if interval is None or normal is None else bool(interval[0] <= normal <= interval[1])
         pairs.append({"higher": ordered[k], "lower": ordered[k + 1], "delta": delta, "sd_diff": planned_sd,
-                      "instances_needed_normal": normal, "instances_needed_simulated": simulated})
+                      "instances_needed_normal": normal, "instances_needed_simulated": simulated,
+                      "simulated_interval": None if interval is None else list(interval), "agrees": agrees})
     typical_true = float(np.mean(true_parts)) if true_parts else None
     mdd = []
     for n in MDD_INSTANCES:
         for m in MDD_RATERS:
             sd = None if typical_true is None else math.sqrt(typical_true + 2 * noise / m)
             mdd.append({"instances": n, "raters_per_item": m,
-                        "mdd": None if sd is None else minimum_detectable_difference(sd, n, alpha, power)})
-    return {"alpha": alpha, "power": power, "raters_per_item": raters_per_item, "pairs": pairs, "mdd": mdd,
-            "variance_components": components.as_dict(), "simulation": settings.as_dict()}
+                        "mdd": None if sd is None else minimum_detectable_difference(sd, n, level.level, power,
+                                                                                     level.sided)})
+    return {"alpha": alpha, "power": power, "raters_per_item": raters_per_item, "test": level.as_dict(),
+            "pairs": pairs, "mdd": mdd, "variance_components": components.as_dict(),
+            "simulation": settings.as_dict()}

@@ -7,5 +7,11 @@ _SPECIAL = {
 
 
 def escape(text):
-    """``text`` safe inside a LaTeX table cell (team names are user input)."""
-    return "".join(_SPECIAL.get(char, char) for char in str(text))
+    """``text`` safe inside a LaTeX table cell or a ``%`` comment line (team and campaign names are user
+    input): the special characters escaped, and line breaks and other control characters made spaces,
+    since a line break ends a comment and would let the rest of a name run as LaTeX."""
+    return "".join(_SPECIAL.get(char, " " if _is_control(char) else char) for char in str(text))
+
+
+def _is_control(char):
+    return ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u2029"

@@ -19,6 +19,9 @@ from evalapp.formats.latex import escape
 FORMATS = ("csv", "json", "markdown", "latex")
 MISSING = "-"
 INCOMPLETE_MARK = "†"
+# Beside a secondary column's dash when it cannot be estimated (explained under the table).
+SECONDARY_MISSING_MARK = "‡"
+LATEX_SECONDARY_MISSING_MARK = r"$^\ddagger$"
 LATEX_INCOMPLETE_MARK = r"$^\dagger$"
 JSON_KEYS = ("team", "marker", "bleu", "bleu_rank", "human", "human_rank", "ratings", "expected_ratings", "complete",
              "human_z", "human_adjusted", "human_adjusted_low", "human_adjusted_high")
@@ -76,13 +79,14 @@ class Table6Row:
             f"[{display(ci['low'], HUMAN_DIGITS)}, {display(ci['high'], HUMAN_DIGITS)}]")
         return [interval, MISSING if self.cluster is None else str(self.cluster)]
 
-    def secondary_cells(self):
-        """(human z, adjusted with its interval) as displayed."""
-        adjusted = display(self.human_adjusted, HUMAN_DIGITS, MISSING)
+    def secondary_cells(self, missing=MISSING):
+        """(human z, adjusted with its interval) as displayed; ``missing`` stands for an empty figure
+        (a dash with the not-estimable mark when the table cannot estimate them)."""
+        adjusted = display(self.human_adjusted, HUMAN_DIGITS, missing)
         if self.human_adjusted is not None and self.human_adjusted_low is not None:
             adjusted += (f" [{display(self.human_adjusted_low, HUMAN_DIGITS)}, "
                          f"{display(self.human_adjusted_high, HUMAN_DIGITS)}]")
-        return [display(self.human_z, Z_DIGITS, MISSING), adjusted]
+        return [display(self.human_z, Z_DIGITS, missing), adjusted]
 
     def latex_human(self, inline_interval):
         """The Human cell of LaTeX: with ``inline_interval`` and an interval, ``1.84 {\\small [1.71, 1.97]}``."""
@@ -94,12 +98,16 @@ class Table6Row:
             cell += _latex_interval(ci["low"], ci["high"])
         return cell
 
-    def latex_secondary(self, inline_interval):
-        """($z$, Adj.) of LaTeX; with ``inline_interval`` the adjusted score carries its interval."""
+    def latex_secondary(self, inline_interval, mark=""):
+        """($z$, Adj.) of LaTeX; with ``inline_interval`` the adjusted score carries its interval; ``mark``
+        follows a dash that stands for a figure the table cannot estimate."""
         adjusted = escape(display(self.human_adjusted, HUMAN_DIGITS, MISSING))
+        if self.human_adjusted is None:
+            adjusted += mark
         if inline_interval and self.human_adjusted is not None and self.human_adjusted_low is not None:
             adjusted += _latex_interval(self.human_adjusted_low, self.human_adjusted_high)
-        return [escape(display(self.human_z, Z_DIGITS, MISSING)), adjusted]
+        z = escape(display(self.human_z, Z_DIGITS, MISSING)) + (mark if self.human_z is None else "")
+        return [z, adjusted]
 
     def as_json(self, with_intervals=False):
         """The S5 record of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
@@ -116,8 +124,21 @@ class Table6Row:
         return cells
 
     def coverage_text(self):
-        """How much of the system was rated: ``name 10 of 12 (83%)``."""
-        return f"{self.team} {self.ratings} of {self.expected_ratings} ({math.floor(self.coverage * 100)}%)"
+        """How much of the system was rated: ``name 200 of 300 (67%)``, the percentage rounded to nearest."""
+        return f"{self.team} {self.ratings} of {self.expected_ratings} ({percent_text(self.ratings, self.expected_ratings)})"
+
+
+def percent_text(part, whole):
+    """``part / whole`` as a whole percentage rounded to nearest (half up), but never "100%" for a part
+    short of the whole nor "0%" for a part above nothing: 999 of 1000 is "99%", 1 of 1000 is "1%"."""
+    if not whole:
+        return "0%"
+    value = math.floor(part * 100 / whole + 0.5)
+    if part < whole:
+        value = min(value, 99)
+    if part > 0:
+        value = max(value, 1)
+    return f"{value}%"
 
 
 def _latex_interval(low, high):
@@ -135,11 +156,19 @@ class Table6:
     intervals: dict | None = None       # bootstrap settings (method, resamples, seed, level)
     significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
     rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
+    counted: dict | None = None         # what was left out: excluded raters and their ratings, control items
     retired: tuple = ()                 # (instance id, reason) of each instance the organizer retired
 
     @property
     def with_intervals(self):
         return self.intervals is not None
+
+    @property
+    def secondary_missing(self):
+        """What an empty secondary figure shows: a dash, marked when the table cannot estimate the columns."""
+        if self.rater_effects and self.rater_effects.get("not_estimable"):
+            return MISSING + SECONDARY_MISSING_MARK
+        return MISSING
 
     def marker_notes(self):
         """What the markers used in the table mean (the markers' legend), in the paper's order."""
@@ -151,8 +180,22 @@ class Table6:
         incomplete = [row.coverage_text() for row in self.rows if not row.complete]
         if not incomplete:
             return None
+        tested = ("; the intervals and tests are of these same means and their displayed differences"
+                  if self.with_intervals else "")
         return (f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
-                "each score is the mean over the ratings present")
+                f"each score is the mean over the ratings present{tested}")
+
+    def counted_notes(self):
+        """What was left out of every figure: excluded raters (and their ratings), control items."""
+        counted = self.counted or {}
+        lines = []
+        if counted.get("excluded_raters"):
+            lines.append(f"Excluded: {_plural(counted['excluded_raters'], 'rater')} excluded by the organizer, "
+                         f"{_plural(counted['excluded_ratings'], 'rating')} not counted")
+        if counted.get("control_items"):
+            lines.append(f"Control items: {_plural(counted['control_items'], 'item')} with known answers "
+                         f"({_plural(counted['control_ratings'], 'rating')}) check the raters and are not counted")
+        return lines
 
     def retired_note(self):
         """Which instances were retired (their statement was broken), or None: they count for no system."""
@@ -172,7 +215,9 @@ class Table6:
                  "per-rater z-scores (WMT DA, population SD); Human adjusted = system effect of a linear mixed model "
                  "with raters and instances as crossed random effects (REML, the model of statsmodels MixedLM), "
                  f"{_percent(fit.get('level', 0.95))} Wald interval"]
-        if fit.get("problem"):
+        if effects.get("not_estimable"):
+            lines.append(f"{SECONDARY_MISSING_MARK} Human z and Human adjusted are empty, {effects['not_estimable']}")
+        elif fit.get("problem"):
             lines.append(f"Human adjusted: {fit['problem']}")
         elif not fit.get("converged"):
             lines.append("Human adjusted: the mixed model did not converge; read it with care")
@@ -183,14 +228,14 @@ class Table6:
         lines = self.marker_notes()
         incomplete = self.incomplete_note()
         lines += [incomplete] if incomplete else []
+        lines += self.counted_notes()
         retired = self.retired_note()
         lines += [retired] if retired else []
         if self.with_intervals:
-            lines.append(f"95% CI: {self.intervals['method']}, {self.intervals['resamples']} resamples, "
-                         f"seed {self.intervals['seed']}")
-            lines.append(f"Clusters: {self.significance['test']}, alpha {self.significance['alpha']}; "
-                         "a new cluster starts where every system above is significantly better than every "
-                         "system below")
+            lines.append(f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
+                         f"{self.intervals['instances']} instances")
+            lines.append(f"Clusters: {self.significance['test']}, alpha {self.significance['alpha']}; rule "
+                         f"{self.significance['rule_description']}")
         return lines + self.secondary_notes()
 
     def render(self, fmt, halves=False, latex_intervals=False):
@@ -205,6 +250,10 @@ class Table6:
 
 def _percent(level):
     return f"{level * 100:g}%"
+
+
+def _plural(count, noun):
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _rank(rank):
@@ -223,6 +272,8 @@ def to_json(table):
     """The S5 contract: ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
     document = {"campaign": table.campaign, "instances": table.instances, "raters_per_item": table.raters_per_item,
                 "rows": [row.as_json(table.with_intervals) for row in table.rows]}
+    if table.counted is not None:
+        document["counted"] = table.counted
     if table.with_intervals:
         document["intervals"] = table.intervals
         document["significance"] = table.significance
@@ -241,30 +292,34 @@ def to_csv(table):
 
 def to_markdown(table):
     header = list(HEADER) + (list(INTERVAL_HEADER) if table.with_intervals else []) + list(SECONDARY_HEADER)
-    lines = [f"Table 6: {table.campaign}", "", "| " + " | ".join(header) + " |",
+    lines = [f"Table 6: {_markdown_cell(table.campaign)}", "", "| " + " | ".join(header) + " |",
              "|" + "---|" + "---:|" * (len(header) - 1)]
     for row in table.rows:
         cells = (row.cells(INCOMPLETE_MARK) + (row.interval_cells() if table.with_intervals else [])
-                 + row.secondary_cells())
+                 + row.secondary_cells(table.secondary_missing))
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
     footer = ["- " + _markdown_cell(note) for note in table.notes()]
     return "\n".join(lines + ([""] + footer if footer else [])) + "\n"
 
 
 def _markdown_cell(text):
-    """A cell that Markdown shows as the text itself: HTML in a system name is written as entities
-    (a renderer would otherwise run it), and the table's own syntax is escaped."""
-    text = text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
-    return text.replace("<", "&lt;").replace(">", "&gt;")
+    """Text that Markdown shows as the text itself, in a cell, a heading or a note: HTML in a name is
+    written as entities (a renderer would otherwise run it), emphasis, code, link and table syntax is
+    escaped, and a line break becomes a space (it would end the table row or the heading, and start
+    a row or a link definition of its own)."""
+    text = "".join(" " if ch in "\r\n\u2028\u2029" else ch for ch in str(text))
+    for char in "\\`*|~":
+        text = text.replace(char, "\\" + char)
+    return text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _latex_cells(row, with_intervals, inline):
+def _latex_cells(row, with_intervals, inline, mark=""):
     cells = row.cells(LATEX_INCOMPLETE_MARK)
     cells = [escape(cells[0]), escape(cells[1]), escape(cells[2]), row.latex_human(inline), escape(cells[4])]
     if with_intervals:
         interval, cluster = row.interval_cells()
         cells += [escape(cluster)] if inline else [escape(interval), escape(cluster)]
-    return cells + row.latex_secondary(inline)
+    return cells + row.latex_secondary(inline, mark)
 
 
 def to_latex(table, halves=False, intervals=False):
@@ -279,7 +334,8 @@ def to_latex(table, halves=False, intervals=False):
     header = list(LATEX_HEADER) + (ci_header if table.with_intervals else []) + list(LATEX_SECONDARY_HEADER)
     width = len(header)
     spec = "l" + "r" * (width - 1)
-    cells = [_latex_cells(row, table.with_intervals, intervals) for row in table.rows]
+    mark = LATEX_SECONDARY_MISSING_MARK if table.secondary_missing != MISSING else ""
+    cells = [_latex_cells(row, table.with_intervals, intervals, mark) for row in table.rows]
     if halves:
         humans = [c for c, row in zip(cells, table.rows) if row.is_human]
         teams = [c for c, row in zip(cells, table.rows) if not row.is_human]
@@ -297,7 +353,8 @@ def to_latex(table, halves=False, intervals=False):
     lines += [" & ".join(row) + " \\\\" for row in body]
     lines.append("\\bottomrule")
     for note in table.notes():
-        note = escape(note).replace(INCOMPLETE_MARK, LATEX_INCOMPLETE_MARK)
+        note = (escape(note).replace(INCOMPLETE_MARK, LATEX_INCOMPLETE_MARK)
+                .replace(SECONDARY_MISSING_MARK, LATEX_SECONDARY_MISSING_MARK))
         lines.append(f"\\multicolumn{{{width}}}{{l}}{{\\footnotesize {note}}} \\\\")
     lines.append("\\end{tabular}")
     return "\n".join(lines) + "\n"

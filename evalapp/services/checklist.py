@@ -13,7 +13,7 @@ from django.db.models import Count, Max, Q
 from django.urls import reverse
 
 from core.defaults import HOME_MAX_CAMPAIGNS
-from core.models import Assignment, Campaign, CampaignRater, Dataset, ItemFlag, Rating, System
+from core.models import Assignment, Campaign, Dataset, ItemFlag, Rating, System
 from core.progress import with_progress
 from evalapp.models import MetricRun, MetricScore
 
@@ -82,7 +82,7 @@ def _counts(queryset, field="campaign_id"):
 def _raters(ids):
     """{campaign id: how many raters took part or are listed}: one query per source, merged per campaign."""
     people = {}
-    for model in (Assignment, Rating, CampaignRater):
+    for model in (Assignment, Rating, Campaign.lab_raters.through):
         for campaign_id, rater_id in model.objects.filter(campaign_id__in=ids).values_list(
                 "campaign_id", "rater_id").distinct():
             people.setdefault(campaign_id, set()).add(rater_id)
@@ -108,7 +108,7 @@ def organizer_home():
     )
     ids = [campaign.pk for campaign in campaigns]
     raters = _raters(ids)
-    lab = _counts(CampaignRater.objects.filter(campaign_id__in=ids))
+    lab = _counts(Campaign.lab_raters.through.objects.filter(campaign_id__in=ids))
     reports = dict(ItemFlag.objects.filter(item__campaign_id__in=ids, status=ItemFlag.Status.OPEN)
                    .values("item__campaign_id").annotate(n=Count("item_id", distinct=True))
                    .values_list("item__campaign_id", "n"))

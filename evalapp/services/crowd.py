@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from core import engine, quality
 from core.crowd import CROWD_PLATFORMS, PROLIFIC, code_for
-from core.models import Assignment, CrowdSession, new_crowd_key
+from core.defaults import RECONCILIATION_LISTED_RECORDS
+from core.models import Assignment, CrowdSession, Rater, new_crowd_key
 from core.problems import FormatError, Problem
 from core.retry import retry_on_contention
 from evalapp.formats.crowd_submissions import REJECTED, VERIFIED, parse_submissions
@@ -29,7 +30,12 @@ def entry_url(base_url, campaign, platform):
 
 
 SETTINGS = ("mturk_enabled", "prolific_enabled", "completion_url", "completion_code", "screening_code",
-            "items_per_session", "count_reconciled_only")
+            "items_per_session", "count_reconciled_only", "lab_access", "lab_raters")
+
+
+def lab_rater_choices():
+    """The accounts a campaign may list for its lab door: site raters with an account (never crowd accounts)."""
+    return Rater.objects.filter(platform=Rater.Platform.SITE, user__isnull=False).select_related("user")
 
 
 CODE_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
@@ -52,9 +58,13 @@ def save_settings(campaign, **values):
     unknown = set(values) - set(SETTINGS)
     if unknown:
         raise ValueError(f"unknown crowd settings: {', '.join(sorted(unknown))}")
-    for name, value in values.items():
-        setattr(campaign, name, value)
-    campaign.save(update_fields=list(values))
+    listed = values.pop("lab_raters", None)
+    with transaction.atomic():
+        for name, value in values.items():
+            setattr(campaign, name, value)
+        campaign.save(update_fields=list(values))
+        if listed is not None:
+            campaign.lab_raters.set(listed)
 
 
 def rotate_key(campaign):
@@ -114,67 +124,115 @@ def session_reviews(campaign):
 
 @dataclass
 class Reconciliation:
-    """What a platform's export said of the campaign's crowd sessions."""
+    """What a platform's export said of the campaign's crowd sessions.
+
+    ``verified``/``unverified``/``rejected``: the campaign's sessions of the platform after the file.
+    ``kept_unlisted``: verified sessions the file does not list, kept verified (reconciliation is
+    monotonic); ``unverified_unlisted``: with ``replace``, verified sessions the file no longer
+    confirms, now unverified. The unmatched records and the sessions under another worker are listed
+    up to ``RECONCILIATION_LISTED_RECORDS`` each, with their full counts.
+    """
 
     platform: str
+    replace: bool = False
+    records: int = 0
     verified: int = 0
     unverified: int = 0
     rejected: int = 0
+    kept_unlisted: int = 0
+    unverified_unlisted: int = 0
     ratings_excluded: int = 0
     items_reopened: int = 0
+    not_in_campaign_count: int = 0
+    other_worker_count: int = 0
     not_in_campaign: list = field(default_factory=list)   # (line, session id) of records with no session here
     other_worker: list = field(default_factory=list)      # (line, session id, worker in the file, worker here)
 
+    def notes(self):
+        """What the organizer should know beyond the counts, in words (page, command, API alike)."""
+        notes = []
+        if self.kept_unlisted:
+            notes.append(f"{self.kept_unlisted} verified session{'s' if self.kept_unlisted != 1 else ''} "
+                         "not listed in this file: kept")
+        if self.unverified_unlisted:
+            notes.append(f"{self.unverified_unlisted} verified session{'s' if self.unverified_unlisted != 1 else ''} "
+                         "not confirmed by this file: unverified again (the file replaced the record)")
+        if self.not_in_campaign_count:
+            notes.append(f"{self.not_in_campaign_count} record{'s' if self.not_in_campaign_count != 1 else ''} "
+                         "of the file match no session of this campaign")
+        if self.other_worker_count:
+            notes.append(f"{self.other_worker_count} session{'s' if self.other_worker_count != 1 else ''} "
+                         "listed under another worker: rejected")
+        return notes
+
     def as_json(self):
-        return {"platform": self.platform, "verified": self.verified, "unverified": self.unverified,
-                "rejected": self.rejected, "ratings_excluded": self.ratings_excluded,
-                "items_reopened": self.items_reopened,
+        return {"platform": self.platform, "replace": self.replace, "records": self.records,
+                "verified": self.verified, "unverified": self.unverified, "rejected": self.rejected,
+                "kept_unlisted": self.kept_unlisted, "unverified_unlisted": self.unverified_unlisted,
+                "ratings_excluded": self.ratings_excluded, "items_reopened": self.items_reopened,
+                "not_in_campaign_count": self.not_in_campaign_count,
                 "not_in_campaign": [{"line": line, "session_id": session} for line, session in self.not_in_campaign],
+                "other_worker_count": self.other_worker_count,
                 "other_worker": [{"line": line, "session_id": session, "worker_in_file": listed,
-                                  "worker_here": here} for line, session, listed, here in self.other_worker]}
+                                  "worker_here": here} for line, session, listed, here in self.other_worker],
+                "notes": self.notes()}
 
 
-def import_crowd_submissions(campaign, platform, source):
+def import_crowd_submissions(campaign, platform, source, replace=False):
     """Reconcile the campaign's crowd sessions of ``platform`` with the platform's own export.
 
-    A session is verified only when the export lists the same pair (worker id, assignment or
-    session id) as submitted or approved; rejected when it lists the session as rejected,
-    returned or timed out, or under another worker; otherwise it stays unverified (the export
-    does not know it yet). A rejected session's ratings stop counting and its items reopen
-    (:func:`core.engine.reject_crowd_sessions`); a rejection is final, a later export cannot undo
-    it. Atomic: a file with a problem (file, line, column) changes nothing.
+    A session is verified when the export lists the same pair (worker id, assignment or session id)
+    as submitted or approved; rejected when it lists the session as rejected, returned or timed
+    out, or under another worker. Monotonic by default: a session the file does not list, or lists
+    as still pending, keeps what earlier files said (the next MTurk batch's file does not list the
+    previous batch's sessions), and the answer says how many verified sessions were kept so. With
+    ``replace`` the file is the whole record: a verified session it does not confirm becomes
+    unverified again. A rejection is final either way (its ratings were withdrawn and its items
+    reopened by :func:`core.engine.reject_crowd_sessions`). Atomic: a file with a problem (file,
+    line, column) changes nothing.
     """
     if platform not in CROWD_PLATFORMS:
         raise FormatError(Problem("platform", None, None, f"'{platform}' is not a crowd platform; choose one of "
                                                           f"{', '.join(CROWD_PLATFORMS)}"))
     source = as_source(source)
     records = parse_submissions(source.data, source.name, platform, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
-    return retry_on_contention(partial(_reconcile, campaign, platform, records))
+    return retry_on_contention(partial(_reconcile, campaign, platform, records, replace))
 
 
-def _reconcile(campaign, platform, records):
+def _reconcile(campaign, platform, records, replace=False):
     listed = {record.session_id: record for record in records}
-    result = Reconciliation(platform)
+    result = Reconciliation(platform, replace=replace, records=len(records))
     now = timezone.now()
     with transaction.atomic():
         sessions = list(CrowdSession.objects.select_for_update().filter(campaign=campaign, platform=platform)
                         .select_related("rater").order_by("pk"))
         known = {crowd_session.session_id for crowd_session in sessions}
-        result.not_in_campaign = [(r.line, r.session_id) for r in records if r.session_id not in known]
+        unmatched = [(r.line, r.session_id) for r in records if r.session_id not in known]
+        result.not_in_campaign_count = len(unmatched)
+        result.not_in_campaign = unmatched[:RECONCILIATION_LISTED_RECORDS]
         newly_rejected = []
         for crowd_session in sessions:
             record = listed.get(crowd_session.session_id)
             status = _status_from(record, crowd_session, result)
+            was_verified = crowd_session.status == CrowdSession.Status.VERIFIED
             if crowd_session.status == CrowdSession.Status.REJECTED:
                 status = CrowdSession.Status.REJECTED
             elif status == CrowdSession.Status.REJECTED:
                 newly_rejected.append(crowd_session)
+            elif was_verified and status == CrowdSession.Status.UNVERIFIED:
+                if not replace:
+                    status = CrowdSession.Status.VERIFIED
+                    result.kept_unlisted += record is None
+                else:
+                    result.unverified_unlisted += 1
             setattr(result, status, getattr(result, status) + 1)
             crowd_session.status = status
             crowd_session.platform_status = record.status[:40] if record is not None else crowd_session.platform_status
             crowd_session.reconciled_at = now
         CrowdSession.objects.bulk_update(sessions, ["status", "platform_status", "reconciled_at"])
         result.ratings_excluded, result.items_reopened = engine.reject_crowd_sessions(newly_rejected)
+    result.other_worker_count = len(result.other_worker)
+    result.other_worker = result.other_worker[:RECONCILIATION_LISTED_RECORDS]
     return result
 
 

@@ -23,7 +23,7 @@ from django.db import transaction
 
 from core import roles
 from core.engine import rater_for_user
-from core.models import Campaign, CampaignRater, Dataset, System
+from core.models import Campaign, Dataset, System
 from evalapp.formats.ratings import LONG
 from evalapp.services.campaigns import create_campaign, set_campaign_status
 from evalapp.services.imports import import_comve, import_submission
@@ -109,10 +109,7 @@ def load_demo():
         )
         created.append(f"campaign '{CAMPAIGN_NAME}'")
     # The demo raters are the campaign's own lab accounts (its rater accounts page lists them).
-    for spec in ACCOUNTS:
-        if spec.role == roles.RATER:
-            CampaignRater.objects.get_or_create(campaign=campaign, rater=users[spec.username].rater,
-                                                defaults={"added_by": users["organizer"]})
+    campaign.lab_raters.add(*[users[spec.username].rater for spec in ACCOUNTS if spec.role == roles.RATER])
     return DemoResult(dataset, campaign, ACCOUNTS, created)
 
 

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from core import quality
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
     FORMAT_LABELS,
@@ -88,16 +90,19 @@ def _json(value):
 
 
 def table6(campaign, fmt=None, halves=False, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
-           latex_intervals=False):
-    """Table 6 (S3) in ``fmt``; with ``bootstrap`` resamples, intervals and significance clusters too;
-    ``latex_intervals``: LaTeX with each interval beside its score."""
+           latex_intervals=False, clusters=DEFAULT_CLUSTER_RULE):
+    """Table 6 (S3) in ``fmt``; with ``bootstrap`` > 0, rater-aware intervals and significance clusters too,
+    under the rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
     if halves and fmt != "latex":
         raise BadOption("halves", "applies to the LaTeX format only")
     if latex_intervals and fmt != "latex":
         raise BadOption("latex_intervals", "applies to the LaTeX format only")
-    table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=permutations)
-    suffix = "-".join(part for part in ("halves" if halves else "", f"ci{bootstrap}" if bootstrap else "",
+    if clusters not in CLUSTER_RULES:
+        raise BadOption("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
+    table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=permutations, clusters=clusters)
+    rule = clusters if bootstrap and clusters != DEFAULT_CLUSTER_RULE else ""
+    suffix = "-".join(part for part in ("halves" if halves else "", f"ci{bootstrap}" if bootstrap else "", rule,
                                         "inline" if latex_intervals else "") if part)
     return _export(TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals),
                    suffix)

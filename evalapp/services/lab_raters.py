@@ -3,8 +3,8 @@ one-time sign-in link or a printed password, reset, deactivate. The web page, th
 ``manage.py lab_raters`` all call these functions.
 
 A created account is a site user (username = their email, display name = their name) with a Rater
-profile, listed on the campaign it was made for (:class:`core.models.CampaignRater`), which is what
-the rule of who may rate where reads. Nothing is half-written: a list with one bad line creates no
+profile, listed on the campaign it was made for (``Campaign.lab_raters``), which is what the rule of
+who may rate where reads (a campaign whose lab access is "listed" admits only those). Nothing is half-written: a list with one bad line creates no
 account, and its problems come back with line and column.
 
 One-time sign-in links are Django's password-reset tokens: a token is bound to the account's
@@ -25,7 +25,7 @@ from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
 from core.defaults import LAB_PASSWORD_ALPHABET, LAB_PASSWORD_CHARS, MAX_LAB_RATERS_AT_ONCE
 from core.engine import new_order_seed
-from core.models import CampaignRater, Rater
+from core.models import Rater
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.formats.rater_list import RaterEntry, check_entries
 
@@ -71,14 +71,12 @@ class LabRater:
 
 def lab_raters(campaign):
     """The lab accounts listed on the campaign, in the order they were added, with their counted ratings."""
-    members = (CampaignRater.objects.filter(campaign=campaign).select_related("rater__user")
-               .annotate(ratings=Count("rater__ratings", filter=Q(rater__ratings__campaign=campaign,
-                                                                 rater__ratings__excluded=False)))
-               .order_by("created_at", "pk"))
-    return [LabRater(m.rater_id, m.rater.user.get_username(), m.rater.user.first_name or m.rater.user.get_username(),
-                     m.rater.user.is_active,
-                     m.ratings, m.rater.user.last_login, m.rater.user.last_login is not None)
-            for m in members if m.rater.user_id]
+    members = (campaign.lab_raters.filter(user__isnull=False).select_related("user")
+               .annotate(counted=Count("ratings", filter=Q(ratings__campaign=campaign, ratings__excluded=False)))
+               .order_by("pk"))
+    return [LabRater(m.pk, m.user.get_username(), m.user.first_name or m.user.get_username(), m.user.is_active,
+                     m.counted, m.user.last_login, m.user.last_login is not None)
+            for m in members]
 
 
 def _check_sign_in(sign_in):
@@ -110,7 +108,7 @@ def add_lab_raters(campaign, entries, sign_in=LINK, by=None, filename="raters"):
         for entry in entries:
             user = users.objects.create_user(username=entry.email, email=entry.email, first_name=entry.name)
             rater = Rater.objects.create(user=user, platform=Rater.Platform.SITE, order_seed=new_order_seed())
-            CampaignRater.objects.create(campaign=campaign, rater=rater, added_by=by)
+            campaign.lab_raters.add(rater)
             made.append(_issue(user, rater, sign_in))
     return made
 
@@ -143,7 +141,7 @@ def user_of_link(uidb64, token):
         return None
     # Only a lab account signs in by link: an organizer's or an admin's account never does, whatever the token.
     user = (get_user_model().objects.filter(pk=pk, is_active=True, is_staff=False, is_superuser=False,
-                                            rater__lab_campaigns__isnull=False).distinct().first())
+                                            rater__listed_campaigns__isnull=False).distinct().first())
     if user is None or not default_token_generator.check_token(user, token):
         return None
     return user
@@ -151,9 +149,7 @@ def user_of_link(uidb64, token):
 
 def _member(campaign, rater_id):
     """The campaign's lab account ``rater_id`` (a Rater with its user), or None."""
-    member = (CampaignRater.objects.filter(campaign=campaign, rater_id=rater_id).select_related("rater__user")
-              .first())
-    return None if member is None or member.rater.user_id is None else member.rater
+    return campaign.lab_raters.filter(pk=rater_id, user__isnull=False).select_related("user").first()
 
 
 def reset_sign_in(campaign, rater_id, sign_in=LINK):

@@ -368,8 +368,9 @@ def load_imported(campaign, name, corpus):
     if not by_instance:
         metric.notes.append("system-level scores only: held fixed in the bootstrap")
         return metric
-    sampled = list(campaign.sampled.order_by("position").values_list("instance_id", flat=True))
-    in_campaign = set(by_instance) <= set(sampled)
+    in_campaign = set(by_instance) <= set(campaign.sampled.values_list("instance_id", flat=True))
+    # The campaign's instances that count (a retired one left the human scores, so it leaves this too).
+    sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
     instance_ids = sampled if in_campaign else list(Instance.objects.filter(dataset=campaign.dataset)
                                                     .order_by("position").values_list("pk", flat=True))
     values = np.full((len(corpus.systems), len(instance_ids)), np.nan)

@@ -10,6 +10,8 @@ import numpy as np
 from django.core.cache import cache
 
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
     PLANNER_MAX_ALPHA,
@@ -24,6 +26,7 @@ from core.defaults import (
     STABILITY_REPLICATES,
     STABILITY_THRESHOLD,
 )
+from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import ranking_stability as stability_compute
 from evalapp.compute import study_planner
 from evalapp.services import results
@@ -57,27 +60,37 @@ def ranked_teams(campaign, matrix=None, scores=None):
     return teams, [matrix.row(name) for name in teams], matrix
 
 
-def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED):
-    """The study plan of :func:`evalapp.compute.study_planner.plan` for ``campaign`` as a pilot.
+def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, clusters=DEFAULT_CLUSTER_RULE):
+    """The study plan of :func:`evalapp.compute.study_planner.plan` for ``campaign`` as a pilot, for the
+    clustering rule ``clusters`` (its multiplicity correction and sidedness).
 
-    ``raters_per_item`` defaults to the campaign's M. Cached under a digest of the score matrix.
+    ``raters_per_item`` defaults to the campaign's M. The variance components come from the mixed model
+    with a system x instance term, fitted on the teams' counted ratings (a shared rating once). Cached
+    under a digest of the ratings and the options.
     """
     check_plan_options(alpha, power, raters_per_item)
+    if clusters not in CLUSTER_RULES:
+        raise BadPlan("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
     raters_per_item = campaign.raters_per_item if raters_per_item is None else raters_per_item
     teams, rows, matrix = ranked_teams(campaign)
     means, counts = matrix.means()[rows], matrix.counts[rows]
-    effects = results.rater_effects(campaign)
+    ids, instances, systems, raters, scores = results.rating_rows(campaign)
+    on_teams = np.isin(systems, np.asarray(teams, dtype=object))
     settings = study_planner.SimulationSettings(PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, seed,
                                                 PLANNER_MAX_SIMULATED_PAIRS)
-    key = "comve:plan:" + results.digest(np.asarray(teams, dtype=object), means, counts, [
-        alpha, power, raters_per_item, seed, effects.fit.rater_variance, effects.fit.residual_variance,
-        PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, PLANNER_MAX_SIMULATED_PAIRS])
+    key = "comve:plan:" + results.digest(np.asarray(teams, dtype=object), means, counts, ids, raters, [
+        alpha, power, raters_per_item, seed, clusters, PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS,
+        PLANNER_MAX_INSTANCES, PLANNER_MAX_SIMULATED_PAIRS])
     found = cache.get(key)
     if found is None:
+        fitted = rater_effects_compute.variance_components(
+            instances[on_teams], systems[on_teams], raters[on_teams], scores[on_teams],
+            rater_effects_compute.shared_weights(ids[on_teams]))
         components = study_planner.Components(
-            study_planner.per_system_variances(teams, means), effects.fit.rater_variance,
-            effects.fit.instance_variance, effects.fit.residual_variance)
-        found = study_planner.plan(teams, means, counts, components, alpha, power, raters_per_item, settings)
+            study_planner.per_system_variances(teams, means), fitted.rater, fitted.instance, fitted.residual,
+            fitted.system_instance)
+        found = study_planner.plan(teams, means, counts, components, alpha, power, raters_per_item, settings,
+                                   clusters)
         cache.set(key, found, RESULTS_CACHE_SECONDS)
     return found
 
@@ -120,15 +133,24 @@ def _count(value):
 def plan_lines(plan):
     """The plan as plain text lines (the command's output without ``--json``)."""
     components = plan["variance_components"]
+    test = plan["test"]
+    sided = "two-sided" if test["sided"] == 2 else "one-sided"
     lines = [f"Plan for alpha {plan['alpha']}, power {plan['power']}, {plan['raters_per_item']} raters per item",
-             "", "Variance components (REML, crossed raters and instances): "
+             f"Clustering rule {test['rule']}: each pair tested {sided} at {test['pair_level']:.4g}"
+             + (f" (alpha / {test['pairs_corrected_over']} pairs)" if test["pairs_corrected_over"] > 1 else ""),
+             "", "Variance components (REML, crossed raters and instances, system x instance): "
              f"rater {_figure(components['rater'])}, instance {_figure(components['instance'])}, "
-             f"residual {_figure(components['residual'])}",
+             f"system x instance {_figure(components['system_instance'])}, residual {_figure(components['residual'])}",
              "Variance of per-instance means per system: " + ", ".join(
                  f"{name} {_figure(value)}" for name, value in components["per_system_instance_means"].items()),
-             "", "Adjacent pairs (higher > lower: delta, sd_diff, instances needed normal / simulated):"]
+             "", "Adjacent pairs (higher > lower: delta, sd_diff, instances needed normal / simulated "
+             "[Monte Carlo 95% interval], agreement):"]
     lines += [f"  {pair['higher']} > {pair['lower']}: {_figure(pair['delta'])}, {_figure(pair['sd_diff'])}, "
               f"{_count(pair['instances_needed_normal'])} / {_count(pair['instances_needed_simulated'])}"
+              + (f" [{pair['simulated_interval'][0]}, {pair['simulated_interval'][1]}]"
+                 if pair.get("simulated_interval") else "")
+              + ("" if pair.get("agrees") is None else
+                 ", agree within simulation noise" if pair["agrees"] else ", differ beyond simulation noise")
               for pair in plan["pairs"]]
     lines += ["", "Minimum detectable difference (instances x raters per item):"]
     lines += [f"  N={entry['instances']} M={entry['raters_per_item']}: {_figure(entry['mdd'])}"

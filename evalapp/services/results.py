@@ -1,23 +1,25 @@
 """Results of a campaign for organizers and researchers: the one import path for every result.
 
-Commands, web views, the API and the metric study call these functions. What counts, here and
-only here: ratings of system items (never control items), from raters not excluded from the
-campaign; an item that stands for several systems' identical outputs counts for each of them.
+Commands, web views, the API and the metric study call these functions. What counts is the
+domain's rule (:meth:`core.models.RatingQuerySet.counted`): ratings of system items (never control
+items), from raters not excluded from the campaign, made through a door the campaign opened
+(:mod:`core.doors`); an item that stands for several systems' identical outputs counts for each of them.
 The aggregation runs in the database and NumPy, never a Python loop per rating: Table 6, the
 intervals and the clusters read per-item sums and counts (``GROUP BY item``, a few hundred
 thousand integer rows for a million ratings); only the consumers that need single ratings
 (the metric study's histograms, the long export) read per-rating rows, as integer codes.
 """
 import hashlib
+from itertools import combinations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Q, Sum
 
-from core.crowd import CROWD_PLATFORMS
 from core.defaults import (
     CONFIDENCE_LEVEL,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -25,17 +27,16 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import CrowdSession, Instance, Item, ItemOutput, RaterExclusion, Rating, System
+from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
+from evalapp.compute import rater_uncertainty
 from evalapp.compute import significance as significance_compute
 from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_system_scores, score_matrix
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.formats.table6 import Table6, Table6Row
 from evalapp.models import Submission
-
-BOOTSTRAP_METHOD = "percentile bootstrap over instances"
 
 
 def rater_label(rater_id):
@@ -44,18 +45,9 @@ def rater_label(rater_id):
 
 
 def _counted_ratings(campaign):
-    """Ratings that enter results: system items of instances not retired, rating not excluded, rater not
-    excluded, and, with the
-    campaign's ``count_reconciled_only``, a crowd worker's rating only once the platform's records
-    verified its session (ratings imported from a platform's files were the platform's already)."""
-    excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-    ratings = (Rating.objects.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM,
-                                     item__retired=False)
-               .exclude(rater_id__in=excluded_raters))
-    if campaign.count_reconciled_only and CrowdSession.objects.filter(campaign=campaign).exists():
-        ratings = ratings.exclude(Q(source=Rating.Source.APP, rater__platform__in=CROWD_PLATFORMS)
-                                  & ~Q(assignment__crowd_session__status=CrowdSession.Status.VERIFIED))
-    return ratings
+    """Ratings that enter results: the domain's rule, :meth:`core.models.RatingQuerySet.counted` (system
+    items of instances not retired, nothing excluded, and only ratings made through a door the campaign opened)."""
+    return Rating.objects.counted(campaign)
 
 
 def ratings_records(campaign):
@@ -119,25 +111,38 @@ def rating_rows(campaign):
 
 @dataclass(frozen=True)
 class RaterEffects:
-    """The secondary figures of Table 6: ``z`` ({name: mean z or None}) and the mixed model's ``fit``."""
+    """The secondary figures of Table 6: ``z`` ({name: mean z or None}), the mixed model's ``fit``, and
+    ``problem``: why neither can be estimated (None when they can)."""
 
     z: dict
     fit: rater_effects_compute.MixedModelFit
+    problem: str | None = None
 
     def as_dict(self):
         return {"human_z": rater_effects_compute.Z_METHOD, "human_adjusted": self.fit.as_dict(),
-                "secondary": "formula (1) is the headline; these columns correct for who rated what"}
+                "secondary": "formula (1) is the headline; these columns correct for who rated what"
+                             + (f"; human_z and human_adjusted are empty: {self.problem}" if self.problem else ""),
+                "not_estimable": self.problem}
 
 
 def rater_effects(campaign, names=None):
     """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
 
-    The mixed model is fitted once per state of the counted ratings and kept in Django's cache
-    (the key is a digest of every row and system name, so a new, excluded or reconciled rating
-    refits it). Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted.
+    Neither column is estimated when :func:`evalapp.compute.rater_effects.secondary_problem` says the
+    raters cannot be told apart (then both are None and ``problem`` says why). A shared item's rating
+    enters the mixed model once (its rows weighted 1/m). The mixed model is fitted once per state of
+    the counted ratings and kept in Django's cache (the key is a digest of every row and system name,
+    so a new, excluded or reconciled rating refits it). Above ``MAX_ADJUSTED_LEVELS`` raters and
+    instances together it is not fitted.
     """
     names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
     ids, instances, systems, raters, scores = rating_rows(campaign)
+    problem = rater_effects_compute.secondary_problem(ids, raters)
+    if problem is not None:
+        fit = rater_effects_compute.MixedModelFit(
+            {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
+            CONFIDENCE_LEVEL, problem)
+        return RaterEffects({name: None for name in names}, fit, problem)
     z = rater_effects_compute.system_z_means(ids, raters, scores, systems, names)
     levels = len(np.unique(raters)) + len(np.unique(instances))
     if levels > MAX_ADJUSTED_LEVELS:
@@ -148,7 +153,8 @@ def rater_effects(campaign, names=None):
     key = f"comve:adjusted:{campaign.pk}:{digest(ids, instances, raters, scores, systems, names)}"
     fit = cache.get(key)
     if fit is None:
-        fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names)
+        fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names,
+                                                weights=rater_effects_compute.shared_weights(ids))
         cache.set(key, fit, RESULTS_CACHE_SECONDS)
     return RaterEffects(z, fit)
 
@@ -248,41 +254,97 @@ def bootstrap_intervals(campaign, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
 
 @dataclass
 class Clusters:
-    """Significance clusters of the (non-Human) systems and the pairwise comparisons behind them."""
+    """Significance clusters of the (non-Human) systems under a named rule, and the pairwise comparisons."""
 
     test: str
+    rule: str
     alpha: float
-    permutations: int
-    seed: int
     cluster_of: dict = field(default_factory=dict)
     comparisons: list = field(default_factory=list)
 
     def as_dict(self):
-        return {"test": self.test, "alpha": self.alpha, "permutations": self.permutations, "seed": self.seed,
+        return {"test": self.test, "rule": self.rule, "rule_description": significance_compute.RULE_TEXT[self.rule],
+                "alpha": self.alpha, "p_value": "one-sided: P(t_df >= difference / standard_error), better beats worse",
                 "clusters": self.cluster_of, "comparisons": [c.as_dict() for c in self.comparisons]}
 
 
-def significance_clusters(campaign, permutations=DEFAULT_PERMUTATIONS, seed=DEFAULT_SEED, alpha=SIGNIFICANCE_ALPHA,
-                          matrix=None, scores=None):
-    """WMT-style clusters of the team systems (the Human pseudo-system is not ranked, as in Table 6)."""
+@dataclass(frozen=True)
+class RaterAwareUncertainty:
+    """The rater-aware variances of every system mean and pairwise difference
+    (:mod:`evalapp.compute.rater_uncertainty`), over the systems ``names``."""
+
+    names: list
+    contrasts: rater_uncertainty.Contrasts
+    raters: int
+    instances: int
+
+    @property
+    def fallback_reason(self):
+        return self.contrasts.fallback_reason
+
+    def intervals(self, level=CONFIDENCE_LEVEL):
+        """``{system name: TInterval}``."""
+        return dict(zip(self.names, rater_uncertainty.intervals(self.contrasts, level)))
+
+    def settings(self, level=CONFIDENCE_LEVEL):
+        """The ``intervals`` record of the JSON: method, level, the design's size and any fallback."""
+        return {"method": rater_uncertainty.method_name("interval", self.fallback_reason), "level": level,
+                "raters": self.raters, "instances": self.instances, "fallback": self.fallback_reason}
+
+    def pair(self, first, second):
+        """(difference first - second, variance, df) of two of ``names``."""
+        a, b = self.names.index(first), self.names.index(second)
+        index = self.contrasts.pairs.index((min(a, b), max(a, b)))
+        difference = self.contrasts.means[a] - self.contrasts.means[b]
+        return difference, self.contrasts.pair_variance[index], self.contrasts.pair_df[index]
+
+
+def rater_aware_uncertainty(campaign, systems=None):
+    """:class:`RaterAwareUncertainty` of the campaign's counted ratings (every system of ``systems``)."""
+    names = [s.name for s in (campaign_systems(campaign) if systems is None else systems)]
+    _, instances, system_names, raters, scores = rating_rows(campaign)
+    design = rater_uncertainty.RatingDesign.from_rows(system_names, instances, raters, scores, names)
+    return RaterAwareUncertainty(names, rater_uncertainty.contrasts(design), design.n_raters, design.n_instances)
+
+
+def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUSTER_RULE, uncertainty=None,
+                          scores=None):
+    """Clusters of the team systems under ``rule`` ("holm" or "wmt"), from the rater-aware tests of the
+    displayed formula (1) differences (the Human pseudo-system is not ranked, as in Table 6)."""
     systems = campaign_systems(campaign)
-    matrix = instance_score_matrix(campaign, systems=systems) if matrix is None else matrix
+    uncertainty = rater_aware_uncertainty(campaign, systems) if uncertainty is None else uncertainty
     scores = human_scores(campaign) if scores is None else scores
     teams = [s.name for s in systems if not s.is_human and scores[s.name]["human"] is not None]
     teams.sort(key=lambda name: (-scores[name]["human"], name))
-    means = matrix.means()[[matrix.row(name) for name in teams]] if teams else np.empty((0, 0))
-    comparisons = significance_compute.compare_systems(teams, means, permutations, seed, alpha)
-    numbers = significance_compute.clusters(teams, comparisons)
-    return Clusters(significance_compute.TEST_NAME, alpha, permutations, seed, dict(zip(teams, numbers)),
-                    comparisons)
+    found = [uncertainty.pair(a, b) for a, b in combinations(teams, 2)]
+    differences = np.array([d for d, _, _ in found], dtype=float)
+    variances = np.array([v for _, v, _ in found], dtype=float)
+    dfs = np.array([df for _, _, df in found], dtype=float)
+    one_sided = rater_uncertainty.one_sided_pvalues(differences, variances, dfs)
+    comparisons = significance_compute.ruled_comparisons(
+        teams, differences, np.sqrt(np.maximum(variances, 0.0)), dfs, one_sided, alpha, rule)
+    comparisons = [replace(c, difference=_rounded(c.difference), standard_error=_rounded(c.standard_error),
+                           df=round(c.df, 6), p_value=_rounded(c.p_value), p_holm=_rounded(c.p_holm))
+                   for c in comparisons]
+    numbers = significance_compute.ruled_clusters(teams, comparisons, alpha, rule)
+    return Clusters(rater_uncertainty.method_name("test", uncertainty.fallback_reason), rule, alpha,
+                    dict(zip(teams, numbers)), comparisons)
 
 
-def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, secondary=True):
+def _rounded(value, digits=12):
+    """Figures of the significance record rounded far below display, so files are identical across platforms."""
+    return round(float(value), digits)
+
+
+def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, secondary=True,
+           clusters=DEFAULT_CLUSTER_RULE):
     """Table 6 of the campaign: the Human pseudo-system first (human score only), then the teams by BLEU rank.
 
     BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
-    competition ranks on the displayed values (S3). With ``bootstrap`` > 0 resamples every row
-    also gets a 95% interval (``ci``) and every team its significance ``cluster``. With
+    competition ranks on the displayed values (S3). With ``bootstrap`` > 0 every row also gets its
+    rater-aware 95% interval (``ci``) and every team its significance ``cluster`` under the rule
+    ``clusters`` ("holm" or "wmt"); the intervals are analytic, so ``bootstrap``, ``seed`` and
+    ``permutations`` only switch them on (they are kept so that former requests still work). With
     ``secondary`` (every export) every row gets the rater-effect columns ``human_z`` and
     ``human_adjusted`` with its interval (:func:`rater_effects`); the live preview leaves them out.
     """
@@ -303,13 +365,14 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
     pairs = human_rows + team_rows
     intervals = significance = None
     if bootstrap:
-        cis = bootstrap_intervals(campaign, bootstrap, seed, matrix=matrix)
-        clusters = significance_clusters(campaign, permutations, seed, matrix=matrix, scores=scores)
-        pairs = [(system, replace(row, ci=cis[system.name].as_dict() if system.name in cis else None,
-                                  cluster=None if row.is_human else clusters.cluster_of.get(system.name)))
+        uncertainty = rater_aware_uncertainty(campaign, systems)
+        cis = uncertainty.intervals()
+        found = significance_clusters(campaign, rule=clusters, uncertainty=uncertainty, scores=scores)
+        pairs = [(system, replace(row, ci=cis[system.name].as_dict() if cis[system.name].low is not None else None,
+                                  cluster=None if row.is_human else found.cluster_of.get(system.name)))
                  for system, row in pairs]
-        intervals = {"method": BOOTSTRAP_METHOD, "resamples": bootstrap, "seed": seed, "level": CONFIDENCE_LEVEL}
-        significance = clusters.as_dict()
+        intervals = uncertainty.settings()
+        significance = found.as_dict()
     effects = None
     if secondary:
         found = rater_effects(campaign, [s.name for s in systems])
@@ -317,7 +380,22 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
                  for system, row in pairs]
         effects = found.as_dict()
     return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item,
-                  campaign.sampled.in_use().count(), intervals, significance, effects, retired_instances(campaign))
+                  campaign.sampled.in_use().count(), intervals, significance, effects, left_out(campaign),
+                  retired_instances(campaign))
+
+
+def left_out(campaign):
+    """What no figure of the campaign counts, for the exports' notes: the raters the organizer excluded
+    (how many, and how many of their system-item ratings), and the control items (how many, and their
+    ratings). ``{"excluded_raters", "excluded_ratings", "control_items", "control_ratings"}``."""
+    excluded = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
+    return {
+        "excluded_raters": RaterExclusion.objects.filter(campaign=campaign).count(),
+        "excluded_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM,
+                                                  rater_id__in=excluded).count(),
+        "control_items": Item.objects.filter(campaign=campaign, kind=Item.Kind.CONTROL).count(),
+        "control_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.CONTROL).count(),
+    }
 
 
 def _adjusted_fields(fit, name):

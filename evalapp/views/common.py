@@ -6,6 +6,8 @@ from django.views.decorators.http import require_GET
 
 from core import roles
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
     MAX_REQUEST_PERMUTATIONS,
@@ -80,12 +82,14 @@ class Table6Options(forms.Form):
     bootstrap = forms.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
     seed = forms.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
     permutations = forms.IntegerField(required=False, min_value=1, max_value=MAX_REQUEST_PERMUTATIONS)
+    clusters = forms.ChoiceField(required=False, choices=[(rule, rule) for rule in CLUSTER_RULES])
 
     def options(self):
         data = self.cleaned_data
         return {"halves": bool(data["halves"]), "latex_intervals": bool(data["latex_intervals"]), "bootstrap": data["bootstrap"] or 0,
                 "seed": DEFAULT_SEED if data["seed"] is None else data["seed"],
-                "permutations": data["permutations"] or DEFAULT_PERMUTATIONS}
+                "permutations": data["permutations"] or DEFAULT_PERMUTATIONS,
+                "clusters": data["clusters"] or DEFAULT_CLUSTER_RULE}
 
     def problems(self):
         return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from core import quality, roles
 from core.crowd import MTURK, PROLIFIC
+from core.defaults import MAX_ID
 from core.models import Campaign
 from core.problems import FormatError
 from core.progress import crowd_session_counts
@@ -16,6 +17,19 @@ from evalapp.views.common import campaign_download
 from evalapp.views.data import UploadField
 
 
+class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
+    """A choice of rows by id where an id that is not a number within ``MAX_ID`` is an invalid choice
+    (a 2^63 id reached SQLite as an OverflowError, a 500)."""
+
+    def _check_values(self, value):
+        for pk in value:
+            text = str(pk)
+            if not text.isdigit() or int(text) > MAX_ID:
+                raise forms.ValidationError(self.error_messages["invalid_pk_value"], code="invalid_pk_value",
+                                            params={"pk": text[:40]})
+        return super()._check_values(value)
+
+
 class CrowdSettingsForm(forms.ModelForm):
     completion_url = forms.URLField(
         required=False, assume_scheme="https", max_length=Campaign._meta.get_field("completion_url").max_length,
@@ -23,6 +37,9 @@ class CrowdSettingsForm(forms.ModelForm):
         help_text="For Prolific: https://app.prolific.com/submissions/complete (the code is added as ?cc=).")
     items_per_session = forms.IntegerField(required=False, min_value=1,
                                            label="Items per HIT or study session (empty: no cap)")
+    lab_raters = BoundedModelMultipleChoiceField(
+        queryset=crowd.lab_rater_choices(), required=False, label="Lab raters this campaign lists",
+        help_text="Used when lab raters may rate is 'only the lab raters the campaign lists'.")
 
     class Meta:
         model = Campaign
@@ -33,6 +50,7 @@ class CrowdSettingsForm(forms.ModelForm):
             "completion_code": "Completion code",
             "screening_code": "Screening code (for raters who fail the control items)",
             "count_reconciled_only": "Count a crowd rating only once the platform's records verify its session",
+            "lab_access": "Lab raters who may rate (crowd workers enter only by the addresses below)",
         }
 
     def clean(self):
@@ -46,6 +64,8 @@ class SubmissionsUploadForm(forms.Form):
     platform = forms.ChoiceField(choices=[(MTURK, "Mechanical Turk batch results (CSV)"),
                                           (PROLIFIC, "Prolific submissions export (CSV)")])
     file = UploadField(label="The platform's export")
+    replace = forms.BooleanField(required=False, label="This file is the whole record: sessions it does not "
+                                                       "confirm are no longer verified")
 
 
 def _page(request, campaign, form, status=200, upload_form=None, reconciliation=None):
@@ -112,7 +132,8 @@ def import_submissions(request, campaign_id):
     if not form.is_valid():
         return _page(request, campaign, CrowdSettingsForm(instance=campaign), status=400, upload_form=form)
     try:
-        result = crowd.import_crowd_submissions(campaign, form.cleaned_data["platform"], form.cleaned_data["file"])
+        result = crowd.import_crowd_submissions(campaign, form.cleaned_data["platform"], form.cleaned_data["file"],
+                                                replace=form.cleaned_data["replace"])
     except FormatError as error:
         for problem in error.problems:
             form.add_error("file", str(problem))

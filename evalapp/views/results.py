@@ -12,6 +12,8 @@ from django.views.decorators.http import require_GET
 
 from core import roles
 from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -84,18 +86,24 @@ def dashboard(request, campaign_id):
 @require_GET
 @roles.results_viewer_required
 def table6_page(request, campaign_id):
-    """Table 6 with its uncertainty: 95% bootstrap intervals, significance clusters (the test named), the
-    secondary rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against
-    human score, each system's 0-3 distribution, and a form for the LaTeX download.
+    """Table 6 with its uncertainty: rater-aware 95% intervals, significance clusters under the chosen rule
+    (``?clusters=holm|wmt``, as the downloads and the API take it; the test named), the secondary
+    rater-effect columns, a chart of the scores with their intervals and clusters, BLEU against human
+    score, each system's 0-3 distribution, and a form for the LaTeX download.
 
     Security: organizers and researchers only (raters 403); GET only, read-only (the download form is a
-    GET to the download view, which validates its query). Charts are server-rendered SVG styled by
-    classes from the static stylesheet: no inline script or style.
+    GET to the download view, which validates its query); an unknown rule is a 400 naming the field.
+    Charts are server-rendered SVG styled by classes from the static stylesheet: no inline script or style.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS)
+    query = Table6Options(request.GET)
+    if not query.is_valid():
+        return text_response(query.problems(), BAD_REQUEST)
+    rule = query.options()["clusters"]
+    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
+                           clusters=rule)
     rows = [{"row": row, "cells": row.cells(INCOMPLETE_MARK), "interval": row.interval_cells(),
-             "secondary": row.secondary_cells()} for row in table.rows]
+             "secondary": row.secondary_cells(table.secondary_missing)} for row in table.rows]
     return render(request, "results/table6.html", {
         "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
         "interval_chart": table6_charts.interval_chart(table.rows),
@@ -103,6 +111,7 @@ def table6_page(request, campaign_id):
         "distribution_chart": table6_charts.distribution_chart(table.rows, results.score_distribution(campaign)),
         "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
         "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
+        "rules": CLUSTER_RULES, "rule": rule, "default_rule": DEFAULT_CLUSTER_RULE,
     })
 
 
@@ -137,6 +146,9 @@ class PlanForm(forms.Form):
                              widget=forms.NumberInput(attrs={"step": "any"}))
     raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
                                          label="Raters per item (M)", help_text="Empty: the campaign's.")
+    clusters = forms.ChoiceField(required=False, choices=[(rule, rule) for rule in CLUSTER_RULES],
+                                 initial=DEFAULT_CLUSTER_RULE, label="Clustering rule",
+                                 help_text="holm: each pair two-sided at alpha / pairs; wmt: one-sided at alpha.")
 
 
 @require_GET
@@ -153,7 +165,8 @@ def plan(request, campaign_id):
     found, status = None, 200
     if not request.GET or form.is_valid():
         data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
-        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"))
+        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
+                                    clusters=data.get("clusters") or DEFAULT_CLUSTER_RULE)
     else:
         status = BAD_REQUEST
     mdd = None

@@ -66,9 +66,7 @@ def lab_raters(world):
 
 def listed_rater(world):
     """The first rater, listed on the campaign as a lab account: the rater-account endpoints act on it."""
-    from core.models import CampaignRater
-
-    CampaignRater.objects.get_or_create(campaign=world.campaign, rater=world.rater())
+    world.campaign.lab_raters.add(world.rater())
     return {"sign_in": "link"}
 
 

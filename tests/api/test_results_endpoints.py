@@ -49,7 +49,12 @@ def test_table6_options_bootstrap_and_halves(world):
     client = world.client("organizer")
     url = f"/api/campaigns/{world.campaign.pk}/table6/"
     with_ci = client.get(url, {"bootstrap": 200, "seed": 5, "permutations": 100}).json()
-    assert with_ci["intervals"]["resamples"] == 200 and "ci" in with_ci["rows"][0]
+    assert "rater" in with_ci["intervals"]["method"] and "ci" in with_ci["rows"][0]
+    assert with_ci["significance"]["rule"] == "holm"
+    wmt = client.get(url, {"bootstrap": 1, "clusters": "wmt"}).json()
+    assert wmt["significance"]["rule"] == "wmt"
+    bad_rule = client.get(url, {"bootstrap": 1, "clusters": "bonferroni"})
+    assert bad_rule.status_code == 400 and bad_rule.json()["problems"][0]["field"] == "clusters"
     halves = client.get(url, {"format": "latex", "halves": "true"}).content.decode()
     assert halves == command_output("export_table6", "--campaign", "pilot", "--format", "latex", "--halves")
     refused = client.get(url, {"bootstrap": -1})

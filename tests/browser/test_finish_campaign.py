@@ -24,7 +24,7 @@ def small_campaign(transactional_db, django_user_model):
     from django.contrib.auth.models import Group
 
     from core import engine
-    from core.models import CampaignRater, Rater
+    from core.models import Rater
     from evalapp.services.campaigns import create_campaign
     from tests.engine.builders import build_dataset
 
@@ -35,7 +35,7 @@ def small_campaign(transactional_db, django_user_model):
     for name in "abc":
         user = django_user_model.objects.create_user(username=f"rater-{name}", password=PASSWORD)
         rater = Rater.objects.create(user=user, order_seed=engine.new_order_seed())
-        CampaignRater.objects.create(campaign=campaign, rater=rater)
+        campaign.lab_raters.add(rater)
     return campaign
 
 
@@ -126,7 +126,7 @@ def test_one_report_stalls_the_campaign_the_organizer_dismisses_and_a_new_rater_
 
 def test_an_organizer_adds_five_lab_raters_from_a_csv_and_one_rates_an_item(
         live_server, new_context, small_campaign, artifacts_dir, tmp_path):
-    from core.models import CampaignRater, Rating
+    from core.models import Rating
 
     campaign = small_campaign
     listing = tmp_path / "lab-raters.csv"
@@ -141,7 +141,7 @@ def test_an_organizer_adds_five_lab_raters_from_a_csv_and_one_rates_an_item(
     credentials = page.locator("section.credentials tbody tr")
     assert credentials.count() == 5
     page.screenshot(path=artifacts_dir / "finish-05-five-raters.png", full_page=True)
-    assert CampaignRater.objects.filter(campaign=campaign).count() == 3 + 5
+    assert campaign.lab_raters.count() == 3 + 5
     grace = credentials.filter(has_text="grace@example.org")
     password = grace.locator("code.credential").inner_text().strip()
 

@@ -37,7 +37,7 @@ def test_table6_page_shows_intervals_clusters_and_charts(live_server, new_contex
     but_fit = table.get_by_role("row", name="BUT-FIT")
     cells = but_fit.get_by_role("cell").all_inner_texts()
     assert cells[2] == "1.84" and cells[4].startswith("[") and cells[5].isdigit()
-    assert page.get_by_text("paired permutation test over instances", exact=False).first.is_visible()
+    assert page.get_by_text("t test of the difference of formula (1) means", exact=False).first.is_visible()
     for name in ("Human scores (formula (1)) with 95% intervals", "Official BLEU against human score",
                  "Share of each score (0-3)"):
         chart = page.get_by_role("img", name=name, exact=False)
@@ -49,3 +49,8 @@ def test_table6_page_shows_intervals_clusters_and_charts(live_server, new_contex
     assert page.locator("svg.scatter circle.point").count() == len(TABLE6)
     assert no_horizontal_scroll(page)
     page.screenshot(path=str(artifacts_dir / f"table6-page-{label}.png"), full_page=True)
+    page.locator("#clusters-rule").select_option("wmt")
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url(f"{live_server.url}{path}?clusters=wmt")
+    assert page.get_by_text("mt-metrics-eval's AssignRanks", exact=False).first.is_visible()
+    assert no_horizontal_scroll(page)

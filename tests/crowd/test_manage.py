@@ -11,7 +11,7 @@ from tests.crowd.helpers import EVERY_CONTROL, rate_items
 pytestmark = pytest.mark.django_db
 
 VALID = {"completion_url": COMPLETION_URL, "completion_code": COMPLETION_CODE, "screening_code": SCREENING_CODE,
-         "items_per_session": "10"}
+         "items_per_session": "10", "lab_access": "all"}
 CROWD_FIELDS = ("completion_url", "completion_code", "screening_code", "items_per_session")
 
 

@@ -61,15 +61,18 @@ def test_each_session_owns_its_leases_and_its_ratings(campaign):
     second = crowd.start_session(campaign, visits[1])
     third = crowd.start_session(campaign, visits[2])
     assert engine.live_lease(campaign, rater, crowd_session_id=second.pk) is None, "not the first session's item"
+    # One live lease per rater per campaign (issue 18): the third session waits for the first's item.
+    assert engine.next_assignment(campaign, rater, crowd_session_id=third.pk) is None
+    with pytest.raises(engine.SubmissionRefused):
+        engine.submit_rating(held_by_first.pk, rater, 3, crowd_session_id=third.pk)
+    engine.submit_rating(held_by_first.pk, rater, 2, crowd_session_id=first.pk)
     for _ in range(3):
         assignment = engine.next_assignment(campaign, rater, crowd_session_id=third.pk)
         assert assignment.pk != held_by_first.pk
         engine.submit_rating(assignment.pk, rater, 2, crowd_session_id=third.pk)
-    with pytest.raises(engine.SubmissionRefused):
-        engine.submit_rating(held_by_first.pk, rater, 3, crowd_session_id=third.pk)
-    assert [crowd.session_ratings(s) for s in (first, second, third)] == [2, 0, 3]
+    assert [crowd.session_ratings(s) for s in (first, second, third)] == [3, 0, 3]
     reviews = {review.session_id: review.ratings for review in session_reviews(campaign)}
-    assert reviews == {"3ASSIGNMENT0": 2, "3ASSIGNMENT1": 0, "3ASSIGNMENT2": 3}
+    assert reviews == {"3ASSIGNMENT0": 3, "3ASSIGNMENT1": 0, "3ASSIGNMENT2": 3}
     assert Rater.objects.count() == 1
 
 

@@ -5,7 +5,7 @@ Also the SQL of the rating path (``core.rating_sql``) read back as the ORM reads
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -66,16 +66,29 @@ def test_a_repeated_submit_stores_nothing_new_and_keeps_the_next_lease(campaign)
     check_counters(campaign)
 
 
-def test_a_held_lease_is_resumed_before_a_new_one_is_taken(campaign):
+def test_a_second_live_lease_of_one_rater_is_refused_by_the_database(campaign):
+    """Issue 18: one live lease per rater per campaign is a partial unique index, not only the engine's care."""
     rater, = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     other = Item.objects.filter(campaign=campaign).exclude(pk=first.item_id).first()
-    Item.objects.filter(pk=other.pk).update(active_count=1)
-    held = Assignment.objects.create(item=other, rater=rater, campaign=campaign, leased_at=T0, sequence=2,
-                                     lease_expires_at=T0 + timedelta(minutes=30))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Assignment.objects.create(item=other, rater=rater, campaign=campaign, leased_at=T0, sequence=2,
+                                  lease_expires_at=T0 + timedelta(minutes=30))
     submitted = engine.submit_and_lease(first.pk, rater, 1, campaign, now=T0)
-    assert submitted.next_assignment_id == held.pk
-    assert leased_items(campaign, rater) == {first.item_id, other.pk}
+    assert submitted.next_assignment_id is not None
+    assert Assignment.objects.filter(rater=rater, campaign=campaign, status="leased").count() == 1
+
+
+def test_a_timed_out_lease_left_marked_leased_does_not_block_the_next(campaign):
+    """The rater's own lease past its time is expired before a new one is taken (the index would refuse it)."""
+    rater, = new_raters(1)
+    first = engine.next_assignment(campaign, rater, T0)
+    later = T0 + timedelta(seconds=campaign.lease_seconds + 1)
+    engine._last_sweep[campaign.pk] = later  # no campaign-wide sweep: the engine's own check must do it
+    second = engine.next_assignment(campaign, rater, later)
+    assert second is not None and second.pk != first.pk
+    assert Assignment.objects.get(pk=first.pk).status == Assignment.Status.EXPIRED
+    check_counters(campaign)
 
 
 def test_the_last_submit_leases_nothing(campaign):

@@ -12,7 +12,7 @@ from django.db.models import Q
 
 from core import engine, flags
 from core.engine import SubmissionRefused
-from core.models import Assignment, CampaignInstance, CampaignRater, Item, ItemFlag, Rating
+from core.models import Assignment, CampaignInstance, Item, ItemFlag, Rating
 from core.progress import campaign_progress, campaign_stall, rater_progress
 from evalapp.services import results
 from evalapp.services.campaigns import create_campaign
@@ -58,7 +58,7 @@ def test_dismissal_keeps_the_item_for_a_new_rater_never_for_its_reporter(stalled
     assert (stall.waiting, stall.reported) == (1, 0) and "reported as broken" not in stall.explanation
     # A fourth rater (a lab account listed on the campaign) completes it.
     fourth = new_rater("d")
-    CampaignRater.objects.create(campaign=campaign, rater=fourth)
+    campaign.lab_raters.add(fourth)
     assignment = engine.next_assignment(campaign, fourth, T0)
     assert assignment.item_id == flagged.pk
     engine.submit_rating(assignment.pk, fourth, 3, now=T0)
@@ -67,7 +67,7 @@ def test_dismissal_keeps_the_item_for_a_new_rater_never_for_its_reporter(stalled
 
 def test_a_listed_lab_rater_who_has_not_started_unblocks_the_stall(stalled):
     campaign, _, _ = stalled
-    CampaignRater.objects.create(campaign=campaign, rater=new_rater("listed"))
+    campaign.lab_raters.add(new_rater("listed"))
     assert campaign_stall(campaign) is None
 
 

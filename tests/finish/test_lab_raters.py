@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from core.models import CampaignRater, Rater
+from core.models import Campaign, Rater
 from core.problems import FormatError
 from evalapp.formats.rater_list import read_rater_list
 from evalapp.services import lab_raters
@@ -70,7 +70,7 @@ def test_accounts_are_made_all_or_nothing_and_listed_on_the_campaign(campaign, o
         lab_raters.add_lab_raters(campaign, entries, lab_raters.PASSWORD, by=organizer, filename="raters.csv")
     assert [str(p) for p in error.value.problems] == [
         "raters.csv, line 4, column email: an account with this email exists already"]
-    assert not CampaignRater.objects.exists() and Rater.objects.count() == 0
+    assert not Campaign.lab_raters.through.objects.exists() and Rater.objects.count() == 0
     made = lab_raters.add_lab_raters(campaign, [e for e in entries if e.line != 4], lab_raters.PASSWORD, by=organizer)
     assert [c.username for c in made] == ["ada@example.org", "alan@example.org", "edsger@example.org",
                                           "barbara@example.org"]
@@ -79,7 +79,7 @@ def test_accounts_are_made_all_or_nothing_and_listed_on_the_campaign(campaign, o
     assert user.check_password(made[0].password) and user.first_name == "Ada Lovelace" and user.rater.platform == "site"
     assert [r.name for r in lab_raters.lab_raters(campaign)] == ["Ada Lovelace", "Alan Turing", "Edsger Dijkstra",
                                                                  "Barbara Liskov"]
-    assert CampaignRater.objects.filter(campaign=campaign, added_by=organizer).count() == 4
+    assert campaign.lab_raters.count() == 4
 
 
 def test_a_sign_in_link_works_once_and_a_new_one_voids_the_old(campaign, client):
@@ -133,14 +133,14 @@ def test_the_page_creates_from_a_csv_and_lists_every_problem_otherwise(campaign,
     assert refused.status_code == 400
     text = refused.content.decode()
     assert "Import refused: nothing was written" in text and "the same email is on line 2" in text
-    assert not CampaignRater.objects.exists()
+    assert not Campaign.lab_raters.through.objects.exists()
     made = client.post(url + "add/", {"raters": SimpleUploadedFile("five.csv", FIVE), "sign_in": "password"})
     assert made.status_code == 200 and made.context["credentials"][4].username == "barbara@example.org"
     assert "shown only now" in made.content.decode()
     one = client.post(url + "add/", {"name": "Ann <b>", "email": "ann@example.org", "sign_in": "link"})
     assert one.status_code == 200 and "Ann &lt;b&gt;" in one.content.decode()
     assert re.search(r"http://testserver/accounts/link/[^<\s]+", one.content.decode())
-    rater_id = CampaignRater.objects.get(rater__user__username="ann@example.org").rater_id
+    rater_id = campaign.lab_raters.get(user__username="ann@example.org").pk
     assert client.get(url + f"{rater_id}/deactivate/").status_code == 405
     assert client.post(url + f"{rater_id}/deactivate/").status_code == 302
     assert not get_user_model().objects.get(username="ann@example.org").is_active

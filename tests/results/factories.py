@@ -4,6 +4,7 @@
 per (system, instance) and the given ratings (rows = instances, columns = raters; ``None``
 leaves a rating out), with the item counters the engine would have left.
 """
+import csv
 from datetime import timedelta
 
 from django.utils import timezone
@@ -23,6 +24,7 @@ from core.models import (
     SystemOutput,
 )
 from evalapp.models import Submission
+from evalapp.services.ratings_import import import_ratings
 
 
 def make_dataset(name="test", n_instances=3):
@@ -123,3 +125,30 @@ def lease(campaign, item, rater, minutes=30):
     Item.objects.filter(pk=item.pk).update(active_count=item.active_count + 1)
     return Assignment.objects.create(item=item, rater=rater, campaign=campaign, leased_at=now,
                                      lease_expires_at=now + timedelta(minutes=minutes))
+
+
+def butfit_campaign(shared_file):
+    """The real BUT-FIT internal ratings (one rater, four systems, the first 100 test instances) imported as
+    long form into a campaign of those systems' real outputs: (campaign, the file's rows, import summary)."""
+    path = shared_file("ratings", "butfit_internal_ratings_test100.csv")
+    dataset = make_dataset("comve-test", 0)
+    with open(shared_file("test_statements.csv"), encoding="utf-8") as handle:
+        statements = list(csv.reader(handle))[1:101]
+    dataset.instances.bulk_create(dataset.instances.model(dataset=dataset, external_id=i, position=p, false_sent=s)
+                                  for p, (i, s) in enumerate(statements))
+    with open(path, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    systems = []
+    for name in sorted({row["system"] for row in rows}):
+        system = make_system(dataset, name, bleu=10.0)
+        with open(shared_file("systems", f"{name}_test.csv"), encoding="utf-8") as handle:
+            reasons = dict(csv.reader(handle))
+        outputs = list(system.outputs.select_related("instance"))
+        for output in outputs:
+            output.text = reasons[output.instance.external_id]
+        SystemOutput.objects.bulk_update(outputs, ["text"])
+        systems.append(system)
+    campaign = make_campaign(dataset, systems, name="butfit", raters_per_item=1)
+    summary = import_ratings(campaign, path.read_bytes(), str(path), "long",
+                             columns={"instance": "id", "score": "rating_0to3", "reason": "reason"}).as_json()
+    return campaign, rows, summary

@@ -19,7 +19,7 @@ from tests.metrics.builders import build_study_campaign
 
 pytestmark = pytest.mark.django_db
 
-TABLE6_OPTIONS = [{}, {"bootstrap": 50, "seed": 7, "permutations": 200}]
+TABLE6_OPTIONS = [{}, {"bootstrap": 50, "seed": 7, "permutations": 200}, {"bootstrap": 50, "clusters": "wmt"}]
 
 
 @pytest.fixture

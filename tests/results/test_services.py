@@ -1,15 +1,21 @@
 """What counts in results: system items only, excluded raters never, shared items for each system."""
-import csv
 
 import krippendorff
 import numpy as np
 import pytest
 
 from core.models import Item, ItemOutput, Rater, RaterExclusion, Rating, SystemOutput
-from evalapp.services.ratings_import import import_ratings
 from evalapp.services.results import agreement_report, human_scores, ratings_records, table6
 from tests.conftest import shared_file
-from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system, rated_campaign
+from tests.results.factories import (
+    add_ratings,
+    butfit_campaign,
+    make_campaign,
+    make_dataset,
+    make_raters,
+    make_system,
+    rated_campaign,
+)
 
 
 @pytest.fixture
@@ -77,36 +83,11 @@ def test_partial_submission_has_no_bleu_and_latest_submission_decides(db):
 
 @pytest.mark.shared
 def test_real_butfit_ratings_import_as_long_form(db):
-    path = shared_file("ratings", "butfit_internal_ratings_test100.csv")
-    dataset = make_dataset("comve-test", 0)
-    with open(shared_file("test_statements.csv"), encoding="utf-8") as handle:
-        statements = list(csv.reader(handle))[1:101]
-    dataset.instances.bulk_create(dataset.instances.model(dataset=dataset, external_id=i, position=p, false_sent=s)
-                                  for p, (i, s) in enumerate(statements))
-    with open(path, encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    names = sorted({row["system"] for row in rows})
-    systems = []
-    for name in names:
-        system = make_system(dataset, name, bleu=10.0)
-        with open(shared_file("systems", f"{name}_test.csv"), encoding="utf-8") as handle:
-            reasons = dict(csv.reader(handle))
-        SystemOutput.objects.bulk_update(_with_texts(system, reasons), ["text"])
-        systems.append(system)
-    campaign = make_campaign(dataset, systems, name="butfit", raters_per_item=1)
-    summary = import_ratings(campaign, path.read_bytes(), str(path), "long",
-                             columns={"instance": "id", "score": "rating_0to3", "reason": "reason"}).as_json()
+    campaign, rows, summary = butfit_campaign(shared_file)
     assert summary["accepted"] == 400 and summary["rejected"] == []
     assert any("all rows are counted as one rater" in line for line in summary["unknown"])
     scores = human_scores(campaign)
-    for name in names:
+    for name in sorted({row["system"] for row in rows}):
         file_mean = np.mean([int(row["rating_0to3"]) for row in rows if row["system"] == name])
         assert scores[name] == {"human": pytest.approx(file_mean), "ratings": 100, "expected_ratings": 100,
                                 "complete": True}
-
-
-def _with_texts(system, reasons):
-    outputs = list(system.outputs.select_related("instance"))
-    for output in outputs:
-        output.text = reasons[output.instance.external_id]
-    return outputs

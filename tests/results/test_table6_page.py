@@ -44,7 +44,8 @@ def test_page_shows_intervals_clusters_and_the_test(client, organizer, campaign)
     clusters = {row.team: row.cluster for row in table.rows}
     assert clusters["good"] == clusters["fine"] == 1 and clusters["poor"] > clusters["half"] > 1
     assert clusters["half"] == clusters["also half"]
-    assert "paired permutation test over instances" in body and "Holm" in body
+    assert "t test of the difference of formula (1) means" in body and "Holm" in body
+    assert "raters not accounted for: 3 raters, fewer than 5" in body  # three raters: the visible fallback
     rows = {entry["row"].team: entry for entry in response.context["rows"]}
     ci = rows["good"]["row"].ci
     assert rows["good"]["interval"][0] == f"[{ci['low']:.2f}, {ci['high']:.2f}]" and ci["low"] < rows["good"]["row"].human < ci["high"]

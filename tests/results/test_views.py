@@ -88,9 +88,16 @@ def test_table6_json_download_with_intervals(client, campaign, organizer):
     response = client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "200", "seed": "7"})
     assert response["Content-Disposition"].endswith('.json"')
     document = json.loads(response.content)
-    assert document["significance"]["test"].startswith("paired permutation test")
-    assert document["rows"][1]["ci"]["resamples"] == 200
+    assert "rater" in document["significance"]["test"] and "rater" in document["intervals"]["method"]
+    assert document["significance"]["rule"] == "holm"
+    assert document["rows"][1]["ci"]["level"] == 0.95 and document["rows"][1]["ci"]["low"] is not None
     assert client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "x"}).status_code == 400
+    wmt = json.loads(client.get(reverse("results:table6", args=[campaign.pk, "json"]),
+                                {"bootstrap": "1", "clusters": "wmt"}).content)
+    assert wmt["significance"]["rule"] == "wmt"
+    refused = client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "1", "clusters": "x"})
+    assert refused.status_code == 400 and b"clusters" in refused.content
+    assert client.get(reverse("results:table6_page", args=[campaign.pk]), {"clusters": "bogus"}).status_code == 400
     assert client.get(reverse("results:table6", args=[campaign.pk, "xlsx"])).status_code == 404
 
 

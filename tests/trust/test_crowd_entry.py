@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from core.models import Campaign, CrowdSession, Rating
+from core.models import Assignment, Campaign, CrowdSession, Rating
 from evalapp.formats.comve import SourceFile
 from evalapp.services import crowd as crowd_service
 from evalapp.services.results import table6
@@ -95,9 +95,11 @@ def test_a_second_browser_with_the_same_worker_id_gets_neither_items_nor_progres
     held = shown_assignment(first.get(screen("item", campaign)))
     # The stranger knows the worker id and brings a session of their own.
     second.post(entry("mturk", campaign), mturk_params(assignment="3ASSIGNMENTSTRANGER"))
-    stranger_page = second.get(screen("item", campaign)).content.decode()
-    assert "Item 1 of" in stranger_page, "the stranger's session starts from nothing"
-    assert shown_assignment(second.get(screen("item", campaign))) != held
+    # One live lease per rater per campaign (issue 18): the stranger's session gets no item while
+    # the first session holds one, and never sees the first session's.
+    stranger_page = second.get(screen("item", campaign), follow=True).content.decode()
+    assert f'value="{held}"' not in stranger_page
+    assert Assignment.objects.filter(rater__external_id="A1WORKERTEST", status="leased").count() == 1
     response = second.post(screen("item", campaign), {"assignment": held, "score": 0})
     assert response.status_code == 404, "the first session's item is not the stranger's"
     assert not Rating.objects.filter(assignment_id=held).exists()
@@ -130,3 +132,44 @@ def test_create_campaign_opens_the_platforms_it_is_told(db):
     campaign = Campaign.objects.get(name="Open to Turk")
     assert (campaign.mturk_enabled, campaign.prolific_enabled, campaign.count_reconciled_only) == (True, False, True)
     assert len(campaign.crowd_key) >= 32
+
+
+# Issue 18, failures 8 and 9: crowd entry throttled, the idle clock started at login.
+
+def test_crowd_entry_is_throttled_per_address(campaign, settings):
+    """Before (commit a7b981f): 40 entries with invented ids from one address made 40 accounts and sessions."""
+    settings.COMVE_CROWD_ENTRY_RATE_PER_ADDRESS = "5/minute"
+    from django.core.cache import cache
+    cache.clear()
+    answers = [Client().post(entry("mturk", campaign), mturk_params(worker=f"A1INVENTED{n:02d}",
+                                                                      assignment=f"3ASSIGNINV{n:02d}")).status_code
+               for n in range(12)]
+    assert answers[:5] == [302] * 5 and set(answers[5:]) == {429}
+    assert CrowdSession.objects.count() == 5
+    refused = Client().post(entry("mturk", campaign), mturk_params(worker="A1LATE", assignment="3ASSIGNLATE"))
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "Please wait a moment" in refused.content.decode() and "Nothing was recorded" in refused.content.decode()
+    # Another address still gets in.
+    assert Client(REMOTE_ADDR="10.0.0.9").post(entry("mturk", campaign), mturk_params(
+        worker="A1OTHERNET", assignment="3ASSIGNOTHER")).status_code == 302
+
+
+def test_crowd_entry_is_throttled_per_campaign(campaign, settings):
+    settings.COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN = "3/minute"
+    from django.core.cache import cache
+    cache.clear()
+    answers = [Client(REMOTE_ADDR=f"10.0.1.{n}").post(entry("prolific", campaign), prolific_params(
+        pid=f"5f0c0ffee0c0ffee0c0ff{n:03d}", session=f"60b2session000000000000{n:02d}")).status_code for n in range(5)]
+    assert answers == [302, 302, 302, 429, 429]
+
+
+def test_the_idle_clock_starts_at_login(campaign, settings, monkeypatch):
+    """Before: the clock started at the first request after login, so an unused session never aged."""
+    import core.middleware
+    worker = Client()
+    now = [1_000_000.0]
+    monkeypatch.setattr(core.middleware.time, "time", lambda: now[0])
+    worker.post(entry("mturk", campaign), mturk_params())
+    now[0] += settings.SESSION_IDLE_SECONDS + 5
+    response = worker.get(screen("item", campaign))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]

@@ -239,3 +239,72 @@ def post_body(names, value):
         parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.csv"\r\n'
                      f"Content-Type: text/csv\r\n\r\n".encode() + value + b"\r\n")
     return b"".join(parts) + f"--{boundary}--\r\n".encode()
+
+
+# Issue 18, failure 5: the probe's hostile requests, each a 5xx before the fix (commit a7b981f).
+NESTED_ESCAPED = ("\\u005b" * 50_000).encode()   # "[" x 50,000 once unicode_escape decodes it
+HOSTILE_CHARSETS = {
+    "unicode_escape": NESTED_ESCAPED,
+    "utf-16-le": ("[" * 50_000).encode("utf-16-le"),
+    "rot13": b'{"score": 2}',
+    "base64": b'eyJzY29yZSI6IDJ9',
+    "no-such-charset": b'{"score": 2}',
+}
+
+
+def hostile_targets(world):
+    return ["/api/auth/token/", f"/api/rate/assignments/{world.assignment.pk}/rating/",
+            f"/api/rate/assignments/{world.assignment.pk}/flag/", f"/api/rate/campaigns/{world.campaign.pk}/next/"]
+
+
+@pytest.mark.parametrize("charset", HOSTILE_CHARSETS)
+def test_unsafe_json_charsets_are_refused_before_parsing(world, charset):
+    rater = world.users["rater"]
+    for url in hostile_targets(world):
+        client = APIClient(raise_request_exception=False)
+        client.force_login(rater)
+        before = snapshot()
+        response = client.generic("POST", url, HOSTILE_CHARSETS[charset],
+                                  content_type=f"application/json; charset={charset}")
+        check(response, f"{url} charset={charset}", before)
+        assert response.status_code in (400, 415), (url, charset, response.status_code)
+
+
+@pytest.mark.parametrize("charset", ["rot13", "base64", "unicode_escape", "no-such-charset"])
+def test_unsafe_form_charsets_are_refused_on_every_post(world, charset):
+    """The hygiene middleware read request.POST: multipart (or urlencoded) with charset=rot13 was a 500 on any POST."""
+    body = b'--b\r\nContent-Disposition: form-data; name="note"\r\n\r\nx\r\n--b--\r\n'
+    targets = [("/accounts/login/", None), (f"/rate/{world.campaign.pk}/next/", "rater"),
+               (f"/campaigns/{world.campaign.pk}/crowd/", "organizer"), ("/api/auth/token/", None)]
+    for url, role in targets:
+        for content_type, data in ((f"multipart/form-data; boundary=b; charset={charset}", body),
+                                   (f"application/x-www-form-urlencoded; charset={charset}", b"note=x")):
+            client = web_client(world.users.get(role))
+            before = snapshot()
+            response = client.generic("POST", url, data, content_type=content_type)
+            check(response, f"{url} {content_type}", before)
+            assert response.status_code in (400, 403, 415), (url, content_type, response.status_code)
+
+
+@pytest.mark.parametrize("header", [b"Token \xe9\xe9", b"Token \xff", b"Token a b", b"Token", b"Token \x00",
+                                    b"Bearer \xe9", "Token ééé".encode()])
+def test_malformed_authorization_headers_are_a_401(world, header):
+    client = APIClient(raise_request_exception=False)
+    response = client.get("/api/me/", HTTP_AUTHORIZATION=header.decode("latin-1"))
+    assert response.status_code == 401, (header, response.status_code, response.content[:200])
+
+
+def test_nul_in_a_url_segment_is_a_404_everywhere(world, django_user_model):
+    admin = django_user_model.objects.create_superuser("root-fuzz", "root@example.org", "pw-root-fuzz")
+    signed_in = APIClient(raise_request_exception=False)
+    signed_in.force_login(world.users["rater"])
+    superuser = web_client(admin)
+    probes = [(signed_in, "DELETE", "/api/auth/tokens/%00/"), (signed_in, "DELETE", "/api/auth/tokens/a%00b/"),
+              (superuser, "GET", "/admin/knox/authtoken/%00/change/"), (superuser, "GET", "/admin/auth/user/%00/change/"),
+              (superuser, "POST", "/admin/knox/authtoken/%00/delete/"), (web_client(), "GET", "/rate/%00/"),
+              (signed_in, "GET", f"/api/campaigns/{world.campaign.pk}/%00/")]
+    for client, method, url in probes:
+        before = snapshot()
+        response = client.generic(method, url)
+        check(response, f"{method} {url}", before)
+        assert response.status_code == 404, (method, url, response.status_code)

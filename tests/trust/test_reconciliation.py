@@ -193,3 +193,62 @@ def test_command_web_and_api_read_the_same_file_the_same_way(campaign, mturk_wor
                     {"platform": "mturk", "file": SimpleUploadedFile("batch.csv", batch)}, follow=True)
     assert page.status_code == 200
     assert " ".join(page.content.decode().split()).count("records read: 2 verified, 1 unverified, 2 rejected") == 1
+
+
+# Issue 18, failure 7 and the 20 MiB file: reconciliation is monotonic, replacing is explicit, answers are bounded.
+
+def batch_file(*rows):
+    return SourceFile("batch.csv", ("\n".join([MTURK_HEADER, *rows]) + "\n").encode())
+
+
+def test_a_later_file_that_omits_earlier_sessions_keeps_them_verified(campaign, mturk_work):
+    """Before (commit a7b981f): the next batch's file, which does not list the previous batch's
+    sessions, made them unverified again and Table 6 changed, without a word."""
+    sessions, batch = mturk_work
+    import_crowd_submissions(campaign, "mturk", SourceFile("batch1.csv", batch))
+    before = [(row.team, row.human, row.ratings) for row in table6(campaign).rows]
+    result = import_crowd_submissions(campaign, "mturk", batch_file(
+        mturk_row("3HIT2", "3ASSIGNLATE", "A5LATE", "Submitted")))
+    assert statuses(sessions) == {"submitted": "verified", "approved": "verified", "rejected": "rejected",
+                                  "other worker": "rejected", "not listed": "verified"}
+    assert result.kept_unlisted == 2
+    assert "2 verified sessions not listed in this file: kept" in result.notes()
+    assert result.as_json()["kept_unlisted"] == 2
+    after = {row.team: row.ratings for row in table6(campaign).rows}
+    assert all(after[team] >= ratings for team, _, ratings in before), "no counted rating was lost"
+
+
+def test_replacing_the_record_is_explicit(campaign, mturk_work):
+    sessions, batch = mturk_work
+    import_crowd_submissions(campaign, "mturk", SourceFile("batch1.csv", batch))
+    result = import_crowd_submissions(campaign, "mturk", batch_file(
+        mturk_row("3HIT1", "3ASSIGNAPPROVED", "A2APPROVED", "Approved")), replace=True)
+    assert statuses(sessions)["submitted"] == "unverified" and statuses(sessions)["approved"] == "verified"
+    assert statuses(sessions)["rejected"] == "rejected", "a rejection stays final"
+    assert (result.kept_unlisted, result.unverified_unlisted) == (0, 1)
+    assert any("unverified again" in note for note in result.notes())
+
+
+def test_a_later_file_that_rejects_a_verified_session_rejects_it(campaign, mturk_work):
+    sessions, batch = mturk_work
+    import_crowd_submissions(campaign, "mturk", SourceFile("batch1.csv", batch))
+    result = import_crowd_submissions(campaign, "mturk", batch_file(
+        mturk_row("3HIT1", "3ASSIGNSUBMITTED", "A1SUBMITTED", "Rejected")))
+    assert statuses(sessions)["submitted"] == "rejected"
+    assert result.ratings_excluded == RATINGS_PER_SESSION and result.kept_unlisted == 1
+
+
+def test_the_answer_is_bounded_whatever_the_file(campaign, mturk_work, organizer):
+    """Before: a file of unknown rows was answered with every one of them (117 MB of JSON for 20 MiB)."""
+    rows = [mturk_row("3HITX", f"3UNKNOWN{n:08d}", f"A{n:08d}", "Approved") for n in range(5000)]
+    api = APIClient()
+    api.force_authenticate(organizer)
+    response = api.post(f"/api/campaigns/{campaign.pk}/crowd-submissions/",
+                        {"platform": "mturk", "file": SimpleUploadedFile(
+                            "batch.csv", ("\n".join([MTURK_HEADER, *rows]) + "\n").encode())}, format="multipart")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["not_in_campaign_count"] == 5000 and len(body["not_in_campaign"]) == 50
+    assert body["records"] == 5000
+    assert len(response.content) < 20_000
+    assert "5000 records of the file match no session of this campaign" in body["notes"]

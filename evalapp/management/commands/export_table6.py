@@ -1,7 +1,7 @@
 """manage.py export_table6: Table 6 of the task paper for a campaign."""
 from django.core.management.base import BaseCommand, CommandError
 
-from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from core.defaults import CLUSTER_RULES, DEFAULT_CLUSTER_RULE, DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
 from evalapp.services import exports
 
@@ -31,17 +31,23 @@ def add_table6_arguments(parser):
                         help="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}, instead of a "
                              "95%% CI column.")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
-                        help="Add 95%% bootstrap intervals (N resamples of the instances) and significance "
-                             "clusters. Default 0: none.")
+                        help="N > 0: add the rater-aware 95%% intervals (two-way cluster-robust over raters and "
+                             "instances, analytic: N is not a resample count) and significance clusters. "
+                             "Default 0: none.")
+    parser.add_argument("--clusters", choices=CLUSTER_RULES, default=DEFAULT_CLUSTER_RULE,
+                        help="The clustering rule: holm (every system above significantly better than every system "
+                             "below, Holm-corrected) or wmt (mt-metrics-eval's AssignRanks on one-sided p, no "
+                             f"correction). Default {DEFAULT_CLUSTER_RULE}.")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED,
-                        help=f"Seed of the bootstrap and of the permutation test (default {DEFAULT_SEED}).")
+                        help=f"Kept for former scripts; the rater-aware figures use no seed (default {DEFAULT_SEED}).")
     parser.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
-                        help=f"Permutations of the paired significance test (default {DEFAULT_PERMUTATIONS}).")
+                        help=f"Kept for former scripts; the rater-aware test draws no permutations "
+                             f"(default {DEFAULT_PERMUTATIONS}).")
 
 
 def table6_options(options):
     """The keyword arguments of :func:`evalapp.services.exports.table6` from the parsed options."""
-    return {name: options[name] for name in ("halves", "bootstrap", "seed", "permutations", "latex_intervals")}
+    return {name: options[name] for name in ("halves", "bootstrap", "seed", "permutations", "latex_intervals", "clusters")}
 
 
 def check_table6_options(options):

@@ -1,7 +1,6 @@
 """manage.py lab_raters: a campaign's lab rater accounts: list, create (one or from a CSV), renew, deactivate."""
 from django.core.management.base import BaseCommand, CommandError
 
-from core.models import CampaignRater
 from core.problems import FormatError
 from evalapp.formats.csvfile import write_csv
 from evalapp.formats.rater_list import RaterEntry, read_rater_file
@@ -48,8 +47,8 @@ class Command(BaseCommand):
             return
         username = options["renew"] or options["deactivate"]
         if username:
-            rater_id = (CampaignRater.objects.filter(campaign=campaign, rater__user__username=username.lower())
-                        .values_list("rater_id", flat=True).first())
+            rater_id = (campaign.lab_raters.filter(user__username=username.lower())
+                        .values_list("pk", flat=True).first())
             if rater_id is None:
                 raise CommandError(f"{username!r} is not a lab account of '{campaign.name}'")
             if options["renew"]:

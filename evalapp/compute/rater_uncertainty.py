@@ -1,0 +1,261 @@
+"""Rater-aware uncertainty of formula (1): two-way cluster-robust variances of system means and of their
+differences, degrees of freedom from the effective number of clusters, t intervals and t tests. No Django imports.
+
+Why. A rating's score depends on the instance (its statement is easy or hard), on the rater (harsh or
+kind) and on noise. Formula (1) averages a system's ratings; its error is the design-weighted sum of the
+instance effects, of the rater effects and of the noise, so resampling instances alone (the former
+method) leaves out the raters: with 10 raters whose severity differs, its 95% intervals covered the
+true mean in two campaigns out of three. The raw means stay the headline; only what is said about
+their uncertainty changes.
+
+What. A system mean and a difference of two system means are linear in the ratings,
+``T = sum_j u_j y_j`` (``u_j = 1/n_k`` for a rating of system k, ``-1/n_l`` for one of l; a rating
+shared by both systems carries both weights). With the residuals ``e_j = y_j - mean of its system``,
+each cluster g (an instance, a rater, or an instance-rater cell) has the total ``s_g = sum u_j e_j``
+over its ratings, and the variance is the two-way cluster-robust estimator of Cameron, Gelbach and
+Miller (2011, "Robust inference with multiway clustering", J. Business & Economic Statistics 29(2))::
+
+    V = c_I sum_i s_i^2 + c_R sum_r s_r^2 - c_IR sum_(i,r) s_ir^2,    c_G = G / (G - 1)
+
+It is the analytic counterpart of the crossed ("pigeonhole") bootstrap that resamples raters and
+instances independently, corrected for the known over-count of that bootstrap (Owen 2007, "The
+pigeonhole bootstrap", Annals of Applied Statistics 1(2); McCullagh 2000, "Resampling and
+exchangeable arrays", Bernoulli 6(2)): resampling both ways counts the rating noise twice, and the
+``- c_IR`` term takes the second count off. It uses the actual design (which rater rated which
+system's items), and the rater clusters' own totals rather than one pooled rater variance, so a
+harsh rater concentrated on one system widens that system's interval and its differences. When the
+subtraction leaves less than one of the one-way terms (sampling noise when one factor has no
+effect), the larger one-way term is used (never a negative or shrunken variance).
+
+The target ("true system mean") is the system's expected score over the population of instances
+and the population of raters the pool was drawn from; the rater and instance clusters are treated as
+samples from those populations. Degrees of freedom: the effective number of clusters,
+``df = V^2 / (c_I^2 sum s_i^4 + c_R^2 sum s_r^4)`` (Carter, Schnepel and Steigerwald 2017, "Asymptotic
+behavior of a t-test robust to cluster heterogeneity", Review of Economics and Statistics 99(4)),
+bounded to [1, G_I + G_R - 2]: a few raters, or one rater dominating a system, give few degrees of
+freedom and a wider t interval. It is the Welch-Satterthwaite form with each cluster's variance v_g
+replaced by its own s_g^2, which under-states df (E[s_g^4] = 3 v_g^2 for Gaussian totals) and so
+errs on the safe side; the unbiased ``3 V^2 / ...`` let the false-positive rate reach 0.06 when one
+harsh rater was concentrated on one system (docs/benchmarks.md). Intervals are ``T +- t_df sqrt(V)``
+(cut to the 0-3 scale);
+a comparison's one-sided p is ``P(t_df >= T / sqrt(V))``.
+
+Fallback. With fewer than :data:`MIN_RATERS` raters, or when raters are not identifiable (every rater
+has a single rating: a platform file without worker ids), the rater term cannot be estimated; the
+method falls back to instance clusters alone (``V = c_I sum_i s_i^2``, ``df`` over instances) and
+says so in its name (:func:`method_name`).
+
+The pieces are reusable (issue 23's sequential stopping reads them): :func:`cluster_totals`,
+:func:`robust_variance` and :func:`effective_clusters_df` work on any linear statistic given its weights.
+"""
+import math
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+
+from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
+
+MIN_RATERS = RATER_AWARE_MIN_RATERS
+TWO_WAY = ("two-way cluster-robust variance over raters and instances (Cameron, Gelbach and Miller 2011; "
+           "the corrected crossed bootstrap of Owen 2007), t with the effective number of clusters")
+ONE_WAY = "cluster-robust variance over instances only, t over instances"
+
+
+def method_name(kind, fallback_reason=None):
+    """The method's name as every export prints it; ``kind`` is 'interval' or 'test'."""
+    base = TWO_WAY if fallback_reason is None else f"{ONE_WAY} (raters not accounted for: {fallback_reason})"
+    if kind == "interval":
+        return f"t interval of formula (1) from the {base}"
+    return f"t test of the difference of formula (1) means from the {base}"
+
+
+@dataclass(frozen=True)
+class RatingDesign:
+    """Per-(rating, system) rows as integer codes: who rated which system's item on which instance.
+
+    A rating of an item shared by several systems' identical outputs appears once per system with
+    the same instance and rater codes, so its weight lands in the same clusters (it is one rating).
+    """
+
+    systems: list            # system names, row codes index into it
+    system_codes: np.ndarray
+    instance_codes: np.ndarray
+    rater_codes: np.ndarray
+    scores: np.ndarray
+    n_instances: int
+    n_raters: int
+
+    @classmethod
+    def from_rows(cls, systems, instances, raters, scores, names):
+        """From parallel arrays of system names, instance ids, rater ids and scores; ``names`` fixes the order."""
+        index = {name: k for k, name in enumerate(names)}
+        systems = np.asarray(systems, dtype=object)
+        keep = np.array([name in index for name in systems.tolist()], dtype=bool)
+        system_codes = np.array([index[name] for name in systems[keep].tolist()], dtype=np.int64)
+        _, instance_codes = np.unique(np.asarray(instances)[keep].astype(str), return_inverse=True)
+        _, rater_codes = np.unique(np.asarray(raters)[keep].astype(str), return_inverse=True)
+        return cls(list(names), system_codes, instance_codes.astype(np.int64), rater_codes.astype(np.int64),
+                   np.asarray(scores, dtype=float)[keep], int(instance_codes.max(initial=-1)) + 1,
+                   int(rater_codes.max(initial=-1)) + 1)
+
+    def counts(self):
+        return np.bincount(self.system_codes, minlength=len(self.systems))
+
+    def means(self):
+        counts = self.counts()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.bincount(self.system_codes, weights=self.scores, minlength=len(self.systems)) / counts
+
+
+def rater_fallback_reason(rater_codes, min_raters=MIN_RATERS):
+    """Why the rater term cannot be estimated (None when it can): too few raters, or none with two ratings.
+
+    A small pure rule shared by the intervals and the secondary columns' estimability.
+    """
+    rater_codes = np.asarray(rater_codes)
+    if not len(rater_codes):
+        return "no ratings"
+    per_rater = np.bincount(rater_codes)
+    per_rater = per_rater[per_rater > 0]
+    if per_rater.max() < 2:
+        return "raters not identifiable (every rater has a single rating, e.g. a file without worker ids)"
+    if len(per_rater) < min_raters:
+        return f"{len(per_rater)} rater{'' if len(per_rater) == 1 else 's'}, fewer than {min_raters}"
+    return None
+
+
+def cluster_totals(weighted, system_codes, cluster_codes, n_systems, n_clusters):
+    """``(systems x clusters)`` totals of ``weighted`` (u_j e_j) per system and cluster."""
+    flat = system_codes * n_clusters + cluster_codes
+    return np.bincount(flat, weights=weighted, minlength=n_systems * n_clusters).reshape(n_systems, n_clusters)
+
+
+def small_sample_factor(n_clusters):
+    """CGM's ``G / (G - 1)`` (1 for a single cluster, whose term is 0 anyway)."""
+    return n_clusters / (n_clusters - 1) if n_clusters > 1 else 1.0
+
+
+def robust_variance(instance_part, rater_part, cell_part):
+    """``V_I + V_R - V_IR``, floored at the larger one-way term (each part already scaled by its c_G)."""
+    return np.maximum(instance_part + rater_part - cell_part, np.maximum(instance_part, rater_part))
+
+
+def effective_clusters_df(variance, instance_fourth, rater_fourth, max_df):
+    """``V^2 / (sum of the scaled fourth powers)``, bounded to [1, max_df] (see the module doc)."""
+    denominator = instance_fourth + rater_fourth
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = np.where(denominator > 0, variance ** 2 / np.where(denominator > 0, denominator, 1.0), max_df)
+    return np.clip(df, 1.0, max(max_df, 1.0))
+
+
+@dataclass(frozen=True)
+class Contrasts:
+    """Variances of every system mean and of every pairwise difference, with their degrees of freedom.
+
+    ``mean_variance[k]``/``mean_df[k]`` for system k; ``pair_variance``/``pair_df`` for the pairs of
+    ``pairs`` (a < b, :func:`itertools.combinations` order), for ``means[a] - means[b]``.
+    """
+
+    means: np.ndarray
+    counts: np.ndarray
+    mean_variance: np.ndarray
+    mean_df: np.ndarray
+    pairs: list
+    pair_variance: np.ndarray
+    pair_df: np.ndarray
+    fallback_reason: str | None
+
+
+def contrasts(design, min_raters=MIN_RATERS):
+    """:class:`Contrasts` of ``design`` (every system, every pair), two-way or, visibly, one-way."""
+    n_systems = len(design.systems)
+    counts = design.counts()
+    means = design.means()
+    fallback = rater_fallback_reason(design.rater_codes, min_raters)
+    safe_counts = np.where(counts > 0, counts, 1)
+    residual = design.scores - np.nan_to_num(means)[design.system_codes]
+    weighted = residual / safe_counts[design.system_codes]
+    codes = design.system_codes
+    instance = cluster_totals(weighted, codes, design.instance_codes, n_systems, design.n_instances)
+    c_i = small_sample_factor(design.n_instances)
+    parts = {"instance": (instance, c_i)}
+    max_df = max(design.n_instances - 1, 1)
+    if fallback is None:
+        rater = cluster_totals(weighted, codes, design.rater_codes, n_systems, design.n_raters)
+        cell_codes, cell_index = np.unique(design.instance_codes * design.n_raters + design.rater_codes,
+                                           return_inverse=True)
+        cell = cluster_totals(weighted, codes, cell_index, n_systems, len(cell_codes))
+        parts["rater"] = (rater, small_sample_factor(design.n_raters))
+        parts["cell"] = (cell, small_sample_factor(len(cell_codes)))
+        max_df = design.n_instances + design.n_raters - 2
+
+    def variance_and_df(totals_of):
+        """(variance, df) of the contrasts whose cluster totals ``totals_of(matrix)`` gives."""
+        squares = {name: factor * (totals_of(matrix) ** 2).sum(axis=-1) for name, (matrix, factor) in parts.items()}
+        fourth = {name: (factor ** 2) * (totals_of(matrix) ** 4).sum(axis=-1)
+                  for name, (matrix, factor) in parts.items() if name != "cell"}
+        if fallback is None:
+            variance = robust_variance(squares["instance"], squares["rater"], squares["cell"])
+            return variance, effective_clusters_df(variance, fourth["instance"], fourth["rater"], max_df)
+        variance = squares["instance"]
+        return variance, effective_clusters_df(variance, fourth["instance"], 0.0, max_df)
+
+    mean_variance, mean_df = variance_and_df(lambda matrix: matrix)
+    pairs = list(combinations(range(n_systems), 2))
+    if pairs:
+        firsts, seconds = np.array(pairs).T
+        pair_variance, pair_df = variance_and_df(lambda matrix: matrix[firsts] - matrix[seconds])
+    else:
+        pair_variance = pair_df = np.empty(0)
+    return Contrasts(means, counts, mean_variance, mean_df, pairs, pair_variance, pair_df, fallback)
+
+
+@dataclass(frozen=True)
+class TInterval:
+    """A rater-aware interval of one system mean."""
+
+    low: float | None
+    high: float | None
+    standard_error: float | None
+    df: float | None
+    level: float
+
+    def as_dict(self):
+        return {"low": self.low, "high": self.high, "standard_error": self.standard_error, "df": self.df,
+                "level": self.level}
+
+
+def _finite(value, digits=12):
+    """Rounded to ``digits`` decimals (far below any displayed figure, so files are identical across
+    platforms' last-bit differences); None when not finite."""
+    return round(float(value), digits) if value is not None and math.isfinite(value) else None
+
+
+def intervals(found, level=CONFIDENCE_LEVEL, bounds=(SCORE_MIN, SCORE_MAX)):
+    """``[TInterval]`` per system of :func:`contrasts` (None bounds for a system without ratings).
+
+    The interval is cut to ``bounds``, the score scale: a mean of 0-3 scores lies in [0, 3], so the
+    cut loses no coverage (it matters only with few instances, where t has few degrees of freedom)."""
+    result = []
+    for mean, count, variance, df in zip(found.means, found.counts, found.mean_variance, found.mean_df):
+        if not count:
+            result.append(TInterval(None, None, None, None, level))
+            continue
+        error = math.sqrt(max(float(variance), 0.0))
+        half = float(stats.t.ppf(0.5 + level / 2.0, df)) * error
+        low, high = max(mean - half, bounds[0]), min(mean + half, bounds[1])
+        result.append(TInterval(_finite(low), _finite(high), _finite(error), _finite(df, 6), level))
+    return result
+
+
+def one_sided_pvalues(differences, variances, dfs):
+    """``P(t_df >= d / sqrt(V))`` per comparison (0.5 for a zero difference; 0 or 1 when V is 0)."""
+    differences = np.asarray(differences, dtype=float)
+    errors = np.sqrt(np.maximum(np.asarray(variances, dtype=float), 0.0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = np.where(errors > 0, differences / np.where(errors > 0, errors, 1.0),
+                     np.sign(differences) * np.inf)
+    t = np.where(differences == 0, 0.0, t)
+    return stats.t.sf(t, np.asarray(dfs, dtype=float))

@@ -11,7 +11,7 @@ T0 = timezone.now()
 
 
 def new_rater(name):
-    return Rater.objects.create(external_id=name, platform=Rater.Platform.PROLIFIC, order_seed=engine.new_order_seed())
+    return Rater.objects.create(external_id=name, platform=Rater.Platform.SITE, order_seed=engine.new_order_seed())
 
 
 def rate_all(campaign, rater, score=2, now=T0):

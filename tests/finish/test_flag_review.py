@@ -40,7 +40,7 @@ def test_the_review_queue_shows_the_item_its_text_the_reporter_and_note(stalled)
     assert (entry.item_id, entry.instance_id, entry.reason, entry.systems) == (
         flagged.pk, "2", "alpha reason 2.", ("alpha",))
     assert entry.statement == "He put elephant number 2 into the fridge."
-    assert [(r.rater, r.note, r.status) for r in entry.reports] == [("prolific:a", "the reason is cut off", "open")]
+    assert [(r.rater, r.note, r.status) for r in entry.reports] == [("site:a", "the reason is cut off", "open")]
     assert (entry.ratings, entry.needed, entry.open) == (2, 3, True)
 
 

@@ -36,7 +36,7 @@ def test_the_queue_page_is_blind_by_choice_and_decides_by_post(stalled, client, 
     client.force_login(organizer)
     blind = client.get(url).content.decode()
     assert "He put elephant number 2 into the fridge." in blind and "alpha reason 2." in blind
-    assert "prolific:a" in blind and "the reason is cut off" in blind
+    assert "site:a" in blind and "the reason is cut off" in blind
     assert "<dt>System</dt>" not in blind
     assert "<dt>System</dt><dd>alpha</dd>" in client.get(url + "?systems=show").content.decode()
     assert client.get(f"{url}{flagged.pk}/dismiss/").status_code == 405
@@ -84,7 +84,7 @@ def test_the_command_lists_dismisses_and_retires(stalled):
         f"Item {flagged.pk} (instance 2, system, open; 2 of 3 ratings) [alpha]",
         "  statement: He put elephant number 2 into the fridge.",
         "  reason:    alpha reason 2.",
-        "  reported by prolific:a (open): the reason is cut off"]
+        "  reported by site:a (open): the reason is cut off"]
     out = io.StringIO()
     call_command("review_flags", campaign="stall", dismiss=flagged.pk, stdout=out)
     assert "dismissed 1 report(s)" in out.getvalue()

@@ -139,7 +139,7 @@ def main(argv=None):
         step("another seed (JSON)", "json", {**options, "seed": 7})
         give_back(held)
         step(f"after {len(held)} more ratings (JSON)", "json", options)
-        print(format_table(rows, ["step", "seconds", "peak RSS MiB", "RSS growth MiB", "target",
+        print(format_table(rows, ["step", "seconds", "peak RSS MiB", "RSS growth MiB", "target", "CPU s",
                                   "outputs scored", "stored report"]))
         if args.json:
             Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

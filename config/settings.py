@@ -131,16 +131,21 @@ def database_from_env():
         threshold = os.environ.get("DB_PREPARE_THRESHOLD", str(PREPARE_THRESHOLD))
         config.setdefault("OPTIONS", {}).update(
             server_side_binding=True, prepare_threshold=None if threshold == "off" else int(threshold))
-    # Lets parallel test runs share one PostgreSQL server (each its own test database).
-    if os.environ.get("COMVE_TEST_DB_NAME"):
-        config.setdefault("TEST", {})["NAME"] = os.environ["COMVE_TEST_DB_NAME"]
+    # Lets parallel test runs share one PostgreSQL server (each its own test database), and
+    # each pytest-xdist worker (PYTEST_XDIST_WORKER=gw0, gw1, ...) of one run its own database
+    # too: test_i22_gw0, test_i22_gw1 (tests/conftest.py leaves pytest-django's suffix out).
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    suffix = f"_{worker}" if worker else ""
+    if os.environ.get("COMVE_TEST_DB_NAME") or (worker and config["ENGINE"] != "django.db.backends.sqlite3"):
+        base = os.environ.get("COMVE_TEST_DB_NAME") or f"test_{config['NAME']}"
+        config.setdefault("TEST", {})["NAME"] = base + suffix
     # SQLite tests run on a file under var/ when named (or asked for with COMVE_SQLITE_TEST_FILE=1):
     # threads cannot share an in-memory database, and the concurrency tests need threads.
     if config["ENGINE"] == "django.db.backends.sqlite3" and (
         os.environ.get("COMVE_TEST_DB_NAME") or env_bool("COMVE_SQLITE_TEST_FILE")
     ):
         name = os.environ.get("COMVE_TEST_DB_NAME") or "test_comve"
-        config.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"{name}.sqlite3")
+        config.setdefault("TEST", {})["NAME"] = str(VAR_DIR / f"{name}{suffix}.sqlite3")
     return config
 
 

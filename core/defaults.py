@@ -119,6 +119,12 @@ MAX_ADJUSTED_LEVELS = 4000
 # How long a fitted mixed model, a stability estimate or a study plan stays in Django's cache;
 # each is keyed by a digest of the ratings it was made from, so a new rating never reads a stale one.
 RESULTS_CACHE_SECONDS = 24 * 60 * 60
+# Up to this many counted ratings the mixed model is fitted where it is asked for (milliseconds to a
+# fraction of a second); above, once per state of the ratings by the background worker (db_worker),
+# and Table 6 says "being computed" until it is ready, so an export never waits for it (issue 22).
+ADJUSTED_INLINE_MAX_RATINGS = 50_000
+# How long a queued background fit keeps others from queueing the same fit again.
+ADJUSTED_QUEUE_SECONDS = 60 * 60
 # The study planner: its defaults, and the bounded search of its simulation (per candidate N:
 # PLANNER_SIMULATIONS resampled studies, each tested with PLANNER_PERMUTATIONS sign patterns).
 PLANNER_ALPHA = 0.05
@@ -171,3 +177,15 @@ RATER_AWARE_MIN_RATERS = 5
 # below, Holm-corrected two-sided p) and "wmt" (mt-metrics-eval's AssignRanks on one-sided p, no correction).
 CLUSTER_RULES = ("holm", "wmt")
 DEFAULT_CLUSTER_RULE = "holm"
+
+# --- issue 23: stopping early with a guarantee (anytime-valid decisions per pair of systems) --------
+# The family-wise level of every decision a campaign ever shows (split over its pairs of systems).
+SEQUENTIAL_ALPHA = 0.05
+# Two systems closer than this on the 0-3 scale are a "tie" once the interval says so; fixed per
+# campaign before rating starts (Campaign.tie_margin), this is the default.
+DEFAULT_TIE_MARGIN = 0.1
+# A tie margin of more than half the 0-3 scale would call clearly different systems tied.
+MAX_TIE_MARGIN = 1.5
+# The bets of the hedged-capital confidence sequence (Waudby-Smith and Ramdas 2024, section 4.2) are
+# truncated at c/m and c/(1-m) for a candidate mean m in [0, 1], with c this value (the paper: 1/2 or 3/4).
+SEQUENTIAL_BET_TRUNCATION = 0.75

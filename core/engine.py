@@ -35,14 +35,14 @@ from django.utils import timezone
 
 from core import progress, rating_sql
 from core.defaults import SCORE_MAX, SCORE_MIN
-from core.item_order import rater_order_parameters
+from core.item_order import key_stride, rater_order_parameters
 from core.models import Assignment, Campaign, Item, ItemFlag, Rater, RaterExclusion, Rating
 from core.problems import Refusal
 from core.retry import retry_on_contention
 
 ORDER_SEED_BOUND = 2**62
 SWEEP_INTERVAL = timedelta(seconds=1)
-# How many items, from the rater's place in the campaign's key order on, their own order chooses among.
+# How many items, from the front of the campaign's key order on, a rater's own order chooses among.
 ORDER_WINDOW = 16
 _last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
 
@@ -163,29 +163,29 @@ def _holds_lease_elsewhere(campaign, rater, now):
 def _pick_item(campaign, rater, skip_locked):
     """Lock the rater's best open item and return its id, or None.
 
-    Best: among the open items closest to completion (the highest ``active_count``), the
-    rater's random order. That order is read through the item index instead of sorting every
-    open item: the rater starts at their own point of the campaign's random key order
-    (``shuffle_key``), wrapping round at the end, and of the next ``ORDER_WINDOW`` items takes
-    the first in their own permutation of the keys. So raters start at different places and
-    walk the items in different orders, at the cost of an index probe and ``ORDER_WINDOW`` rows.
+    Best: among the open items closest to completion (the highest ``active_count``), the front
+    of the campaign's key order, which follows the instances' random rating order
+    (``core.item_order``): so the instances are completed in about that order, and every prefix
+    of it is a simple random sample of the campaign (what the anytime-valid decisions read). Of
+    the first ``ORDER_WINDOW`` such items the rater takes one of the frontmost instance, the first
+    in their own permutation of the keys, so that raters see an instance's systems in different
+    orders (and, arriving together, take different items), at the cost of an index probe and
+    ``ORDER_WINDOW`` rows.
 
     With ``skip_locked`` rows other raters are taking right now are passed over; without it,
     the query waits for them (used only when every open item is locked at this instant).
     """
-    multiplier, start = rater_order_parameters(rater.order_seed)
+    multiplier, offset = rater_order_parameters(rater.order_seed)
     # A query of its own: as a subquery, SQLite reads every open item instead of one level.
     fullest = rating_sql.fullest_open_level(campaign.pk, rater.pk, campaign.raters_per_item)
     if fullest is None:
         return None
-    for wrapped in (False, True):
-        item_id = rating_sql.lock_item_in_window(campaign.pk, rater.pk, fullest, start, wrapped, multiplier,
-                                                 ORDER_WINDOW, skip_locked)
-        if item_id is not None:
-            return item_id
+    item_id = rating_sql.lock_item_in_window(campaign.pk, rater.pk, fullest, key_stride(campaign.sample_size),
+                                             multiplier, offset, ORDER_WINDOW, skip_locked)
+    if item_id is not None:
+        return item_id
     # Every item of the window is being taken right now: any open item will do.
-    return rating_sql.lock_any_open_item(campaign.pk, rater.pk, campaign.raters_per_item, multiplier, start,
-                                         skip_locked)
+    return rating_sql.lock_any_open_item(campaign.pk, rater.pk, campaign.raters_per_item, skip_locked)
 
 
 def live_lease(campaign, rater, now=None, crowd_session_id=None):

@@ -16,6 +16,8 @@ from core.defaults import (
     CROWD_KEY_BYTES,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
+    MAX_TIE_MARGIN,
     SCORE_MAX,
     SCORE_MIN,
     TEAM_MARKERS,
@@ -225,6 +227,13 @@ class Campaign(models.Model):
     lab_raters = models.ManyToManyField(
         "Rater", related_name="listed_campaigns", blank=True,
         help_text="The lab raters this campaign lists (used when lab access is 'listed').")
+    # Stopping early (issue 23): the tie margin is fixed before rating starts, so that no look at
+    # the ratings can move it; racing retires systems whose every comparison is decided.
+    tie_margin = models.FloatField(
+        default=DEFAULT_TIE_MARGIN,
+        help_text="Two systems whose true difference is inside (-margin, margin) may be called a tie (0-3 scale).")
+    racing = models.BooleanField(
+        default=False, help_text="A system whose comparisons are all decided stops receiving new items.")
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -248,6 +257,8 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(condition=Q(lab_access__in=["all", "listed", "none"]),
                                    name="campaign_lab_access_known"),
+            models.CheckConstraint(condition=Q(tie_margin__gt=0) & Q(tie_margin__lte=MAX_TIE_MARGIN),
+                                   name="campaign_tie_margin_range"),
         ]
 
     def __str__(self):
@@ -264,7 +275,11 @@ class CampaignInstanceQuerySet(models.QuerySet):
 
 
 class CampaignInstance(models.Model):
-    """An instance sampled into a campaign, in sample order.
+    """An instance sampled into a campaign, in sample order, with its place in the rating order.
+
+    ``rating_order`` is drawn from the campaign's seed when the campaign is made and never changes:
+    the engine completes the instances in about that order, so every prefix of it is a simple random
+    sample of the campaign's instances (what the anytime-valid decisions read).
 
     An organizer may retire it when the statement itself is broken (a rater's flag showed it):
     it then leaves every system's mean and the sample size N, its items take no more ratings,
@@ -275,6 +290,8 @@ class CampaignInstance(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sampled")
     instance = models.ForeignKey(Instance, on_delete=models.PROTECT)
     position = models.PositiveIntegerField()
+    rating_order = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="0-based place in the campaign's random rating order.")
     retired_at = models.DateTimeField(null=True, blank=True)
     retired_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
@@ -287,11 +304,29 @@ class CampaignInstance(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "instance"], name="campaign_instance_unique"),
             models.UniqueConstraint(fields=["campaign", "position"], name="campaign_instance_position_unique"),
+            models.UniqueConstraint(fields=["campaign", "rating_order"], name="campaign_instance_rating_order_unique"),
         ]
 
     @property
     def retired(self):
         return self.retired_at is not None
+
+
+class SystemRetirement(models.Model):
+    """A system a racing campaign stopped rating because every comparison it is part of was decided.
+
+    ``instances`` is how many instances (a prefix of the rating order) it was complete on then: the
+    count Table 6 footnotes, since its score is its mean over the instances it was rated on.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="retirements")
+    system = models.ForeignKey(System, on_delete=models.PROTECT, related_name="retirements")
+    instances = models.PositiveIntegerField()
+    retired_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "retired_at", "system"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "system"], name="retirement_unique")]
 
 
 class Item(models.Model):
@@ -332,7 +367,8 @@ class Item(models.Model):
         # The engine reads the open items fullest first, then in random key order (core.engine).
         indexes = [models.Index(fields=["campaign", "active_count", "shuffle_key"], name="item_pick_idx")]
         constraints = [
-            models.CheckConstraint(condition=Q(needed__gte=1), name="item_needed_positive"),
+            # 0 only for an item a racing campaign closed before anyone took it (SystemRetirement).
+            models.CheckConstraint(condition=Q(needed__gte=0), name="item_needed_not_negative"),
             models.CheckConstraint(condition=Q(active_count__lte=F("needed")), name="item_active_le_needed"),
             models.CheckConstraint(condition=Q(done_count__lte=F("active_count")), name="item_done_le_active"),
             models.CheckConstraint(

@@ -185,31 +185,28 @@ def fullest_open_level(campaign_id, rater_id, raters_per_item):
     return None if row is None else row[0]
 
 
-def lock_item_in_window(campaign_id, rater_id, level, start, wrapped, multiplier, window, skip_locked):
-    """Lock the first item, in the rater's order, of the next ``window`` open items at ``level``.
-
-    The window runs in key order from the rater's ``start`` key up (``wrapped`` false) or from
-    the lowest key up to it (``wrapped`` true); the item's id, or None.
-    """
-    keys = f"{I('shuffle_key')} {'<' if wrapped else '>='} %(offset)s"
+def lock_item_in_window(campaign_id, rater_id, level, stride, multiplier, offset, window, skip_locked):
+    """Lock an item of the frontmost instance among the first ``window`` open items at ``level`` in the
+    campaign's key order (the instances' rating order; ``shuffle_key // stride`` is the instance's
+    place), the first in the rater's order; the item's id, or None."""
     sql = (
         f"SELECT {C('id')} FROM (SELECT {I('id')} AS id FROM {I} WHERE {I('campaign')} = %(campaign)s "
-        f"AND {I('active_count')} = %(level)s AND {I('needed')} > %(level)s AND {keys} AND {NEVER_HAD} "
+        f"AND {I('active_count')} = %(level)s AND {I('needed')} > %(level)s AND {NEVER_HAD} "
         f"ORDER BY {I('shuffle_key')} LIMIT %(window)s) w "
-        f"JOIN {C} ON {C('id')} = w.id ORDER BY {rater_order(C)}, {C('id')} LIMIT 1" + lock_clause(C, skip_locked)
+        f"JOIN {C} ON {C('id')} = w.id ORDER BY {C('shuffle_key')} / %(stride)s, {rater_order(C)}, {C('id')} "
+        "LIMIT 1" + lock_clause(C, skip_locked)
     )
-    row = fetchone(sql, {"campaign": campaign_id, "level": level, "offset": start, "rater": rater_id,
-                         "window": window, "multiplier": multiplier})
+    row = fetchone(sql, {"campaign": campaign_id, "level": level, "rater": rater_id, "window": window,
+                         "stride": stride, "multiplier": multiplier, "offset": offset})
     return None if row is None else row[0]
 
 
-def lock_any_open_item(campaign_id, rater_id, raters_per_item, multiplier, offset, skip_locked):
-    """Lock the rater's best open item anywhere (fullest first, then their order); its id or None."""
+def lock_any_open_item(campaign_id, rater_id, raters_per_item, skip_locked):
+    """Lock the best open item anywhere (fullest first, then the front of the key order); its id or None."""
     row = fetchone(f"SELECT {I('id')} FROM {I} WHERE {WITH_ROOM} AND {NEVER_HAD} "
-                   f"ORDER BY {I('active_count')} DESC, {rater_order(I)}, {I('id')} LIMIT 1"
+                   f"ORDER BY {I('active_count')} DESC, {I('shuffle_key')}, {I('id')} LIMIT 1"
                    + lock_clause(I, skip_locked),
-                   {"campaign": campaign_id, "raters_per_item": raters_per_item, "rater": rater_id,
-                    "multiplier": multiplier, "offset": offset})
+                   {"campaign": campaign_id, "raters_per_item": raters_per_item, "rater": rater_id})
     return None if row is None else row[0]
 
 

@@ -17,10 +17,15 @@ rm -rf "$site"
 eval "$(bash scripts/pg-test-server.sh)"
 export COMVE_TEST_POSTGRES_URL
 export COMVE_SQLITE_TEST_FILE=1   # the concurrency tests run threads, which need a file database
+# pytest-xdist workers (COMVE_TEST_WORKERS=0: one process); each worker has its own test
+# database, <name>_gw0, <name>_gw1 (config/settings.py), so runs and workers never collide.
+workers=${COMVE_TEST_WORKERS:-2}
+parallel=()
+[ "$workers" != 0 ] && parallel=(-n "$workers" --dist worksteal)
 status=0
-.venv/bin/python -m pytest "$@" || status=$?
+.venv/bin/python -m pytest "${parallel[@]}" "$@" || status=$?
 if [ $status -eq 0 ] || [ $status -eq 5 ]; then
-  DATABASE_URL=$COMVE_TEST_POSTGRES_URL .venv/bin/python -m pytest -m postgres "$@" || status=$?
+  DATABASE_URL=$COMVE_TEST_POSTGRES_URL .venv/bin/python -m pytest -m postgres "${parallel[@]}" "$@" || status=$?
 fi
 [ $status -eq 5 ] && status=0   # pytest's "no tests collected" for a filtered run
 exit $status

@@ -17,6 +17,13 @@ def shared_file(*parts):
     return path
 
 
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings_xdist_suffix():
+    """Each pytest-xdist worker's test database is named in config/settings.py (``<name>_gw0``),
+    from PYTEST_XDIST_WORKER, so that subprocesses and the settings agree; pytest-django's own
+    suffix would add a second one."""
+
+
 @pytest.fixture
 def comve_dir():
     return shared_file()

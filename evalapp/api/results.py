@@ -34,7 +34,7 @@ from evalapp.api.serializers import (
     RatingsImportReportSerializer,
     RatingsImportSerializer,
 )
-from evalapp.services import exports, planning
+from evalapp.services import exports, planning, sequential
 from evalapp.services.ratings_import import import_ratings
 
 
@@ -188,3 +188,34 @@ class RankingStabilityView(ApiView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, tags=["results"])
     def get(self, request, campaign_id):
         return Response(planning.ranking_stability(campaign_or_404(campaign_id)).as_dict())
+
+
+class SequentialStatusView(ApiView):
+    """GET: the anytime-valid decisions per pair of systems, as ``manage.py sequential_status --json`` and
+    the dashboard show them: ``{"alpha", "epsilon", "method", "instances_seen", "settled", "pairs":
+    [{"better", "worse", "difference", "lower", "upper", "decision"}]}``.
+
+    Security: organizers and researchers (read-only); a rater never sees a system's name here (403).
+    """
+
+    permission_classes = RESULTS_VIEWER
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, tags=["results"])
+    def get(self, request, campaign_id):
+        return Response(sequential.sequential_status(campaign_or_404(campaign_id)).as_dict())
+
+
+class RacingView(ApiView):
+    """POST: racing: retire every system whose pairs are all decided, so that it receives no new items
+    (a campaign with racing on, and open; otherwise nothing changes): ``{"retired": [names], "items_closed"}``.
+
+    Security: organizers only; POST with CSRF when a session is used. The web twin is the dashboard's
+    "Retire decided systems" button; the command's is ``sequential_status --retire``.
+    """
+
+    permission_classes = ORGANIZER
+
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT}, tags=["results"])
+    def post(self, request, campaign_id):
+        done = sequential.retire_decided_systems(campaign_or_404(campaign_id))
+        return Response({"retired": done.systems, "items_closed": done.items_closed})

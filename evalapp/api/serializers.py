@@ -11,9 +11,11 @@ from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC
 from core.defaults import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
     MAX_MODEL_LAYER,
     MAX_REQUEST_RESAMPLES,
     MAX_STUDY_PERMUTATIONS,
+    MAX_TIE_MARGIN,
     MAX_TOP_K,
     MODEL_NAME_MAX_CHARS,
     NAME_MAX_CHARS,
@@ -139,7 +141,8 @@ class CampaignSerializer(serializers.ModelSerializer):
         model = Campaign
         fields = ["id", "name", "dataset", "status", "seed", "sample_size", "raters_per_item", "systems",
                   "human_reference", "rubric", "instructions", "lease_seconds", "share_identical_outputs",
-                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds", "created_at"]
+                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds", "tie_margin",
+                  "racing", "created_at"]
         read_only_fields = fields
 
 
@@ -167,6 +170,11 @@ class CampaignCreateSerializer(serializers.Serializer):
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     mturk_enabled = serializers.BooleanField(default=False, help_text="Let workers in from a Mechanical Turk HIT.")
     prolific_enabled = serializers.BooleanField(default=False, help_text="Let participants in from a Prolific study.")
+    tie_margin = serializers.FloatField(default=DEFAULT_TIE_MARGIN, help_text=(
+        "Two systems closer than this on the 0-3 scale may be decided a tie (above 0, at most "
+        f"{MAX_TIE_MARGIN}); fixed before rating starts."))
+    racing = serializers.BooleanField(default=False, help_text=(
+        "A system whose comparisons are all decided stops receiving new items (off: the paper's protocol)."))
 
 
 class CampaignSummarySerializer(serializers.Serializer):
@@ -193,6 +201,8 @@ class CampaignSummarySerializer(serializers.Serializer):
     rubric = serializers.JSONField()
     mturk_enabled = serializers.BooleanField()
     prolific_enabled = serializers.BooleanField()
+    tie_margin = serializers.FloatField()
+    racing = serializers.BooleanField()
 
 
 class SystemProgressSerializer(serializers.Serializer):

@@ -39,6 +39,8 @@ urlpatterns = [
     path(campaign + "agreement/", results.AgreementView.as_view(), name="agreement"),
     path(campaign + "plan/", results.StudyPlanView.as_view(), name="plan"),
     path(campaign + "stability/", results.RankingStabilityView.as_view(), name="stability"),
+    path(campaign + "sequential/", results.SequentialStatusView.as_view(), name="sequential"),
+    path(campaign + "sequential/racing/", results.RacingView.as_view(), name="racing"),
     # Metric study.
     path(campaign + "metric-runs/", metrics.MetricRunListView.as_view(), name="metric-runs"),
     path("metric-runs/<id:run_id>/", metrics.MetricRunDetailView.as_view(), name="metric-run"),

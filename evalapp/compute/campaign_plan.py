@@ -1,4 +1,5 @@
-"""The seeded decisions of a campaign: its sample, shared reasons, control items, item order.
+"""The seeded decisions of a campaign: its sample, shared reasons and control items (the rating order and
+the item keys: ``core/item_order.py``).
 
 No Django imports: everything here is a function of plain values and a seed, so the same
 seed and dataset give the same campaign on any machine. Each decision draws from its own
@@ -12,7 +13,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from core.item_order import SHUFFLE_MODULUS
 
 OTHER_REASON = "other_reason"
 STATEMENT = "statement"
@@ -131,9 +131,3 @@ def plan_controls(instances, count, seed, human_reference=None):
         low, high = CONTROL_EXPECTED[kind]
         plans.append(ControlPlan(material.key, kind, text, low, high))
     return plans
-
-
-def shuffle_keys(count, seed):
-    """``count`` random keys in ``[0, SHUFFLE_MODULUS)``: the base of every rater's item order."""
-    rng = random.Random(f"{seed}:shuffle")
-    return [rng.randrange(SHUFFLE_MODULUS) for _ in range(count)]

@@ -15,6 +15,8 @@ CONFIDENCE = 0.95
 MIN_POINTS = 2           # below this no coefficient is defined
 MIN_POINTS_FISHER = 4    # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
+SWAP_BLOCK = 128  # permutation rows turned into a float matrix at a time (memory: 128 x points floats)
+ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
 NAN = float("nan")
 COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
 SEGMENT_COEFFICIENTS = ("pearson", "spearman", "kendall_b")
@@ -227,16 +229,110 @@ def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples
     rng = rng if rng is not None else np.random.default_rng()
     za, zb = standardize(a), standardize(b)
     swaps = rng.random((resamples, len(a))) < 0.5
-    left = np.where(swaps, zb, za)
-    right = np.where(swaps, za, zb)
+    tolerance = 1e-12 * max(1.0, abs(observed))
     if name == "pearson":
-        deltas = _rowwise_pearson(left, human) - _rowwise_pearson(right, human)
+        deltas = _swapped_pearson_deltas(za, zb, human, swaps, abs(observed) - tolerance)
+    elif name == "kendall_b" and len(a) <= PAIRWISE_KENDALL_MAX_N:
+        deltas = rowwise_kendall(np.where(swaps, zb, za), human) - rowwise_kendall(np.where(swaps, za, zb), human)
     else:
+        left, right = np.where(swaps, zb, za), np.where(swaps, za, zb)
         deltas = np.array([coefficient_value(name, left[i], human) - coefficient_value(name, right[i], human)
                            for i in range(resamples)])
-    tolerance = 1e-12 * max(1.0, abs(observed))
     extreme = np.count_nonzero(np.abs(deltas) >= abs(observed) - tolerance)
     return {"delta": float(observed), "p": float((1 + extreme) / (1 + resamples)), "resamples": resamples}
+
+
+def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
+    """corr(left, human) - corr(right, human) for every row of ``swaps``, without building the rows.
+
+    A swapped row is ``za + s (zb - za)`` (s = 1 where swapped), so its sum, sum of squares and
+    product with the centred human scores are the unswapped ones plus one matrix-vector
+    product each; the right row is what the left leaves. The identities round differently
+    from the direct product, so rows whose |delta| lies within a rounding bound of
+    ``threshold`` (the observed |delta| less the tolerance) are computed directly, as before:
+    the decision ``|delta| >= threshold`` is then the direct computation's.
+    """
+    n = len(za)
+    centred = human - human.mean()
+    h_norm = np.sqrt(centred @ centred)
+    step, step_sq, step_h = zb - za, zb * zb - za * za, (zb - za) * centred
+    totals = (za.sum() + zb.sum(), (za * za).sum() + (zb * zb).sum(), (za + zb) @ centred)
+    scale = n * np.finfo(float).eps * ROUNDING_SAFETY * (1.0 + (za * za).sum() + (zb * zb).sum())
+    deltas = np.empty(len(swaps))
+    for start in range(0, len(swaps), SWAP_BLOCK):
+        s = swaps[start:start + SWAP_BLOCK].astype(float)
+        left_sum, left_sq, left_h = za.sum() + s @ step, (za * za).sum() + s @ step_sq, za @ centred + s @ step_h
+        right_sum, right_sq, right_h = totals[0] - left_sum, totals[1] - left_sq, totals[2] - left_h
+        left_var, right_var = left_sq - left_sum ** 2 / n, right_sq - right_sum ** 2 / n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            left = left_h / (np.sqrt(np.maximum(left_var, 0.0)) * h_norm)
+            right = right_h / (np.sqrt(np.maximum(right_var, 0.0)) * h_norm)
+        # a (nearly) constant row is NaN in the direct computation: leave it to that
+        delta = np.where(np.minimum(left_var, right_var) > scale, left - right, NAN)
+        deltas[start:start + SWAP_BLOCK] = delta
+    near = ~np.isfinite(deltas) | (np.abs(np.abs(deltas) - threshold) <= scale * (1.0 + abs(threshold)))
+    if near.any():
+        rows = swaps[near]
+        deltas[near] = (_rowwise_pearson(np.where(rows, zb, za), human)
+                        - _rowwise_pearson(np.where(rows, za, zb), human))
+    return deltas
+
+
+def rowwise_kendall(rows, y, variant="b"):
+    """Kendall's tau-b or tau-c of every row of ``rows`` with ``y`` (one vector, or one row per row), from all pairs.
+
+    The vectorised form of :func:`_pairwise_kendall` for the few points of the system level:
+    equal to it (and to scipy.stats.kendalltau) row by row; NaN where a row or ``y`` is constant.
+    """
+    rows = np.atleast_2d(np.asarray(rows, float))
+    y = np.broadcast_to(np.asarray(y, float), rows.shape)
+    n = rows.shape[1]
+    result = np.full(rows.shape[0], NAN)
+    if n < MIN_POINTS:
+        return result
+    first, second = np.triu_indices(n, k=1)
+    dy = np.sign(y[:, first] - y[:, second])
+    dx = np.sign(rows[:, first] - rows[:, second])
+    s = (dx * dy).sum(axis=1)
+    defined = (np.ptp(rows, axis=1) > 0) & (np.ptp(y, axis=1) > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "c":
+            m = np.minimum(_distinct_per_row(rows), _distinct_per_row(y)).astype(float)
+            values = 2 * s / (n ** 2 * (m - 1) / m)
+        else:
+            values = s / np.sqrt(np.count_nonzero(dx, axis=1).astype(float) * np.count_nonzero(dy, axis=1))
+    result[defined] = values[defined]
+    return result
+
+
+def _distinct_per_row(rows):
+    return 1 + np.count_nonzero(np.diff(np.sort(rows, axis=1), axis=1), axis=1)
+
+
+def rowwise_coefficient(name, rows_x, rows_y):
+    """``coefficient_value(name, x, y)`` of every pair of rows (complete rows: no NaN), vectorised.
+
+    Pearson from centred products and Spearman as Pearson of average ranks (as np.corrcoef and
+    scipy.stats.rankdata give them), Kendall from all pairs up to ``PAIRWISE_KENDALL_MAX_N``
+    points; beyond that, row by row. Equal to the one-pair functions up to rounding.
+    """
+    rows_x, rows_y = np.atleast_2d(np.asarray(rows_x, float)), np.atleast_2d(np.asarray(rows_y, float))
+    n = rows_x.shape[1]
+    if n < MIN_POINTS:
+        return np.full(rows_x.shape[0], NAN)
+    if name == "spearman":
+        return rowwise_coefficient("pearson", stats.rankdata(rows_x, axis=1), stats.rankdata(rows_y, axis=1))
+    if name == "pearson":
+        x = rows_x - rows_x.mean(axis=1, keepdims=True)
+        y = rows_y - rows_y.mean(axis=1, keepdims=True)
+        norms = np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+        defined = (np.ptp(rows_x, axis=1) > 0) & (np.ptp(rows_y, axis=1) > 0) & (norms > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = np.clip((x * y).sum(axis=1) / norms, -1.0, 1.0)
+        return np.where(defined, values, NAN)
+    if name in ("kendall_b", "kendall_c") and n <= PAIRWISE_KENDALL_MAX_N:
+        return rowwise_kendall(rows_x, rows_y, name[-1])
+    return np.array([coefficient_value(name, x, y) for x, y in zip(rows_x, rows_y)])
 
 
 def _rowwise_pearson(rows, y):

@@ -264,33 +264,128 @@ def _domain_draws(sizes, resamples, seed):
 
 
 def _bootstrap(data, subsets, resamples, seed, progress=None):
+    """Every resample's coefficients. The system level is computed for all resamples at once
+    (one matrix of resampled system scores per metric); the segment level resample by resample."""
     sizes = _domain_sizes(data)
     draws = _domain_draws(sizes, resamples, seed)
     caches = {subset: _segment_caches(data, mask) for subset, mask in subsets.items()}
     samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
+    human = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1])
+    for metric in data.metrics:
+        scores = (metric.resampler.scores_many(draws[metric.resampler.domain][1]) if metric.resampler
+                  else np.broadcast_to(np.asarray(metric.system, float), human.shape))
+        for subset, mask in subsets.items():
+            samples[subset]["system_level"][metric.name] = _system_samples(scores[:, mask], human[:, mask])
+    segment_metrics = [metric for metric in data.metrics if metric.segment is not None]
+    counts = draws[CAMPAIGN_DOMAIN][1]
+    for metric in segment_metrics:
+        for subset, mask in subsets.items():
+            flat = FlattenedPoints(*_segment_rows(data, metric, mask))
+            bucket = samples[subset]["segment_level"].setdefault(metric.name, {})
+            for name in WEIGHTED_COEFFICIENTS:
+                bucket[("flattened", name)] = flat.coefficient_many(name, counts)
     for b in range(resamples):
-        counts = {domain: domain_counts[b] for domain, (_, domain_counts) in draws.items()}
         columns = draws[CAMPAIGN_DOMAIN][0][b]
-        human = data.human.scores(counts[CAMPAIGN_DOMAIN])
-        for metric in data.metrics:
-            scores = metric.resampler.scores(counts[metric.resampler.domain]) if metric.resampler else metric.system
+        for metric in segment_metrics:
             for subset, mask in subsets.items():
-                x, y = _system_vectors(data, metric, mask, scores, human)
-                bucket = samples[subset]["system_level"].setdefault(metric.name, {})
-                for name in corr.COEFFICIENTS:
-                    bucket.setdefault(name, []).append(corr.coefficient_value(name, x, y))
-                if metric.segment is not None:
-                    _segment_sample(data, metric, mask, columns, caches[subset][metric.name],
-                                    samples[subset]["segment_level"].setdefault(metric.name, {}))
+                _segment_sample(data, metric, mask, columns, caches[subset][metric.name],
+                                samples[subset]["segment_level"].setdefault(metric.name, {}))
         if progress is not None and (b + 1) % PROGRESS_EVERY == 0:
             progress((b + 1) / resamples)
     return samples
 
 
+def _system_samples(scores, human):
+    """{coefficient: values over the resamples} of the rows of (resamples, systems) ``scores`` and ``human``.
+
+    A resample where some system has no score correlates only the systems with both (as
+    :func:`_system_vectors`); such rows are computed one by one, the complete ones together.
+    """
+    complete = np.isfinite(scores).all(axis=1) & np.isfinite(human).all(axis=1)
+    result = {}
+    for name in corr.COEFFICIENTS:
+        values = np.full(len(scores), NAN)
+        values[complete] = corr.rowwise_coefficient(name, scores[complete], human[complete])
+        for b in np.flatnonzero(~complete):
+            keep = np.isfinite(scores[b]) & np.isfinite(human[b])
+            values[b] = corr.coefficient_value(name, scores[b][keep], human[b][keep])
+        result[name] = values
+    return result
+
+
+WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: every resample at once (FlattenedPoints)
+RESAMPLE_BLOCK = 50  # resamples weighted together (memory: block x outputs floats per array)
+
+
+class _SortedBlocks:
+    """Values sorted once with their blocks of equal values, so that the average ranks of a weighted
+    multiset (each value repeated as often as its weight) are cumulative sums of the weights."""
+
+    def __init__(self, values):
+        self.order = np.argsort(values, kind="stable")
+        ordered = values[self.order]
+        new_block = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, bool)
+        self.starts = np.flatnonzero(new_block)
+        self.block_of = np.cumsum(new_block) - 1
+
+    def ranks(self, weights):
+        """(resamples, points) average ranks, as scipy.stats.rankdata gives them on the repeated values."""
+        ordered = weights[:, self.order]
+        totals = np.add.reduceat(ordered, self.starts, axis=1)
+        block_rank = np.cumsum(totals, axis=1) - totals + (totals + 1) / 2
+        ranks = np.empty_like(ordered)
+        ranks[:, self.order] = block_rank[:, self.block_of]
+        return ranks
+
+
+class FlattenedPoints:
+    """The flattened segment-level points (metric, human, instance) of a set of systems.
+
+    A bootstrap resample repeats each instance's points as often as the instance was drawn, so
+    Pearson's and Spearman's coefficients of the resample are weighted ones with those counts as
+    weights: Pearson from weighted centred sums, Spearman as Pearson of the average ranks of the
+    repeated values. Equal, up to rounding, to building every resample's points and calling
+    :func:`corr.coefficient_value` (the tests hold them to it), without a loop over resamples.
+    """
+
+    def __init__(self, metric, human, instances):
+        self.metric, self.human, self.instances = metric, human, instances
+        self.sorted = (_SortedBlocks(metric), _SortedBlocks(human))
+
+    def coefficient_many(self, name, counts):
+        values = np.full(len(counts), NAN)
+        if len(self.metric) == 0:
+            return values
+        for start in range(0, len(counts), RESAMPLE_BLOCK):
+            weights = np.asarray(counts[start:start + RESAMPLE_BLOCK], float)[:, self.instances]
+            if name == "spearman":
+                x, y = self.sorted[0].ranks(weights), self.sorted[1].ranks(weights)
+            else:
+                x, y = self.metric, self.human
+            values[start:start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
+        return values
+
+    def _weighted_pearson(self, x, y, weights):
+        total = weights.sum(axis=1)
+        present = weights > 0
+        spread = [np.where(present, v, -np.inf).max(axis=1) - np.where(present, v, np.inf).min(axis=1)
+                  for v in (self.metric, self.human)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xc = x - ((weights * x).sum(axis=1) / total)[:, None]
+            yc = y - ((weights * y).sum(axis=1) / total)[:, None]
+            r = (weights * xc * yc).sum(axis=1) / np.sqrt((weights * xc * xc).sum(axis=1)
+                                                           * (weights * yc * yc).sum(axis=1))
+        defined = (total >= corr.MIN_POINTS) & (spread[0] > 0) & (spread[1] > 0)
+        return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
+
+
 def _segment_sample(data, metric, mask, columns, cache, bucket):
+    """One resample's segment-level figures that are not weighted sums: Kendall's tau-b of the
+    flattened points, and the re-aggregated per-instance and WMT figures."""
     m, h, _ = _segment_rows(data, metric, mask, columns)
     for name in corr.SEGMENT_COEFFICIENTS:
-        bucket.setdefault(("flattened", name), []).append(corr.coefficient_value(name, m, h))
+        if name not in WEIGHTED_COEFFICIENTS:
+            bucket.setdefault(("flattened", name), []).append(corr.coefficient_value(name, m, h))
         values = cache["grouped"][name][columns]
         values = values[np.isfinite(values)]
         bucket.setdefault(("grouped_by_instance", name), []).append(values.mean() if len(values) else NAN)

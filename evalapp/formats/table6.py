@@ -157,7 +157,8 @@ class Table6:
     significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
     rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
     counted: dict | None = None         # what was left out: excluded raters and their ratings, control items
-    retired: tuple = ()                 # (instance id, reason) of each instance the organizer retired
+    retired: tuple = ()                 # (system, instances) retired by racing (stopping early)
+    retired_instances: tuple = ()       # (instance id, reason) of each instance the organizer retired
 
     @property
     def with_intervals(self):
@@ -198,10 +199,19 @@ class Table6:
         return lines
 
     def retired_note(self):
-        """Which instances were retired (their statement was broken), or None: they count for no system."""
+        """One line naming the systems a racing campaign stopped rating (None when there are none)."""
         if not self.retired:
             return None
-        listed = ", ".join(f"{instance} ({reason})" if reason else instance for instance, reason in self.retired)
+        named = ", ".join(f"{name} after {count} instances" for name, count in self.retired)
+        return (f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
+                "over the instances it was rated on")
+
+    def retired_instances_note(self):
+        """Which instances the organizer retired (their statement was broken), or None: they count for no system."""
+        if not self.retired_instances:
+            return None
+        listed = ", ".join(f"{instance} ({reason})" if reason else instance
+                           for instance, reason in self.retired_instances)
         return (f"Retired instances (statement broken; their ratings count for no system and N excludes them): "
                 f"{listed}")
 
@@ -231,6 +241,8 @@ class Table6:
         lines += self.counted_notes()
         retired = self.retired_note()
         lines += [retired] if retired else []
+        retired_instances = self.retired_instances_note()
+        lines += [retired_instances] if retired_instances else []
         if self.with_intervals:
             lines.append(f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
                          f"{self.intervals['instances']} instances")
@@ -279,8 +291,9 @@ def to_json(table):
         document["significance"] = table.significance
     if table.rater_effects is not None:
         document["secondary"] = table.rater_effects
-    if table.retired:
-        document["retired_instances"] = [{"instance": instance, "reason": reason} for instance, reason in table.retired]
+    if table.retired_instances:
+        document["retired_instances"] = [{"instance": instance, "reason": reason}
+                                         for instance, reason in table.retired_instances]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

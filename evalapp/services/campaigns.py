@@ -16,7 +16,14 @@ from collections import defaultdict
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, REFERENCE_POSITIONS
+from core import item_order
+from core.defaults import (
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
+    MAX_TIE_MARGIN,
+    REFERENCE_POSITIONS,
+)
 from core.models import (
     Campaign,
     CampaignInstance,
@@ -132,6 +139,15 @@ def _check_settings(problems, name, sample, seed, instance_ids, raters_per_item,
     return name
 
 
+def _check_stopping(problems, tie_margin, racing):
+    if isinstance(tie_margin, bool) or not isinstance(tie_margin, (int, float)) \
+            or not (math.isfinite(tie_margin) and 0 < tie_margin <= MAX_TIE_MARGIN):
+        problems.add("tie_margin", f"the tie margin must be a number above 0 and at most {MAX_TIE_MARGIN} "
+                                   f"on the 0-3 scale (found {tie_margin!r})")
+    if not isinstance(racing, bool):
+        problems.add("racing", f"racing is on or off (true or false), found {racing!r}")
+
+
 def _select_instances(problems, dataset, sample, seed, instance_ids):
     """The campaign's instances in sample order: a seeded sample, an explicit list, or all."""
     instances = list(Instance.objects.filter(dataset=dataset).order_by("position"))
@@ -221,7 +237,8 @@ def human_system(dataset, reference):
 def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
                     raters_per_item=DEFAULT_RATERS_PER_ITEM, systems=None, human_reference=None, rubric=None,
                     lease_seconds=DEFAULT_LEASE_SECONDS, share_identical_outputs=False, control_rate=0.0,
-                    instructions="", created_by=None, mturk_enabled=False, prolific_enabled=False):
+                    instructions="", created_by=None, mturk_enabled=False, prolific_enabled=False,
+                    tie_margin=DEFAULT_TIE_MARGIN, racing=False):
     """Create a campaign and all its items; returns the :class:`Campaign`. Raises CampaignError.
 
     - instances: a seeded random ``sample`` of that many (``draw_sample``), or ``instance_ids``
@@ -237,12 +254,19 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
     when none is given. Crowd workers may enter only from the platforms enabled here
     (``mturk_enabled``, ``prolific_enabled``; off by default), through addresses carrying the
     campaign's crowd key.
+
+    The instances get a random rating order from the seed (``core.item_order``), which the engine
+    follows; ``tie_margin`` (on the 0-3 scale) is the margin inside which the anytime-valid decisions
+    may call two systems tied, fixed here before any rating; ``racing`` retires a system once every
+    comparison it is part of is decided (off by default: the paper's protocol rates every system on
+    every instance).
     """
     dataset = get_dataset(dataset)
     problems = _Problems()
     instructions = instructions or ""
     name = _check_settings(problems, name, sample, seed, instance_ids, raters_per_item, human_reference,
                            rubric, lease_seconds, control_rate, instructions)
+    _check_stopping(problems, tie_margin, racing)
     if problems.about("sample", "seed", "instance_ids"):  # the instances cannot be chosen; the rest can wait
         problems.raise_if_any()
     if seed is None:
@@ -271,12 +295,14 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
                 share_identical_outputs=share_identical_outputs, control_rate=control_rate,
                 human_reference=human_reference, created_by=created_by,
                 mturk_enabled=bool(mturk_enabled), prolific_enabled=bool(prolific_enabled),
+                tie_margin=float(tie_margin), racing=racing,
             )
             campaign.systems.set(selected)
+            places = item_order.instance_rating_order(len(chosen), seed)
             CampaignInstance.objects.bulk_create(
-                [CampaignInstance(campaign=campaign, instance=instance, position=position)
-                 for position, instance in enumerate(chosen)], batch_size=BULK_BATCH)
-            _create_items(campaign, chosen, selected, references)
+                [CampaignInstance(campaign=campaign, instance=instance, position=position, rating_order=place)
+                 for position, (instance, place) in enumerate(zip(chosen, places))], batch_size=BULK_BATCH)
+            _create_items(campaign, chosen, selected, references, places)
     except campaign_plan.PlanError as exc:
         raise CampaignError([("control_rate", Problem("control_rate", None, None, str(exc)))]) from None
     except IntegrityError:
@@ -297,8 +323,9 @@ def _refresh_item_statistics():
             cursor.execute(f"ANALYZE {connection.ops.quote_name(Item._meta.db_table)}")
 
 
-def _create_items(campaign, chosen, systems, references):
-    """System items (shared when asked), then control items; each with its seeded shuffle key."""
+def _create_items(campaign, chosen, systems, references, places):
+    """System items (shared when asked), then control items; each with a seeded shuffle key that
+    follows its instance's place in the rating order (``places``, by sample position)."""
     rank = {system.pk: index for index, system in enumerate(systems)}
     outputs = defaultdict(list)
     for output in SystemOutput.objects.filter(system__in=systems, instance__in=chosen).only(
@@ -323,7 +350,9 @@ def _create_items(campaign, chosen, systems, references):
         items.append(Item(campaign=campaign, instance_id=plan.instance, kind=Item.Kind.CONTROL,
                           control_kind=plan.kind, text=plan.text, expected_min=plan.expected_min,
                           expected_max=plan.expected_max, needed=campaign.raters_per_item))
-    for item, key in zip(items, campaign_plan.shuffle_keys(len(items), campaign.seed)):
+    place_of = {instance.pk: place for instance, place in zip(chosen, places)}
+    keys = item_order.ordered_shuffle_keys([place_of[item.instance_id] for item in items], len(chosen), campaign.seed)
+    for item, key in zip(items, keys):
         item.shuffle_key = key
     Item.objects.bulk_create(items, batch_size=BULK_BATCH)
     ItemOutput.objects.bulk_create(
@@ -366,6 +395,8 @@ def campaign_summary(campaign):
         "outputs_sharing_an_item": ItemOutput.objects.filter(campaign=campaign).count() - system_items,
         "ratings_expected": system_items * campaign.raters_per_item,
         "control_rate": campaign.control_rate,
+        "tie_margin": campaign.tie_margin,
+        "racing": campaign.racing,
         "lease_seconds": campaign.lease_seconds,
         "rubric": campaign.rubric,
         "mturk_enabled": campaign.mturk_enabled,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum
 
 from core.defaults import (
     CONFIDENCE_LEVEL,
@@ -23,11 +23,13 @@ from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    ADJUSTED_INLINE_MAX_RATINGS,
+    ADJUSTED_QUEUE_SECONDS,
     MAX_ADJUSTED_LEVELS,
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System
+from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System, SystemRetirement
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -125,38 +127,122 @@ class RaterEffects:
                 "not_estimable": self.problem}
 
 
-def rater_effects(campaign, names=None):
-    """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
+@dataclass(frozen=True)
+class RaterSums:
+    """The grouped sums behind ``human_z`` and the mixed model's cache key, read without single ratings.
 
-    Neither column is estimated when :func:`evalapp.compute.rater_effects.secondary_problem` says the
-    raters cannot be told apart (then both are None and ``problem`` says why). A shared item's rating
-    enters the mixed model once (its rows weighted 1/m). The mixed model is fitted once per state of
-    the counted ratings and kept in Django's cache (the key is a digest of every row and system name,
-    so a new, excluded or reconciled rating refits it). Above ``MAX_ADJUSTED_LEVELS`` raters and
-    instances together it is not fitted.
+    ``cells``: per system and rater, over the rows a system counts (a shared item's rating counts
+    for each of its systems): (system name, rater, ratings, sum, sum of squares, sum of rating
+    ids, sum of id x score). ``raters``: per rater, over its distinct counted ratings: (rater,
+    ratings, sum, sum of squares). ``ratings``: the distinct counted ratings.
     """
-    names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
+
+    cells: list
+    raters: list
+    ratings: int
+
+    def state_key(self, campaign, names):
+        """The fit's cache key: a new, excluded or reconciled rating changes a cell's count or sums."""
+        rows = sorted(tuple(map(str, cell)) for cell in self.cells)
+        text = "\x1e".join("\x1f".join(row) for row in rows) + "\x1d" + "\x1f".join(names)
+        return f"comve:adjusted:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def rater_sums(campaign):
+    """:class:`RaterSums` in one ``GROUP BY system, rater`` query (a second, per rater, only when
+    some item stands for several systems' identical outputs, whose rating must enter its rater once)."""
+    counted = _counted_ratings(campaign)
+    system = "item__item_outputs__output__system_id"
+    cells = list(counted.filter(item__item_outputs__campaign=campaign).order_by().values(system, "rater_id")
+                 .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")),
+                           ids=Sum("id"), weighted=Sum(F("id") * F("score")))
+                 .values_list(system, "rater_id", "n", "total", "squares", "ids", "weighted"))
+    shared = (ItemOutput.objects.filter(campaign=campaign).order_by().values("item_id")
+              .annotate(outputs=Count("id")).filter(outputs__gt=1).exists())
+    if shared:
+        raters = list(counted.order_by().values("rater_id")
+                      .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
+                      .values_list("rater_id", "n", "total", "squares"))
+    else:  # every rating is in exactly one cell: its rater's sums are the sums of the rater's cells
+        per_rater = {}
+        for _, rater, n, total, squares, _, _ in cells:
+            found = per_rater.setdefault(rater, [0, 0, 0])
+            found[0], found[1], found[2] = found[0] + n, found[1] + total, found[2] + squares
+        raters = [(rater, *sums) for rater, sums in per_rater.items()]
+    names = _system_names({cell[0] for cell in cells})
+    return RaterSums([(names[cell[0]], *cell[1:]) for cell in cells], raters, sum(r[1] for r in raters))
+
+
+def rater_z_means(campaign, names, sums=None):
+    """``{name: mean z or None}`` (``human_z``) from :func:`rater_sums`, never reading single ratings
+    (:func:`rater_effects_compute.system_z_from_sums`)."""
+    sums = rater_sums(campaign) if sums is None else sums
+    return rater_effects_compute.system_z_from_sums(
+        sums.raters, [(name, rater, n, total) for name, rater, n, total, *_ in sums.cells], names)
+
+
+def _unfitted(names, problem):
+    return rater_effects_compute.MixedModelFit(
+        {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
+        CONFIDENCE_LEVEL, problem)
+
+
+def fit_rater_effects(campaign, names, key=None):
+    """Fit the mixed model on every counted rating row and keep it in the cache under ``key`` (default:
+    the key of the current ratings); what the background task runs, and the inline fit of a small
+    campaign. Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted, and says so."""
+    key = rater_sums(campaign).state_key(campaign, names) if key is None else key
     ids, instances, systems, raters, scores = rating_rows(campaign)
-    problem = rater_effects_compute.secondary_problem(ids, raters)
-    if problem is not None:
-        fit = rater_effects_compute.MixedModelFit(
-            {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
-            CONFIDENCE_LEVEL, problem)
-        return RaterEffects({name: None for name in names}, fit, problem)
-    z = rater_effects_compute.system_z_means(ids, raters, scores, systems, names)
-    levels = len(np.unique(raters)) + len(np.unique(instances))
-    if levels > MAX_ADJUSTED_LEVELS:
-        fit = rater_effects_compute.MixedModelFit(
-            {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
-            CONFIDENCE_LEVEL, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
-        return RaterEffects(z, fit)
-    key = f"comve:adjusted:{campaign.pk}:{digest(ids, instances, raters, scores, systems, names)}"
-    fit = cache.get(key)
-    if fit is None:
+    if len(np.unique(raters)) + len(np.unique(instances)) > MAX_ADJUSTED_LEVELS:
+        fit = _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
+    else:
         fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names,
                                                 weights=rater_effects_compute.shared_weights(ids))
-        cache.set(key, fit, RESULTS_CACHE_SECONDS)
+    cache.set(key, fit, RESULTS_CACHE_SECONDS)
+    return fit
+
+
+def rater_effects(campaign, names=None, wait=False):
+    """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
+
+    Neither column is estimated when the raters cannot be told apart
+    (:func:`evalapp.compute.rater_effects.ratings_per_rater_problem`; then both are None and
+    ``problem`` says why). ``human_z`` comes from grouped sums (:func:`rater_sums`,
+    :func:`rater_z_means`). A shared item's rating enters the mixed model once (its rows weighted
+    1/m). The mixed model is fitted once per state of the counted ratings
+    (:meth:`RaterSums.state_key`: a new, excluded or reconciled rating refits it) and kept in
+    Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS`` ratings (or with ``wait``) where it is
+    asked for, above that by the background worker, and until it is ready the fit says
+    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike).
+    """
+    names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
+    sums = rater_sums(campaign)
+    problem = rater_effects_compute.ratings_per_rater_problem([n for _, n, *_ in sums.raters])
+    if problem is not None:
+        return RaterEffects({name: None for name in names}, _unfitted(names, problem), problem)
+    z = rater_z_means(campaign, names, sums)
+    key = sums.state_key(campaign, names)
+    fit = cache.get(key)
+    if fit is None:
+        if wait or sums.ratings <= ADJUSTED_INLINE_MAX_RATINGS:
+            fit = fit_rater_effects(campaign, names, key)
+        else:
+            _queue_fit(campaign, names, key)
+            # an immediate task backend (development, tests) has fitted it already
+            fit = cache.get(key) or _unfitted(names, ADJUSTED_BEING_COMPUTED)
     return RaterEffects(z, fit)
+
+
+ADJUSTED_BEING_COMPUTED = ("being computed by the background worker (python manage.py db_worker); "
+                           "export again in a minute, or use export_table6 --wait-adjusted")
+
+
+def _queue_fit(campaign, names, key):
+    """Queue the background fit of this state once (``cache.add`` is atomic: one of many callers wins)."""
+    from evalapp.tasks import fit_rater_effects_task
+
+    if cache.add(f"{key}:queued", True, ADJUSTED_QUEUE_SECONDS):
+        fit_rater_effects_task.enqueue(campaign.pk, names)
 
 
 def digest(*columns):
@@ -379,8 +465,10 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
         pairs = [(system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
                  for system, row in pairs]
         effects = found.as_dict()
+    retired = tuple(SystemRetirement.objects.filter(campaign=campaign).order_by("system__name")
+                    .values_list("system__name", "instances"))
     return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item,
-                  campaign.sampled.in_use().count(), intervals, significance, effects, left_out(campaign),
+                  campaign.sampled.in_use().count(), intervals, significance, effects, left_out(campaign), retired,
                   retired_instances(campaign))
 
 

@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, DEFAULT_TIE_MARGIN, MAX_TIE_MARGIN
 from core.models import Campaign, Dataset, default_rubric
 from core.problems import FormatError
 from core.progress import campaign_progress, campaign_stall, with_progress
@@ -77,6 +77,12 @@ class CampaignForm(forms.Form):
                                        help_text="Off: no one can enter from a HIT (you can change it on the crowd page).")
     prolific_enabled = forms.BooleanField(required=False, label="Let participants in from Prolific",
                                           help_text="Off: no one can enter from a study (you can change it later).")
+    tie_margin = forms.FloatField(required=False, initial=DEFAULT_TIE_MARGIN, min_value=0.001, max_value=MAX_TIE_MARGIN,
+                                  widget=forms.NumberInput(attrs={"step": "0.01"}), label="Tie margin (0-3 scale)",
+                                  help_text="Stopping early: two systems closer than this may be decided a tie. "
+                                            f"Fixed now, before any rating (empty: {DEFAULT_TIE_MARGIN}).")
+    racing = forms.BooleanField(required=False, label="Racing: stop rating systems whose comparisons are decided",
+                                help_text="Off (the paper's protocol): every system is rated on every instance.")
 
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
@@ -114,6 +120,8 @@ class CampaignForm(forms.Form):
             "control_rate": data["control_rate"], "share_identical_outputs": data["share_identical"],
             "instructions": data["instructions"],
             "mturk_enabled": data["mturk_enabled"], "prolific_enabled": data["prolific_enabled"],
+            "tie_margin": DEFAULT_TIE_MARGIN if data["tie_margin"] is None else data["tie_margin"],
+            "racing": data["racing"],
             "rubric": [{"score": score, "label": data[f"rubric_label_{score}"],
                         "description": data[f"rubric_description_{score}"]} for score in SCORES],
         }

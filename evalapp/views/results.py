@@ -6,9 +6,10 @@ worker ids: raters appear as ``rater-<id>``. Every download is made by
 :mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
 from django import forms
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from core import roles
 from core.defaults import (
@@ -29,7 +30,7 @@ from core.progress import campaign_progress, campaign_stall
 from core.quality import rater_quality
 from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
-from evalapp.services import exports, planning, results
+from evalapp.services import exports, planning, results, sequential
 from evalapp.views.common import (
     BAD_REQUEST,
     NOT_FOUND,
@@ -50,12 +51,13 @@ index = campaign_index("results/index.html")
 @roles.results_viewer_required
 def dashboard(request, campaign_id):
     """Progress per system and overall, active raters, flagged raters and items, Table 6 preview, the
-    ranking's stability (with the "settled" signal), downloads.
+    anytime-valid decisions per pair of systems (with the "settled" banner), downloads.
 
     Security: organizers and researchers only (raters 403); GET only, so a researcher can
     change nothing here. The exclude buttons (a POST to the rater screens' exclude view,
-    CSRF-protected, which checks the organizer role itself) and the close-early button (a POST to
-    ``campaigns:status``, CSRF-protected, organizers only) are shown to organizers only.
+    CSRF-protected, which checks the organizer role itself), the close-early button (a POST to
+    ``campaigns:status``, CSRF-protected, organizers only) and the racing button (a POST to
+    ``results:racing``) are shown to organizers only.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     table = results.table6(campaign, secondary=False)
@@ -76,7 +78,7 @@ def dashboard(request, campaign_id):
         "downloads": _downloads(campaign),
         "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
         "plan_page": reverse("results:plan", args=(campaign.pk,)),
-        "stability": planning.ranking_stability(campaign),
+        "sequential": sequential.sequential_status(campaign),
         "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
         "notes": table.notes(),
     }
@@ -198,11 +200,31 @@ agreement_download = campaign_download(exports.agreement)
 ratings_download = campaign_download(exports.ratings)
 
 
+@require_POST
+@roles.organizer_required
+def racing(request, campaign_id):
+    """Racing: retire every system whose pairs are all decided (a racing campaign, open), then back to the
+    dashboard with what was done. The API twin is ``POST /api/campaigns/{id}/sequential/racing/``.
+
+    Security: organizers only (login required, then 403); POST with CSRF only.
+    """
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    done = sequential.retire_decided_systems(campaign)
+    if not campaign.racing:
+        messages.error(request, "Racing is off for this campaign: no system was retired.")
+    elif done.systems:
+        messages.success(request, f"Retired {', '.join(done.systems)}: {done.items_closed} items closed.")
+    else:
+        messages.info(request, "No system has all its comparisons decided yet.")
+    return redirect("results:dashboard", campaign_id=campaign.pk)
+
+
 urlpatterns = [
     path("", index, name="index"),
     path("<id:campaign_id>/", dashboard, name="dashboard"),
     path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
     path("<id:campaign_id>/plan/", plan, name="plan"),
+    path("<id:campaign_id>/racing/", racing, name="racing"),
     path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
     path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
     path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),

@@ -148,6 +148,8 @@ ENDPOINTS = [
     Endpoint("get", C + "agreement/",                      401, 403, 403, 200, 200, 200),
     Endpoint("get", C + "plan/",                           401, 403, 403, 200, 200, 200),
     Endpoint("get", C + "stability/",                      401, 403, 403, 200, 200, 200),
+    Endpoint("get", C + "sequential/",                     401, 403, 403, 200, 200, 200),
+    Endpoint("post", C + "sequential/racing/",             401, 403, 403, 403, 200, 200),
     # metric study: researchers may also start runs and import their metric (S10)
     Endpoint("get", C + "metric-runs/",                    401, 403, 403, 200, 200, 200),
     Endpoint("post", C + "metric-runs/",                   401, 403, 403, 202, 202, 202, metric_run),

@@ -32,3 +32,4 @@ def test_aggregate_bench_smoke():
                         "--raters-per-item", "3", "--raters", "6", "--bootstrap", "20", "--repeat", "1")
     assert "= 90 ratings" in output
     assert "Table 6 + 20 bootstrap resamples" in output and "agreement (run 1)" in output
+    assert "human_z from every rating row" in output and "Table 6 with every column, fit in the cache" in output

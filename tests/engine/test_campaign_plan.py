@@ -91,9 +91,10 @@ def test_other_reason_when_only_one_instance_has_references():
 
 
 def test_shuffle_keys_are_seeded_and_within_the_modulus():
-    keys = plan.shuffle_keys(500, 9)
-    assert keys == plan.shuffle_keys(500, 9) and keys != plan.shuffle_keys(500, 10)
-    assert all(0 <= key < plan.SHUFFLE_MODULUS for key in keys)
+    places = item_order.instance_rating_order(500, 9)
+    keys = item_order.ordered_shuffle_keys(places, 500, 9)
+    assert keys == item_order.ordered_shuffle_keys(places, 500, 9) != item_order.ordered_shuffle_keys(places, 500, 10)
+    assert all(0 <= key < item_order.SHUFFLE_MODULUS for key in keys)
 
 
 def rater_order(keys, order_seed):
@@ -102,7 +103,7 @@ def rater_order(keys, order_seed):
 
 
 def test_each_rater_gets_a_different_permutation_not_a_rotation():
-    keys = plan.shuffle_keys(50, 1)
+    keys = item_order.ordered_shuffle_keys(list(range(50)), 50, 1)
     orders = [rater_order(keys, seed) for seed in (0, 12345, 2**61 + 17, 987654321987)]
     assert len({tuple(order) for order in orders}) == len(orders)
     first = orders[0]

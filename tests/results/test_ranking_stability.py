@@ -77,23 +77,22 @@ def nearly_done(db):
 
 
 @pytest.mark.postgres
-def test_dashboard_says_settled_and_offers_to_close_early(client, organizer, nearly_done):
+def test_dashboard_shows_the_anytime_valid_decisions_instead_of_the_old_signal(client, organizer, nearly_done):
+    """The dashboard's stopping section is the confidence sequences' (tests/sequential); the bootstrap signal
+    stays in the API and the command only."""
     client.force_login(organizer)
-    response = client.get(reverse("results:dashboard", args=[nearly_done.pk]))
-    body = response.content.decode()
-    assert response.context["stability"].settled and "Ranking settled" in body
-    assert "Close the campaign early (107 of 108 ratings)" in body
+    body = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
+    assert "Stopping early: decisions per pair" in body
+    assert "Ranking settled" not in body and "bootstrap completions" not in body
     closed = client.post(reverse("campaigns:status", args=[nearly_done.pk]), {"status": "closed"})
     assert closed.status_code == 302
     assert Campaign.objects.get(pk=nearly_done.pk).status == Campaign.Status.CLOSED
-    after = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
-    assert "Close the campaign early" not in after
 
 
-def test_researchers_see_the_signal_but_no_close_button(client, researcher, nearly_done):
+def test_researchers_cannot_close(client, researcher, nearly_done):
     client.force_login(researcher)
     body = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
-    assert "Ranking settled" in body and "Close the campaign early" not in body
+    assert "Close the campaign" not in body
     assert client.post(reverse("campaigns:status", args=[nearly_done.pk]), {"status": "closed"}).status_code == 403
 
 
@@ -125,17 +124,20 @@ def test_a_team_without_ratings_is_never_settled(client, organizer, db):
     assert found.as_dict()["systems"][-1] == {"system": "silent", "rank": None, "cluster": None,
                                               "rank_stability": 0.0, "cluster_stability": 0.0}
     client.force_login(organizer)
-    body = client.get(reverse("results:dashboard", args=[campaign.pk])).content.decode()
-    assert "silent has no rating yet" in body and "Close the campaign early" not in body
+    response = client.get(reverse("results:dashboard", args=[campaign.pk]))
+    # The dashboard's decisions (tests/sequential): every pair with the silent team stays open.
+    assert not response.context["sequential"].settled and "Close the campaign now" not in response.content.decode()
+    assert all(pair.decision == "open" for pair in response.context["sequential"].pairs if "silent" in
+               (pair.better, pair.worse))
 
 
 def test_too_large_a_campaign_is_not_estimated_and_says_so(client, organizer, nearly_done, monkeypatch):
     monkeypatch.setattr(planning, "STABILITY_MAX_CELLS", 35)  # 3 teams x 12 instances = 36
     found = planning.ranking_stability(nearly_done)
     assert not found.settled and "3 teams x 12 instances is above 35" in found.problem
-    client.force_login(organizer)
-    body = client.get(reverse("results:dashboard", args=[nearly_done.pk])).content.decode()
-    assert "Ranking stability not estimated" in body and "Close the campaign early" not in body
+    api = APIClient()
+    api.force_authenticate(organizer)
+    assert "is above 35" in api.get(f"/api/campaigns/{nearly_done.pk}/stability/").json()["problem"]
 
 
 def test_the_validation_benchmark_runs(tmp_path):

@@ -108,5 +108,5 @@ def test_pages_of_a_campaign_without_ratings(client, organizer, name, db):
     response = client.get(reverse(name, args=[empty.pk]))
     assert response.status_code == 200
     if name == "results:dashboard":
-        assert not response.context["stability"].settled
-        assert "a, b have no rating yet" in response.content.decode()
+        assert not response.context["sequential"].settled
+        assert "no two systems have a complete instance yet" in response.content.decode()

@@ -19,9 +19,12 @@ Budget: ``EXAMPLES`` runs of up to ``STEPS`` steps, at least ``MIN_STEPS`` steps
 database (the ``postgres`` mark runs it again on PostgreSQL). The seed is random unless
 ``COMVE_STATEFUL_SEED`` fixes it, and printed: a failure says how to replay it.
 
-Run against the code before issue 18 (commit a7b981f) it failed at once: a crowd worker's API
-``next`` in its own campaign leased outside its crowd session (invariant 1), and with that
-fixed by hand, a crowd worker's ``next`` in the lab campaign was answered 200 with an item.
+Run against the code before issue 18 (commit a7b981f, ``COMVE_STATEFUL_SEED=12345``) it failed at
+once: the crowd worker of A and the stranger with A's worker id each held a live lease in A, two
+for one rater (invariant 4, failure 4 of the issue). With that invariant switched off it failed
+again: crowd A's API rating of its own session's item answered 404 (the API ignored crowd
+sessions, failure 2); with that check relaxed too, ``flag(actor='crowd A', api=True)`` on the
+stranger's session's item released it (invariant 2, failure 3).
 """
 import json
 import os

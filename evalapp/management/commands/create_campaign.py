@@ -4,7 +4,7 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM
+from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, DEFAULT_TIE_MARGIN
 from core.problems import FormatError, Problem
 from evalapp.formats.csvfile import decode
 from evalapp.formats.instance_list import read_instance_list
@@ -19,7 +19,7 @@ OPTIONS = {
     "dataset": "--dataset", "name": "--name", "sample": "--sample", "seed": "--seed",
     "instance_ids": "--instances", "raters_per_item": "--raters-per-item", "systems": "--systems",
     "human_reference": "--human-reference", "rubric": "--rubric", "lease_seconds": "--lease-minutes",
-    "control_rate": "--control-rate",
+    "control_rate": "--control-rate", "tie_margin": "--tie-margin", "racing": "--racing",
 }
 
 
@@ -69,6 +69,12 @@ class Command(BaseCommand):
                             help="Let workers in from a Mechanical Turk HIT (entry address: mturk_external_question).")
         parser.add_argument("--prolific", action="store_true",
                             help="Let participants in from a Prolific study (entry address on the campaign's crowd page).")
+        parser.add_argument("--tie-margin", type=float, default=DEFAULT_TIE_MARGIN, metavar="EPSILON",
+                            help="Two systems closer than this on the 0-3 scale may be decided a tie by "
+                                 f"sequential_status (default {DEFAULT_TIE_MARGIN}); fixed before rating starts.")
+        parser.add_argument("--racing", action="store_true",
+                            help="Racing: a system whose comparisons are all decided stops receiving new items "
+                                 "(off by default: every system is rated on every instance, as in the paper).")
         parser.add_argument("--json", action="store_true", help="Print the campaign's summary as JSON.")
 
     def handle(self, *args, **options):
@@ -87,6 +93,7 @@ class Command(BaseCommand):
                 lease_seconds=options["lease_minutes"] * SECONDS_PER_MINUTE,
                 share_identical_outputs=options["share_identical"], control_rate=options["control_rate"],
                 instructions=instructions, mturk_enabled=options["mturk"], prolific_enabled=options["prolific"],
+                tie_margin=options["tie_margin"], racing=options["racing"],
             )
         except FormatError as error:
             self._refuse(error, options["json"])

@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.defaults import CLUSTER_RULES, DEFAULT_CLUSTER_RULE, DEFAULT_PERMUTATIONS, DEFAULT_SEED
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
-from evalapp.services import exports
+from evalapp.services import exports, results
 
 
 class Command(BaseCommand):
@@ -16,10 +16,15 @@ class Command(BaseCommand):
                             help="Output format (default markdown).")
         add_table6_arguments(parser)
         parser.add_argument("--out", help="Write to this file instead of standard output.")
+        parser.add_argument("--wait-adjusted", action="store_true",
+                            help="Fit the mixed model of the human_adjusted column now when the background worker "
+                                 "has not yet (a large campaign's first export otherwise says 'being computed').")
 
     def handle(self, *args, **options):
         check_table6_options(options)
         campaign = campaign_named(options["campaign"])
+        if options["wait_adjusted"]:
+            results.rater_effects(campaign, wait=True)  # the export below reads the fit from the cache
         export = exports.table6(campaign, options["format"], **table6_options(options))
         write_export(self, export, options["out"], f"Table 6 of '{campaign.name}'")
 

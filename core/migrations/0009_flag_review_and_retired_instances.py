@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('core', '0006_campaign_doors_and_one_lease_per_rater'),
+        ('core', '0008_rating_order_for_existing_campaigns'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,114 @@
+"""The vectorised statistics of the metric study equal the one-at-a-time definitions (issue 22).
+
+Each fast path is held to the slow one it replaced, on the same random numbers: the permutation
+tests give the same p-values, the bootstrap's system-level coefficients the same values (up to
+rounding), and the Kendall taus scipy's.
+"""
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalapp.compute import correlation as corr
+from evalapp.compute.correlation_study import _system_samples
+
+
+def _direct_permutation_p(a, b, human, name, resamples, seed):
+    """The permutation test as it was written before: every swapped row built and correlated."""
+    observed = corr.coefficient_value(name, a, human) - corr.coefficient_value(name, b, human)
+    rng = np.random.default_rng(seed)
+    za, zb = corr.standardize(a), corr.standardize(b)
+    swaps = rng.random((resamples, len(a))) < 0.5
+    left, right = np.where(swaps, zb, za), np.where(swaps, za, zb)
+    if name == "pearson":
+        deltas = corr._rowwise_pearson(left, human) - corr._rowwise_pearson(right, human)
+    else:
+        deltas = np.array([corr.coefficient_value(name, left[i], human) - corr.coefficient_value(name, right[i], human)
+                           for i in range(resamples)])
+    extreme = np.count_nonzero(np.abs(deltas) >= abs(observed) - 1e-12 * max(1.0, abs(observed)))
+    return (1 + extreme) / (1 + resamples)
+
+
+@pytest.mark.parametrize("n", [4, 5, 17, 60, 3000])
+@pytest.mark.parametrize("seed", range(3))
+def test_permutation_p_values_are_the_direct_ones(n, seed):
+    rng = np.random.default_rng(seed)
+    human = np.round(rng.normal(2, 0.7, n) * 3) / 3                 # few distinct values, as mean ratings
+    a = human + rng.normal(0, 1, n)
+    b = np.round(human + rng.normal(0, 1.3, n), 1)                 # ties in one metric
+    names = ["pearson"] + (["kendall_b"] if n <= corr.PAIRWISE_KENDALL_MAX_N else [])
+    for name in names:
+        found = corr.paired_permutation_test(a, b, human, name, 500, np.random.default_rng(seed + 10))
+        assert found["p"] == _direct_permutation_p(a, b, human, name, 500, seed + 10)
+
+
+def test_permutation_of_a_metric_with_itself_and_its_copy():
+    rng = np.random.default_rng(4)
+    human = rng.normal(size=17)
+    a = human + rng.normal(0, 0.5, 17)
+    for b in (a, a.copy(), a * 2 + 1):  # identical after standardising: every swap gives delta 0
+        for name in ("pearson", "kendall_b"):
+            found = corr.paired_permutation_test(a, b, human, name, 300, np.random.default_rng(1))
+            assert found["p"] == _direct_permutation_p(a, b, human, name, 300, 1)
+
+
+@pytest.mark.parametrize("variant", ["b", "c"])
+def test_rowwise_kendall_equals_scipy(variant):
+    rng = np.random.default_rng(7)
+    rows = rng.integers(0, 5, (200, 12)).astype(float)           # many ties
+    y = rng.integers(0, 4, (200, 12)).astype(float)
+    rows[3] = 1.0                                                  # a constant row: undefined
+    found = corr.rowwise_kendall(rows, y, variant)
+    for i in range(len(rows)):
+        if np.ptp(rows[i]) == 0 or np.ptp(y[i]) == 0:
+            assert np.isnan(found[i])
+        else:
+            assert found[i] == pytest.approx(stats.kendalltau(rows[i], y[i], variant=variant).statistic, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", corr.COEFFICIENTS)
+def test_rowwise_coefficients_equal_one_pair_at_a_time(name):
+    rng = np.random.default_rng(11)
+    x = np.round(rng.normal(size=(300, 17)), 1)
+    y = np.round(x * 0.5 + rng.normal(size=(300, 17)), 1)
+    x[5] = 2.0
+    found = corr.rowwise_coefficient(name, x, y)
+    expected = np.array([corr.coefficient_value(name, x[i], y[i]) for i in range(len(x))])
+    assert np.isnan(found[5]) and np.isnan(expected[5])
+    np.testing.assert_allclose(found, expected, rtol=0, atol=1e-12)
+
+
+def test_system_samples_leave_out_missing_systems_as_before():
+    rng = np.random.default_rng(2)
+    scores = rng.normal(size=(50, 9))
+    human = scores + rng.normal(size=(50, 9))
+    scores[::7, 2] = np.nan                                         # a resample where a system has no score
+    human[3, 4] = np.nan
+    found = _system_samples(scores, human)
+    for name in corr.COEFFICIENTS:
+        for b in range(50):
+            keep = np.isfinite(scores[b]) & np.isfinite(human[b])
+            expected = corr.coefficient_value(name, scores[b][keep], human[b][keep])
+            assert found[name][b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("name", ["pearson", "spearman"])
+def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(name):
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(5)
+    n_systems, n_instances = 6, 40
+    human = np.round(rng.normal(2, 0.8, (n_systems, n_instances)) * 3) / 3
+    metric = np.round(human + rng.normal(0, 1, human.shape), 1)      # ties on both sides
+    metric[rng.random(human.shape) < 0.1] = np.nan                    # missing outputs
+    keep = np.isfinite(metric)
+    instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
+    flat = FlattenedPoints(metric[keep], human[keep], instances)
+    draws = rng.integers(0, n_instances, (30, n_instances))
+    draws[0] = 3                                                      # one instance drawn 40 times
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    found = flat.coefficient_many(name, counts)
+    for b, columns in enumerate(draws):
+        m, h = metric[:, columns], human[:, columns]
+        present = np.isfinite(m)
+        expected = corr.coefficient_value(name, m[present], h[present])
+        assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)

@@ -9,6 +9,7 @@ from annotators import urls as rating_urls
 from core.api import urls as api_urls
 from evalapp.api import urls as evaluation_api_urls
 from evalapp.views.home import home
+from evalapp.views.raters import sign_in_link
 
 api_urlpatterns = [
     *api_urls.urlpatterns,
@@ -25,6 +26,7 @@ def favicon(request):
 urlpatterns = [
     path("", home, name="home"),
     path("favicon.ico", favicon, name="favicon"),
+    path("accounts/link/<str:uidb64>/<str:token>/", sign_in_link, name="sign_in_link"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("data/", include("evalapp.views.data")),

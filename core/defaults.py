@@ -157,6 +157,18 @@ RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
 
+# --- lab rater accounts ------------------------------------------------------------------------
+# A printed password: this many characters from an alphabet without look-alikes (about 71 bits).
+LAB_PASSWORD_CHARS = 14
+LAB_PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+# Raters one request or file may create at once (a lab, not a crowd: a crowd enters by a platform).
+MAX_LAB_RATERS_AT_ONCE = 500
+
+# --- the home page -----------------------------------------------------------------------------
+# Campaigns with a checklist of their own on the home page (open ones first, then the newest);
+# the rest are one link away, on the campaign list.
+HOME_MAX_CAMPAIGNS = 10
+
 # --- issue 19: rater-aware uncertainty, clustering rules ------------------------------------------
 # Below this many raters (or when no rater has two ratings) the rater term of Table 6's intervals and
 # tests cannot be estimated: they fall back, visibly, to instance clusters alone.

@@ -220,7 +220,8 @@ def _expire_in_transaction(assignment_id, item_id, now):
         pk=assignment_id, status=Assignment.Status.LEASED, lease_expires_at__lte=now
     ).update(status=Assignment.Status.EXPIRED):
         return 0  # submitted, excluded or expired by someone else meanwhile
-    Item.objects.filter(pk=item_id).update(active_count=F("active_count") - 1)
+    # A retired item stays full (core.flags.retire_instance), even for a lease taken while it retired.
+    Item.objects.filter(pk=item_id, retired=False).update(active_count=F("active_count") - 1)
     return 1
 
 
@@ -401,8 +402,10 @@ def _withdraw(assignments, ratings, imported=None):
         rated += list(imported.values_list("item_id", flat=True))
     Assignment.objects.filter(pk__in=[pk for pk, _, _ in held]).update(status=Assignment.Status.EXCLUDED)
     ratings_excluded = ratings.update(excluded=True)
-    Item.objects.filter(pk__in=leased).update(active_count=F("active_count") - 1)
-    Item.objects.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
+    # A retired item stays full (it takes no more ratings, and none of its ratings count anyway).
+    open_items = Item.objects.filter(retired=False)
+    open_items.filter(pk__in=leased).update(active_count=F("active_count") - 1)
+    open_items.filter(pk__in=rated).update(active_count=F("active_count") - 1, done_count=F("done_count") - 1)
     return ratings_excluded, len(leased) + len(rated)
 
 

@@ -265,12 +265,26 @@ class Campaign(models.Model):
         return self.name
 
 
+class CampaignInstanceQuerySet(models.QuerySet):
+    def in_use(self):
+        """The sampled instances that count: every one the organizer has not retired."""
+        return self.filter(retired_at__isnull=True)
+
+    def retired(self):
+        return self.filter(retired_at__isnull=False)
+
+
 class CampaignInstance(models.Model):
     """An instance sampled into a campaign, in sample order, with its place in the rating order.
 
     ``rating_order`` is drawn from the campaign's seed when the campaign is made and never changes:
     the engine completes the instances in about that order, so every prefix of it is a simple random
     sample of the campaign's instances (what the anytime-valid decisions read).
+
+    An organizer may retire it when the statement itself is broken (a rater's flag showed it):
+    it then leaves every system's mean and the sample size N, its items take no more ratings,
+    and Table 6 says so under the table. A team's output is never edited or retired alone: a
+    broken output is rated as it stands.
     """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sampled")
@@ -278,6 +292,12 @@ class CampaignInstance(models.Model):
     position = models.PositiveIntegerField()
     rating_order = models.PositiveIntegerField(null=True, blank=True,
                                                help_text="0-based place in the campaign's random rating order.")
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retired_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    retired_reason = models.TextField(blank=True, default="")
+
+    objects = CampaignInstanceQuerySet.as_manager()
 
     class Meta:
         ordering = ["campaign", "position"]
@@ -286,6 +306,10 @@ class CampaignInstance(models.Model):
             models.UniqueConstraint(fields=["campaign", "position"], name="campaign_instance_position_unique"),
             models.UniqueConstraint(fields=["campaign", "rating_order"], name="campaign_instance_rating_order_unique"),
         ]
+
+    @property
+    def retired(self):
+        return self.retired_at is not None
 
 
 class SystemRetirement(models.Model):
@@ -335,6 +359,8 @@ class Item(models.Model):
     active_count = models.PositiveSmallIntegerField(default=0)
     done_count = models.PositiveSmallIntegerField(default=0)
     shuffle_key = models.BigIntegerField(default=0, help_text="Random key; per-rater order derives from it.")
+    retired = models.BooleanField(
+        default=False, help_text="Its instance was retired: it takes no more ratings and none of its ratings count.")
 
     class Meta:
         ordering = ["campaign", "id"]
@@ -350,6 +376,9 @@ class Item(models.Model):
                 | (Q(kind="control") & ~Q(control_kind="")),
                 name="item_control_kind_matches",
             ),
+            # A retired item is full: the engine's pick (``active_count < needed``) never sees it again.
+            models.CheckConstraint(condition=Q(retired=False) | Q(active_count=F("needed")),
+                                   name="item_retired_is_full"),
         ]
 
     def __str__(self):
@@ -476,8 +505,8 @@ class RatingQuerySet(models.QuerySet):
     def counted(self, campaign):
         """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
 
-        A rating counts when it is of a system item (never a control item), neither it nor its rater
-        was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
+        A rating counts when it is of a system item (never a control item) of an instance not retired
+        (:func:`core.flags.retire_instance`), neither it nor its rater was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
 
         - imported from a file by an organizer (an MTurk batch or long-form import): counts;
         - made in the app by a lab account (any account that is not a crowd platform's): counts while the
@@ -487,7 +516,7 @@ class RatingQuerySet(models.QuerySet):
           platform's records. A crowd account's rating outside any crowd session never counts.
         """
         excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-        ratings = (self.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM)
+        ratings = (self.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM, item__retired=False)
                    .exclude(rater_id__in=excluded_raters))
         return ratings.filter(_counting_doors(campaign))
 
@@ -562,15 +591,31 @@ class RatingCorrection(models.Model):
 
 
 class ItemFlag(models.Model):
-    """A rater's report that an item is broken (unreadable, wrong statement, ...)."""
+    """A rater's report that an item is broken (unreadable, wrong statement, ...), and the organizer's
+    decision on it: open until dismissed (the item is fine and keeps being rated) or until its
+    instance is retired (the statement is broken)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "waiting for review"
+        DISMISSED = "dismissed", "dismissed: the item is rated as it stands"
+        RETIRED = "retired", "its instance was retired"
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="flags")
     rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="flags")
     note = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["item", "rater"], name="flag_unique_item_rater")]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "rater"], name="flag_unique_item_rater"),
+            models.CheckConstraint(condition=Q(status="open", resolved_at__isnull=True)
+                                   | (~Q(status="open") & Q(resolved_at__isnull=False)),
+                                   name="flag_resolved_has_time"),
+        ]
 
 
 class RaterExclusion(models.Model):

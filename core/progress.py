@@ -9,11 +9,20 @@ An item shared by several systems' identical outputs counts once per system.
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.utils import timezone
 
 from core import rating_sql
-from core.models import Assignment, CrowdSession, Item, ItemFlag, ItemOutput, Rating
+from core.models import (
+    Assignment,
+    CampaignInstance,
+    CrowdSession,
+    Item,
+    ItemFlag,
+    ItemOutput,
+    Rating,
+    RaterExclusion,
+)
 
 # --- a rater -----------------------------------------------------------------------------------
 
@@ -92,7 +101,8 @@ class CampaignProgress(_RatingsAgainstExpected):
     leased: int = 0
     active_raters: int = 0
     raters: int = 0
-    flagged_items: int = 0
+    flagged_items: int = 0      # items with a report waiting for the organizer's review
+    retired_instances: int = 0
     systems: list = field(default_factory=list)
     # Crowd sessions by what the platform's records say of them: {status: {"sessions", "ratings"}}.
     crowd: dict = field(default_factory=dict)
@@ -109,7 +119,7 @@ def campaign_progress(campaign, now=None):
     """Totals of the campaign: items, ratings done/expected, live leases, raters, flagged items, per system."""
     now = now or timezone.now()
     progress = CampaignProgress()
-    for row in Item.objects.filter(campaign=campaign).values("kind").annotate(
+    for row in Item.objects.filter(campaign=campaign, retired=False).values("kind").annotate(
         items=Count("pk"), ratings=Sum("done_count"), expected=Sum("needed")
     ):
         if row["kind"] == Item.Kind.SYSTEM:
@@ -122,11 +132,13 @@ def campaign_progress(campaign, now=None):
     progress.active_raters = live.values("rater").distinct().count()
     progress.raters = (Rating.objects.filter(campaign=campaign, excluded=False)
                        .values("rater").distinct().count())
-    progress.flagged_items = ItemFlag.objects.filter(item__campaign=campaign).values("item").distinct().count()
+    progress.flagged_items = (ItemFlag.objects.filter(item__campaign=campaign, status=ItemFlag.Status.OPEN)
+                              .values("item").distinct().count())
+    progress.retired_instances = CampaignInstance.objects.filter(campaign=campaign).retired().count()
     progress.crowd = crowd_session_counts(campaign)
     per_system = {
         row["output__system"]: row
-        for row in ItemOutput.objects.filter(campaign=campaign).values("output__system").annotate(
+        for row in ItemOutput.objects.filter(campaign=campaign, item__retired=False).values("output__system").annotate(
             items=Count("pk"), ratings=Sum("item__done_count"), expected=Sum("item__needed"))
     }
     for system in campaign.systems.order_by("-is_human", "name"):
@@ -147,9 +159,82 @@ def crowd_session_counts(campaign):
     return counts
 
 
+# --- why a campaign does not finish ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Stall:
+    """Why a campaign is below 100%: ``waiting`` items have room, but every one of the campaign's
+    ``raters`` (not excluded) has rated, reported or held each of them, so none can take it;
+    ``reported`` of them carry an open report. ``stuck`` when no rater can progress at all
+    (no live lease, and every item with room is waiting)."""
+
+    waiting: int
+    raters: int
+    reported: int
+    with_room: int
+    leased: int
+
+    @property
+    def stuck(self):
+        return self.leased == 0 and self.waiting == self.with_room
+
+    @property
+    def explanation(self):
+        """The reason in words, e.g. "2 items need a rater who has not seen them: 3 of 3 raters have
+        rated or reported them"."""
+        items = "1 item needs" if self.waiting == 1 else f"{self.waiting:,} items need"
+        if self.raters == 0:
+            return f"{items} a rater, and no rater has taken part yet."
+        them = "it" if self.waiting == 1 else "them"
+        raters = "1 rater has" if self.raters == 1 else f"{self.raters} of {self.raters} raters have"
+        text = f"{items} a rater who has not seen {them}: {raters} rated or reported {them}."
+        if self.reported:
+            which = ("It is" if self.waiting == 1 else
+                     f"{self.reported:,} of them {'is' if self.reported == 1 else 'are'}")
+            text += f" {which} reported as broken and waiting for your review."
+        return text
+
+
+def campaign_stall(campaign, now=None):
+    """A :class:`Stall` when some open item can be rated by none of the campaign's raters; None when every
+    item with room has a rater who may still take it (or the campaign is complete or closed).
+
+    The campaign's raters are those who hold or held an assignment in it and the lab accounts listed on
+    it, less those excluded. A rater "has seen" an item when they hold or held an assignment of it
+    (rated, reported, or let the lease expire) or have an imported rating of it: the engine never
+    hands them that item again.
+    """
+    if campaign.status != campaign.Status.OPEN:
+        return None
+    now = now or timezone.now()
+    room = Item.objects.filter(campaign=campaign, retired=False, active_count__lt=F("needed"))
+    with_room = set(room.values_list("pk", flat=True))
+    if not with_room:
+        return None
+    excluded = set(RaterExclusion.objects.filter(campaign=campaign).values_list("rater_id", flat=True))
+    raters = (set(Assignment.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct())
+              | set(campaign.lab_raters.values_list("pk", flat=True))
+              | set(Rating.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct()))
+    raters -= excluded
+    seen = {}
+    had = (list(Assignment.objects.filter(item__in=room, rater__in=raters).values_list("item_id", "rater_id"))
+           + list(Rating.objects.filter(item__in=room, rater__in=raters, assignment__isnull=True)
+                  .values_list("item_id", "rater_id")))
+    for item_id, rater_id in had:
+        seen.setdefault(item_id, set()).add(rater_id)
+    waiting = {item_id for item_id in with_room if len(seen.get(item_id, ())) >= len(raters)}
+    if not waiting:
+        return None
+    reported = (ItemFlag.objects.filter(item_id__in=waiting, status=ItemFlag.Status.OPEN)
+                .values("item_id").distinct().count())
+    leased = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED,
+                                       lease_expires_at__gt=now).count()
+    return Stall(len(waiting), len(raters), reported, len(with_room), leased)
+
+
 def with_progress(campaigns):
     """``campaigns`` (a queryset) annotated with ``ratings_done`` and ``ratings_expected`` of their system
     items: the progress of many campaigns in one query (the campaign list, the home page)."""
-    system_items = Q(items__kind=Item.Kind.SYSTEM)
+    system_items = Q(items__kind=Item.Kind.SYSTEM, items__retired=False)
     return campaigns.annotate(ratings_done=Sum("items__done_count", filter=system_items),
                               ratings_expected=Sum("items__needed", filter=system_items))

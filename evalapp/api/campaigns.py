@@ -1,4 +1,6 @@
 """Campaigns: list, create, settings, progress, rater quality, item flags and rater exclusion."""
+from dataclasses import asdict
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
@@ -12,9 +14,8 @@ from core.api.errors import Unprocessable
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.api.renderers import CSVRenderer
-from core.flags import flagged_items
 from core.models import Campaign, Rater
-from core.progress import campaign_progress
+from core.progress import campaign_progress, campaign_stall
 from core.quality import rater_quality
 from evalapp.api.downloads import export_response, format_parameter
 from evalapp.api.serializers import (
@@ -27,7 +28,6 @@ from evalapp.api.serializers import (
     CrowdSubmissionsUploadSerializer,
     ExclusionResultSerializer,
     ExclusionSerializer,
-    FlaggedItemSerializer,
     RaterQualitySerializer,
     ReconciliationSerializer,
 )
@@ -89,7 +89,8 @@ class CampaignDetailView(ApiPolicy, generics.RetrieveAPIView):
 
 
 class CampaignProgressView(ApiView):
-    """GET: ratings collected against ratings needed, overall and per system; live leases.
+    """GET: ratings collected against ratings needed, overall and per system; live leases; why the campaign
+    does not finish when no rater can take some item (``stall``).
 
     Security: organizers, and researchers (read-only). Counts only: no rater is named.
     """
@@ -98,7 +99,12 @@ class CampaignProgressView(ApiView):
 
     @extend_schema(responses=CampaignProgressSerializer, tags=["campaigns"])
     def get(self, request, campaign_id):
-        return Response(campaign_progress(campaign_or_404(campaign_id)).as_dict())
+        campaign = campaign_or_404(campaign_id)
+        stall = campaign_stall(campaign)
+        body = campaign_progress(campaign).as_dict()
+        body["stall"] = None if stall is None else {**asdict(stall), "stuck": stall.stuck,
+                                                    "explanation": stall.explanation}
+        return Response(body)
 
 
 class ListWithCsvView(ListApiView):
@@ -174,23 +180,6 @@ class RaterExclusionView(ApiView):
                 "ratings_excluded": result.ratings_excluded, "items_reopened": result.items_reopened,
                 "reason": result.exclusion.reason}
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
-
-
-class FlaggedItemsView(ListApiView):
-    """GET: items raters reported as broken, with the number of reports and their notes.
-
-    Security: organizers only; the notes are the raters' words, without their names.
-    """
-
-    permission_classes = ORGANIZER
-    serializer_class = FlaggedItemSerializer
-
-    def get_queryset(self):
-        return flagged_items(campaign_or_404(self.kwargs["campaign_id"]))
-
-    @extend_schema(tags=["quality"])
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
 
 
 class CrowdSettingsView(ApiView):

@@ -19,6 +19,7 @@ from core.defaults import (
     MAX_TOP_K,
     MODEL_NAME_MAX_CHARS,
     NAME_MAX_CHARS,
+    NOTE_MAX_CHARS,
     REASON_MAX_CHARS,
     REFERENCE_POSITIONS,
     REQUEST_SEED_BOUND,
@@ -221,6 +222,16 @@ class CrowdCountSerializer(serializers.Serializer):
     ratings = serializers.IntegerField()
 
 
+class StallSerializer(serializers.Serializer):
+    """``core.progress.Stall``."""
+
+    waiting = serializers.IntegerField(help_text="Items with room that none of the campaign's raters may take.")
+    raters = serializers.IntegerField(help_text="The campaign's raters (not excluded).")
+    reported = serializers.IntegerField(help_text="Of the waiting items, those with a report to review.")
+    stuck = serializers.BooleanField(help_text="No rater can progress: no live lease, every item with room waits.")
+    explanation = serializers.CharField()
+
+
 class CampaignProgressSerializer(serializers.Serializer):
     """``core.progress.CampaignProgress``: system items and control items apart."""
 
@@ -233,7 +244,10 @@ class CampaignProgressSerializer(serializers.Serializer):
     leased = serializers.IntegerField(help_text="Live leases right now.")
     active_raters = serializers.IntegerField()
     raters = serializers.IntegerField()
-    flagged_items = serializers.IntegerField(help_text="Items raters reported as broken.")
+    flagged_items = serializers.IntegerField(help_text="Items with a report waiting for the organizer's review.")
+    retired_instances = serializers.IntegerField(help_text="Instances retired by the organizer (count for no system).")
+    stall = StallSerializer(allow_null=True, help_text="Why the campaign does not finish, when no rater can "
+                                                       "take some item; null otherwise.")
     complete = serializers.BooleanField()
     fraction = serializers.FloatField()
     systems = SystemProgressSerializer(many=True)
@@ -243,12 +257,101 @@ class CampaignProgressSerializer(serializers.Serializer):
                   "rejected.")
 
 
+class ReportSerializer(serializers.Serializer):
+    rater_id = serializers.IntegerField()
+    rater = serializers.CharField()
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    status = serializers.ChoiceField(choices=["open", "dismissed", "retired"])
+
+
 class FlaggedItemSerializer(serializers.Serializer):
-    item = serializers.IntegerField()
+    """``core.flags.ReportedItem``: an item of the review queue."""
+
+    item = serializers.IntegerField(source="item_id")
     instance_id = serializers.CharField()
     kind = serializers.CharField()
-    flags = serializers.IntegerField()
+    statement = serializers.CharField()
+    reason = serializers.CharField(help_text="The reason as raters saw it.")
+    flags = serializers.SerializerMethodField(help_text="How many raters reported it.")
     notes = serializers.ListField(child=serializers.CharField())
+    reports = ReportSerializer(many=True)
+    open = serializers.BooleanField(help_text="A report waits for review.")
+    retired = serializers.BooleanField()
+    ratings = serializers.IntegerField()
+    needed = serializers.IntegerField()
+    systems = serializers.SerializerMethodField(help_text="The systems whose reason it is (``?systems=true``); "
+                                                          "null otherwise, so a review can stay blind.")
+
+    def get_flags(self, entry) -> int:
+        return len(entry.reports)
+
+    def get_systems(self, entry) -> list[str] | None:
+        return list(entry.systems) if self.context.get("systems") else None
+
+
+class ReviewDecisionSerializer(serializers.Serializer):
+    """``core.flags.Decision``."""
+
+    item_id = serializers.IntegerField()
+    instance_id = serializers.CharField()
+    reports_resolved = serializers.IntegerField()
+    items_retired = serializers.IntegerField()
+    leases_released = serializers.IntegerField()
+    already = serializers.BooleanField(help_text="Nothing changed: no open report, or the instance was retired.")
+
+
+class RetirementSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS,
+                                   help_text="Why the statement is broken (printed under Table 6).")
+
+
+class LabRaterEntrySerializer(serializers.Serializer):
+    """One rater; a problem with it is reported with ``line`` = its position in the list (from 1)."""
+
+    name = serializers.CharField(allow_blank=True)
+    email = serializers.CharField(allow_blank=True)
+
+
+SIGN_IN_FIELD = {"choices": ["link", "password"], "default": "link",
+                 "help_text": "link: a one-time sign-in link; password: a printed password."}
+
+
+class LabRatersCreateSerializer(serializers.Serializer):
+    """JSON: ``raters`` as a list; or multipart: ``file``, a CSV with the header name,email."""
+
+    raters = LabRaterEntrySerializer(many=True, required=False)
+    file = UploadField(required=False, help_text="A CSV: header name,email, one rater a line.")
+    sign_in = serializers.ChoiceField(**SIGN_IN_FIELD)
+
+    def validate(self, data):
+        if bool(data.get("raters")) == bool(data.get("file")):
+            raise serializers.ValidationError("Give either raters (a list) or file (a CSV), not both or neither.")
+        return data
+
+
+class SignInSerializer(serializers.Serializer):
+    sign_in = serializers.ChoiceField(**SIGN_IN_FIELD)
+
+
+class CredentialSerializer(serializers.Serializer):
+    """How a new or renewed account signs in: shown once, never stored readable."""
+
+    rater_id = serializers.IntegerField()
+    username = serializers.CharField()
+    name = serializers.CharField()
+    password = serializers.CharField(allow_null=True)
+    link = serializers.CharField(allow_null=True, help_text="An absolute one-time sign-in address.")
+
+
+class LabRaterSerializer(serializers.Serializer):
+    rater_id = serializers.IntegerField()
+    username = serializers.CharField()
+    name = serializers.CharField()
+    active = serializers.BooleanField()
+    ratings = serializers.IntegerField(help_text="Counted ratings in this campaign.")
+    last_login = serializers.DateTimeField(allow_null=True)
+    signed_in = serializers.BooleanField()
 
 
 class ExclusionResultSerializer(serializers.Serializer):

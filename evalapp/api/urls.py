@@ -4,7 +4,7 @@ Resources are addressed by their numeric id (the ``id`` converter of ``core/api/
 """
 from django.urls import path
 
-from evalapp.api import campaigns, datasets, metrics, results
+from evalapp.api import campaigns, datasets, finishing, metrics, results
 
 campaign = "campaigns/<id:campaign_id>/"
 
@@ -20,7 +20,14 @@ urlpatterns = [
     path(campaign + "progress/", campaigns.CampaignProgressView.as_view(), name="progress"),
     path(campaign + "raters/", campaigns.RaterQualityView.as_view(), name="rater-quality"),
     path(campaign + "raters/<id:rater_id>/exclusion/", campaigns.RaterExclusionView.as_view(), name="exclusion"),
-    path(campaign + "flags/", campaigns.FlaggedItemsView.as_view(), name="flags"),
+    path(campaign + "flags/", finishing.FlaggedItemsView.as_view(), name="flags"),
+    path(campaign + "flags/<id:item_id>/dismissal/", finishing.DismissalView.as_view(), name="flag-dismissal"),
+    path(campaign + "flags/<id:item_id>/retirement/", finishing.RetirementView.as_view(), name="flag-retirement"),
+    path(campaign + "lab-raters/", finishing.LabRatersView.as_view(), name="lab-raters"),
+    path(campaign + "lab-raters/<id:rater_id>/sign-in/", finishing.LabRaterSignInView.as_view(),
+         name="lab-rater-sign-in"),
+    path(campaign + "lab-raters/<id:rater_id>/deactivation/", finishing.LabRaterDeactivationView.as_view(),
+         name="lab-rater-deactivation"),
     path(campaign + "crowd-sessions/", campaigns.CrowdSessionsView.as_view(), name="crowd-sessions"),
     path(campaign + "crowd/", campaigns.CrowdSettingsView.as_view(), name="crowd"),
     path(campaign + "crowd/key/", campaigns.CrowdKeyView.as_view(), name="crowd-key"),

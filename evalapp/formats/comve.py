@@ -11,10 +11,10 @@ which the official scorer would silently cut). Ids are compared after trimming s
 spaces.
 """
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.problems import FormatError, Problem, ProblemLog
-from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, read_rows
+from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, scan_rows
 
 STATEMENTS_HEADER = ("id", "FalseSent")
 REFERENCES_COLUMNS = ("id", "ref1", "ref2", "ref3")
@@ -159,10 +159,12 @@ def _read(source, columns, log, header=None, max_bytes=DEFAULT_MAX_BYTES):
     """Read one file into a :class:`_Table`, adding its problems to ``log``; None when the file
     is not readable CSV or has no rows (its problem is then already in ``log``)."""
     try:
-        rows = read_rows(source.data, source.name, max_bytes=max_bytes)
+        rows, problems = scan_rows(source.data, source.name, max_bytes=max_bytes)
     except FormatError as exc:
         log.extend(exc.problems)
         return None
+    # Encoding and quoting problems, and then the rows' own problems: the whole list in one pass.
+    log.extend(problems)
     if not rows:
         log.add(source.name, None, None, f"the file has no rows; expected '{_header_of(columns)}' rows")
         return None
@@ -304,10 +306,14 @@ def parse_submission(source, expected_ids, allow_partial=False, max_bytes=DEFAUL
     table = _read(source, SUBMISSION_COLUMNS, log, max_bytes=max_bytes)
     missing = check_ids(table, expected_ids, source.name, log, dataset_label, require_all=not allow_partial) \
         if table else []
-    log.raise_if_any()
-    for record in table.records:
+    for record in table.records if table else ():
         if not record.values[0].strip():
             warnings.add(source.name, record.line, 2, f"empty reason for id '{record.id}'", record.id)
+    if log:
+        # A refused file lists its empty reasons too, so that one fix of the file is the last.
+        log.extend(replace(warning, message=f"{warning.message} (a warning: it alone would not refuse the file)")
+                   for warning in warnings.problems)
+    log.raise_if_any()
     return ParsedSubmission({record.id: record.values[0].strip() for record in table.records}, missing,
                             warnings.reported())
 

@@ -158,6 +158,7 @@ class Table6:
     rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
     counted: dict | None = None         # what was left out: excluded raters and their ratings, control items
     retired: tuple = ()                 # (system, instances) retired by racing (stopping early)
+    retired_instances: tuple = ()       # (instance id, reason) of each instance the organizer retired
 
     @property
     def with_intervals(self):
@@ -205,6 +206,15 @@ class Table6:
         return (f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
                 "over the instances it was rated on")
 
+    def retired_instances_note(self):
+        """Which instances the organizer retired (their statement was broken), or None: they count for no system."""
+        if not self.retired_instances:
+            return None
+        listed = ", ".join(f"{instance} ({reason})" if reason else instance
+                           for instance, reason in self.retired_instances)
+        return (f"Retired instances (statement broken; their ratings count for no system and N excludes them): "
+                f"{listed}")
+
     def secondary_notes(self):
         """What the secondary columns are, and whether the mixed model could be fitted."""
         if self.rater_effects is None:
@@ -231,6 +241,8 @@ class Table6:
         lines += self.counted_notes()
         retired = self.retired_note()
         lines += [retired] if retired else []
+        retired_instances = self.retired_instances_note()
+        lines += [retired_instances] if retired_instances else []
         if self.with_intervals:
             lines.append(f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
                          f"{self.intervals['instances']} instances")
@@ -279,6 +291,9 @@ def to_json(table):
         document["significance"] = table.significance
     if table.rater_effects is not None:
         document["secondary"] = table.rater_effects
+    if table.retired_instances:
+        document["retired_instances"] = [{"instance": instance, "reason": reason}
+                                         for instance, reason in table.retired_instances]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -1,16 +1,19 @@
-"""The home page's checklist: each role's way through the app, one step per page, with where it stands.
+"""The home page's checklists: each role's way through the app, one step per page, with where it stands.
 
-An organizer loads the data, imports the submissions, creates a campaign, recruits raters,
-watches and exports; a researcher picks a rated campaign, runs a metric study and reads its
-report. Each step links to its page and says its state in a few words ("2 datasets", "campaign
-'demo' 34% rated"), read in a handful of queries.
+An organizer first loads the data, imports the submissions and creates a campaign (the set-up); then
+every campaign has its own steps: recruit raters, review reported items, watch progress, export
+Table 6, each in the state of that campaign (closing it makes Table 6 final). A researcher gets, for
+every campaign that has ratings, a metric study and its report, in the state of that campaign's runs.
+Each step links to its page and says its state in a few words, read in a handful of queries for all
+the campaigns listed (at most ``HOME_MAX_CAMPAIGNS``, open ones first).
 """
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.urls import reverse
 
-from core.models import Campaign, Dataset, Rater, System
+from core.defaults import HOME_MAX_CAMPAIGNS
+from core.models import Assignment, Campaign, Dataset, ItemFlag, Rating, System
 from core.progress import with_progress
 from evalapp.models import MetricRun, MetricScore
 
@@ -23,6 +26,31 @@ class Step:
     done: bool
 
 
+@dataclass(frozen=True)
+class CampaignChecklist:
+    """One campaign's own steps, under its name, status and how far it is rated."""
+
+    name: str
+    url: str
+    status: str
+    summary: str
+    steps: tuple
+
+    @property
+    def done(self):
+        return all(step.done for step in self.steps)
+
+
+@dataclass(frozen=True)
+class Home:
+    """What the home page shows a role: the set-up steps (organizers), one checklist per campaign, and how
+    many campaigns are left out (listed on the campaign pages)."""
+
+    setup: tuple
+    campaigns: tuple
+    more: int = 0
+
+
 def _plural(count, word, plural=None):
     return f"{count:,} {word if count == 1 else (plural or word + 's')}"
 
@@ -32,19 +60,42 @@ def _percent(campaign):
     return int(100 * (campaign.ratings_done or 0) / expected) if expected else 0
 
 
-def _latest_campaign():
-    """The newest campaign with its progress, or None."""
-    return with_progress(Campaign.objects.order_by("-created_at", "-pk")).first()
+def _complete(campaign):
+    return bool(campaign.ratings_expected) and (campaign.ratings_done or 0) >= campaign.ratings_expected
 
 
-def organizer_steps():
-    """The organizer's six steps, from loading the data to exporting Table 6."""
-    datasets = Dataset.objects.aggregate(datasets=Count("pk", distinct=True))["datasets"]
+def _rated(campaign):
+    return f"{_percent(campaign)}% rated ({campaign.ratings_done or 0:,} of {campaign.ratings_expected or 0:,} ratings)"
+
+
+def _listed(campaigns):
+    """The campaigns to list, open ones first then the newest, and how many more there are."""
+    ordered = with_progress(campaigns).order_by("-status", "-created_at", "-pk")  # "open" sorts after "closed"
+    total = ordered.count()
+    return list(ordered[:HOME_MAX_CAMPAIGNS]), max(0, total - HOME_MAX_CAMPAIGNS)
+
+
+def _counts(queryset, field="campaign_id"):
+    return dict(queryset.values(field).annotate(n=Count("pk")).values_list(field, "n"))
+
+
+def _raters(ids):
+    """{campaign id: how many raters took part or are listed}: one query per source, merged per campaign."""
+    people = {}
+    for model in (Assignment, Rating, Campaign.lab_raters.through):
+        for campaign_id, rater_id in model.objects.filter(campaign_id__in=ids).values_list(
+                "campaign_id", "rater_id").distinct():
+            people.setdefault(campaign_id, set()).add(rater_id)
+    return {campaign_id: len(raters) for campaign_id, raters in people.items()}
+
+
+def organizer_home():
+    """The set-up steps, then every campaign's own steps."""
+    datasets = Dataset.objects.count()
     systems = System.objects.filter(is_human=False).aggregate(
         systems=Count("pk"), submitted=Count("pk", filter=Q(submissions__isnull=False), distinct=True))
-    campaigns = Campaign.objects.count()
-    latest = _latest_campaign()
-    steps = [
+    campaigns, more = _listed(Campaign.objects.all())
+    setup = (
         Step("Load the data", reverse("data:index"),
              _plural(datasets, "dataset") if datasets else "no dataset yet: import the test set and its references",
              datasets > 0),
@@ -52,49 +103,76 @@ def organizer_steps():
              f"{_plural(systems['systems'], 'system')}, {systems['submitted']:,} with a submission"
              if systems["systems"] else "no system yet", systems["systems"] > 0),
         Step("Create a campaign", reverse("campaigns:create"),
-             f"{_plural(campaigns, 'campaign')}; the newest is '{latest.name}'" if latest else "no campaign yet",
-             latest is not None),
-    ]
-    if latest is None:
-        waiting = "create a campaign first"
-        return steps + [Step("Recruit raters", reverse("campaigns:index"), waiting, False),
-                        Step("Watch progress and rater quality", reverse("results:index"), waiting, False),
-                        Step("Export Table 6", reverse("results:index"), waiting, False)]
-    raters = Rater.objects.filter(assignments__campaign=latest).distinct().count()
-    percent = _percent(latest)
-    complete = bool(latest.ratings_expected) and latest.ratings_done >= latest.ratings_expected
-    return steps + [
-        Step("Recruit raters", reverse("campaigns:crowd", args=(latest.pk,)),
-             f"{_plural(raters, 'rater')} in '{latest.name}' (lab accounts, Mechanical Turk or Prolific)", raters > 0),
-        Step("Watch progress and rater quality", reverse("results:dashboard", args=(latest.pk,)),
-             f"campaign '{latest.name}' {percent}% rated ({latest.ratings_done or 0:,} of "
-             f"{latest.ratings_expected or 0:,} ratings)", complete),
-        Step("Export Table 6", reverse("results:dashboard", args=(latest.pk,)) + "#downloads-title",
-             "every rating is in: Table 6 is final" if complete else "a preview until every rating is in", complete),
-    ]
+             _plural(len(campaigns) + more, "campaign") + " (each has its steps below)" if campaigns
+             else "no campaign yet", bool(campaigns)),
+    )
+    ids = [campaign.pk for campaign in campaigns]
+    raters = _raters(ids)
+    lab = _counts(Campaign.lab_raters.through.objects.filter(campaign_id__in=ids))
+    reports = dict(ItemFlag.objects.filter(item__campaign_id__in=ids, status=ItemFlag.Status.OPEN)
+                   .values("item__campaign_id").annotate(n=Count("item_id", distinct=True))
+                   .values_list("item__campaign_id", "n"))
+    return Home(setup, tuple(_organizer_campaign(c, raters.get(c.pk, 0), lab.get(c.pk, 0), reports.get(c.pk, 0))
+                             for c in campaigns), more)
 
 
-def researcher_steps():
-    """The researcher's three steps: a rated campaign, a metric study, its report (and their own metric)."""
-    rated = with_progress(Campaign.objects.order_by("-created_at", "-pk")).filter(ratings_done__gt=0)
-    campaign = rated.first()
-    if campaign is None:
+def _organizer_campaign(campaign, raters, lab, reports):
+    complete, closed = _complete(campaign), campaign.status == Campaign.Status.CLOSED
+    dashboard = reverse("results:dashboard", args=(campaign.pk,))
+    if complete:
+        table6 = "every rating is in: Table 6 is final"
+    elif closed:
+        table6 = f"closed at {_percent(campaign)}%: Table 6 is final, incomplete systems marked †"
+    else:
+        table6 = "a preview until every rating is in or you close the campaign"
+    steps = (
+        Step("Recruit raters", reverse("campaigns:raters", args=(campaign.pk,)),
+             f"{_plural(raters, 'rater')} ({_plural(lab, 'lab account')}; or Mechanical Turk, Prolific)",
+             raters > 0),
+        Step("Review reported items", reverse("campaigns:flags", args=(campaign.pk,)),
+             f"{_plural(reports, 'item')} waiting for your review" if reports else "no report waiting",
+             reports == 0),
+        Step("Watch progress and rater quality", dashboard,
+             ("closed, " if closed else "") + _rated(campaign), complete or closed),
+        Step("Export Table 6", dashboard + "#downloads-title", table6, complete or closed),
+    )
+    return CampaignChecklist(campaign.name, reverse("campaigns:detail", args=(campaign.pk,)), campaign.status,
+                             _rated(campaign), steps)
+
+
+def researcher_home():
+    """Every campaign with ratings: its metric study and report, in the state of its own runs."""
+    campaigns, more = _listed(Campaign.objects.all())
+    campaigns = [campaign for campaign in campaigns if campaign.ratings_done]
+    ids = [campaign.pk for campaign in campaigns]
+    runs = {row["campaign_id"]: row for row in MetricRun.objects.filter(campaign_id__in=ids).values("campaign_id")
+            .annotate(runs=Count("pk"), finished=Count("pk", filter=Q(status=MetricRun.Status.DONE)),
+                      running=Count("pk", filter=Q(status__in=[MetricRun.Status.QUEUED, MetricRun.Status.RUNNING])),
+                      latest=Max("created_at"))}
+    imported = dict(MetricScore.objects.filter(campaign_id__in=ids, imported=True).values("campaign_id")
+                    .annotate(n=Count("metric", distinct=True)).values_list("campaign_id", "n"))
+    if not campaigns:
         waiting = "no campaign has ratings yet"
-        return [Step("Pick a campaign with ratings", reverse("results:index"), waiting, False),
-                Step("Run a metric study", reverse("metrics:index"), waiting, False),
-                Step("Read the report, add your own metric", reverse("metrics:index"), waiting, False)]
-    runs = MetricRun.objects.filter(campaign=campaign)
-    finished = runs.filter(status=MetricRun.Status.DONE).count()
-    imported = MetricScore.objects.filter(campaign=campaign, imported=True).values("metric").distinct().count()
+        setup = (Step("Pick a campaign with ratings", reverse("results:index"), waiting, False),)
+        return Home(setup, (), 0)
+    setup = (Step("Pick a campaign with ratings", reverse("results:index"),
+                  f"{_plural(len(campaigns), 'campaign')} with ratings (each has its steps below)", True),)
+    return Home(setup, tuple(_researcher_campaign(c, runs.get(c.pk, {}), imported.get(c.pk, 0)) for c in campaigns),
+                more)
+
+
+def _researcher_campaign(campaign, runs, imported):
     report = reverse("metrics:campaign", args=(campaign.pk,))
-    return [
-        Step("Pick a campaign with ratings", reverse("results:dashboard", args=(campaign.pk,)),
-             f"{_plural(rated.count(), 'campaign')} with ratings; '{campaign.name}' is {_percent(campaign)}% rated",
-             True),
-        Step("Run a metric study", report,
-             f"{_plural(runs.count(), 'run')} of '{campaign.name}', {finished:,} finished" if runs.exists()
-             else f"no run of '{campaign.name}' yet", finished > 0),
+    count, finished, running = runs.get("runs", 0), runs.get("finished", 0), runs.get("running", 0)
+    if not count:
+        state = "no run yet"
+    else:
+        state = f"{_plural(count, 'run')}, {finished:,} finished" + (f", {running:,} running" if running else "")
+    steps = (
+        Step("Run a metric study", report, state, finished > 0),
         Step("Read the report, add your own metric", report,
              f"{_plural(imported, 'metric')} of your own imported" if finished else "start a run first",
              finished > 0),
-    ]
+    )
+    return CampaignChecklist(campaign.name, reverse("results:dashboard", args=(campaign.pk,)), campaign.status,
+                             _rated(campaign), steps)

@@ -108,6 +108,8 @@ def load_demo():
             created_by=users["organizer"],
         )
         created.append(f"campaign '{CAMPAIGN_NAME}'")
+    # The demo raters are the campaign's own lab accounts (its rater accounts page lists them).
+    campaign.lab_raters.add(*[users[spec.username].rater for spec in ACCOUNTS if spec.role == roles.RATER])
     return DemoResult(dataset, campaign, ACCOUNTS, created)
 
 

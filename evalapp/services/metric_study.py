@@ -88,7 +88,8 @@ def load_corpus(campaign, corpus_scope=DEFAULT_CORPUS_SCOPE):
         raise StudyError(f"corpus scope must be one of {', '.join(CORPUS_SCOPES)}, not {corpus_scope!r}")
     systems = results.campaign_systems(campaign)
     excluded = human_reference_position(campaign, systems)
-    sampled = list(campaign.sampled.order_by("position").values_list("instance_id", "instance__external_id"))
+    # The instances that count (a retired one left the human scores, so it leaves the metrics too).
+    sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", "instance__external_id"))
     if corpus_scope == DATASET_DOMAIN:
         instances = list(Instance.objects.filter(dataset=campaign.dataset).order_by("position")
                          .values_list("pk", "external_id"))
@@ -257,7 +258,7 @@ def stored_or_computed(metric, corpus, progress=None):
 
 
 def _store_builtin(campaign, corpus, computed):
-    sampled_ids = list(campaign.sampled.order_by("position").values_list("instance_id", flat=True))
+    sampled_ids = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
     rows = []
     for metric in computed:
         for k, system in enumerate(corpus.systems):
@@ -367,8 +368,9 @@ def load_imported(campaign, name, corpus):
     if not by_instance:
         metric.notes.append("system-level scores only: held fixed in the bootstrap")
         return metric
-    sampled = list(campaign.sampled.order_by("position").values_list("instance_id", flat=True))
-    in_campaign = set(by_instance) <= set(sampled)
+    in_campaign = set(by_instance) <= set(campaign.sampled.values_list("instance_id", flat=True))
+    # The campaign's instances that count (a retired one left the human scores, so it leaves this too).
+    sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
     instance_ids = sampled if in_campaign else list(Instance.objects.filter(dataset=campaign.dataset)
                                                     .order_by("position").values_list("pk", flat=True))
     values = np.full((len(corpus.systems), len(instance_ids)), np.nan)

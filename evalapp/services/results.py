@@ -45,7 +45,7 @@ from evalapp.models import Submission
 
 def _counted_ratings(campaign):
     """Ratings that enter results: the domain's rule, :meth:`core.models.RatingQuerySet.counted` (system
-    items, nothing excluded, and only ratings made through a door the campaign opened)."""
+    items of instances not retired, nothing excluded, and only ratings made through a door the campaign opened)."""
     return Rating.objects.counted(campaign)
 
 
@@ -281,8 +281,14 @@ def campaign_systems(campaign):
 
 
 def campaign_instance_ids(campaign):
-    """External ids of the sampled instances, in sample order."""
-    return list(campaign.sampled.order_by("position").values_list("instance__external_id", flat=True))
+    """External ids of the sampled instances that count (not retired), in sample order."""
+    return list(campaign.sampled.in_use().order_by("position").values_list("instance__external_id", flat=True))
+
+
+def retired_instances(campaign):
+    """``(external id, reason)`` of the campaign's retired instances, in sample order: Table 6's footnote."""
+    return tuple(campaign.sampled.retired().order_by("position").values_list("instance__external_id",
+                                                                             "retired_reason"))
 
 
 def human_scores(campaign, records=None, matrix=None):
@@ -294,7 +300,7 @@ def human_scores(campaign, records=None, matrix=None):
     """
     if matrix is None:
         matrix = _campaign_matrix(campaign) if records is None else instance_score_matrix(campaign, records)
-    scores = matrix_system_scores(matrix, campaign.sampled.count(), campaign.raters_per_item)
+    scores = matrix_system_scores(matrix, campaign.sampled.in_use().count(), campaign.raters_per_item)
     return {name: score.as_dict() for name, score in scores.items()}
 
 
@@ -458,8 +464,9 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
         effects = found.as_dict()
     retired = tuple(SystemRetirement.objects.filter(campaign=campaign).order_by("system__name")
                     .values_list("system__name", "instances"))
-    return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item, campaign.sampled.count(),
-                  intervals, significance, effects, left_out(campaign), retired)
+    return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item,
+                  campaign.sampled.in_use().count(), intervals, significance, effects, left_out(campaign), retired,
+                  retired_instances(campaign))
 
 
 def left_out(campaign):

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, DEFAULT_TIE_MARGIN, MAX_TIE_MARGIN
 from core.models import Campaign, Dataset, default_rubric
 from core.problems import FormatError
-from core.progress import campaign_progress, with_progress
+from core.progress import campaign_progress, campaign_stall, with_progress
 from core.roles import organizer_required
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import SCORES
@@ -25,7 +25,7 @@ from evalapp.services.campaigns import (
     create_campaign,
     set_campaign_status,
 )
-from evalapp.views import crowd, quality
+from evalapp.views import crowd, flags, quality, raters
 from evalapp.views.data import UploadField
 
 BAD_REQUEST = 400
@@ -204,6 +204,7 @@ def detail(request, campaign_id):
     campaign = get_object_or_404(Campaign.objects.select_related("dataset", "created_by"), pk=campaign_id)
     return render(request, "campaigns/detail.html", {
         "campaign": campaign, "summary": campaign_summary(campaign), "progress": campaign_progress(campaign),
+        "stall": campaign_stall(campaign),
     })
 
 
@@ -231,5 +232,7 @@ urlpatterns = [
     path("<id:campaign_id>/", detail, name="detail"),
     path("<id:campaign_id>/status/", status, name="status"),
     *quality.urlpatterns,
+    *flags.urlpatterns,
+    *raters.urlpatterns,
     *crowd.urlpatterns,
 ]

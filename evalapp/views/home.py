@@ -9,7 +9,8 @@ from evalapp.services import checklist
 @require_GET
 @login_required
 def home(request):
-    """Each role's way through the app as a short checklist; a rater goes straight to their campaigns.
+    """Each role's way through the app as short checklists, one per campaign it can act on; a rater goes
+    straight to their campaigns.
 
     Security: login required; shows only the steps (and links) the user's roles may follow; read-only.
     """
@@ -17,6 +18,6 @@ def home(request):
     if roles.is_rater(user) and not roles.can_view_results(user):
         return redirect("annotators:campaigns")
     return render(request, "home.html", {
-        "organizer_steps": checklist.organizer_steps() if roles.is_organizer(user) else None,
-        "researcher_steps": checklist.researcher_steps() if roles.can_view_results(user) else None,
+        "organizer_home": checklist.organizer_home() if roles.is_organizer(user) else None,
+        "researcher_home": checklist.researcher_home() if roles.can_view_results(user) else None,
     })

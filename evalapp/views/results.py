@@ -24,9 +24,9 @@ from core.defaults import (
     PLANNER_MAX_ALPHA,
     PLANNER_POWER,
 )
-from core.flags import flagged_items
+from core.flags import review_queue
 from core.models import Campaign
-from core.progress import campaign_progress
+from core.progress import campaign_progress, campaign_stall
 from core.quality import rater_quality
 from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
@@ -72,7 +72,8 @@ def dashboard(request, campaign_id):
         "progress": campaign_progress(campaign),
         "flagged_raters": flagged,
         "excluded_raters": sum(1 for q in quality if q.excluded),
-        "flagged_items": flagged_items(campaign),
+        "flagged_items": review_queue(campaign),
+        "stall": campaign_stall(campaign),
         "can_exclude": can_exclude,
         "downloads": _downloads(campaign),
         "table6_page": reverse("results:table6_page", args=(campaign.pk,)),

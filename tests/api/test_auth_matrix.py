@@ -60,6 +60,20 @@ def mturk_batch(world):
                                                 b"HITId,AssignmentId,WorkerId,AssignmentStatus\nH1,A1,W1,Submitted\n")}
 
 
+def lab_raters(world):
+    return {"raters": [{"name": "Ann Example", "email": "ann@example.org"}], "sign_in": "password"}
+
+
+def listed_rater(world):
+    """The first rater, listed on the campaign as a lab account: the rater-account endpoints act on it."""
+    world.campaign.lab_raters.add(world.rater())
+    return {"sign_in": "link"}
+
+
+def retirement(world):
+    return {"reason": "the statement makes sense"}
+
+
 def score(world):
     return {"score": 2, "seconds": 12.5}
 
@@ -72,7 +86,7 @@ def note(world):
 class Endpoint:
     method: str
     path: str  # {d} dataset, {c} campaign, {a} the first rater's assignment, {r} the first rater, {m} metric run,
-    #            {t} a token of the organizer's
+    #            {t} a token of the organizer's, {i} the item of the first rater's assignment
     anonymous: int
     rater: int
     rater2: int
@@ -85,7 +99,7 @@ class Endpoint:
     def url(self, world):
         token = AuthToken.objects.create(user=world.users["organizer"])[0].token_key if "{t}" in self.path else ""
         return self.path.format(d=world.dataset.pk, c=world.campaign.pk, a=world.assignment.pk,
-                                r=world.rater().pk, m=world.metric_run.pk, t=token)
+                                r=world.rater().pk, m=world.metric_run.pk, t=token, i=world.assignment.item_id)
 
 
 C = "/api/campaigns/{c}/"
@@ -112,6 +126,12 @@ ENDPOINTS = [
     Endpoint("get", C + "raters/",                         401, 403, 403, 403, 200, 200),
     Endpoint("post", C + "raters/{r}/exclusion/",          401, 403, 403, 403, 201, 201),
     Endpoint("get", C + "flags/",                          401, 403, 403, 403, 200, 200),
+    Endpoint("post", C + "flags/{i}/dismissal/",           401, 403, 403, 403, 200, 200),
+    Endpoint("post", C + "flags/{i}/retirement/",          401, 403, 403, 403, 201, 201, retirement),
+    Endpoint("get", C + "lab-raters/",                     401, 403, 403, 403, 200, 200),
+    Endpoint("post", C + "lab-raters/",                    401, 403, 403, 403, 201, 201, lab_raters),
+    Endpoint("post", C + "lab-raters/{r}/sign-in/",        401, 403, 403, 403, 200, 200, listed_rater),
+    Endpoint("post", C + "lab-raters/{r}/deactivation/",   401, 403, 403, 403, 200, 200, listed_rater),
     Endpoint("get", C + "crowd-sessions/",                 401, 403, 403, 403, 200, 200),
     Endpoint("get", C + "crowd/",                          401, 403, 403, 403, 200, 200),
     Endpoint("patch", C + "crowd/",                        401, 403, 403, 403, 200, 200, crowd_settings),
@@ -175,7 +195,8 @@ def test_every_api_url_is_in_the_matrix():
 
     covered = {endpoint.path.split("?")[0] for endpoint in ENDPOINTS}
     placeholders = {"<id:dataset_id>": "{d}", "<id:campaign_id>": "{c}", "<id:assignment_id>": "{a}",
-                    "<id:rater_id>": "{r}", "<id:run_id>": "{m}", "<str:token_id>": "{t}"}
+                    "<id:rater_id>": "{r}", "<id:run_id>": "{m}", "<str:token_id>": "{t}",
+                    "<id:item_id>": "{i}"}
     missing = []
     for pattern in api_urlpatterns:
         route = "/api/" + str(pattern.pattern)

@@ -126,8 +126,11 @@ def test_flag_releases_the_item_and_the_organizer_sees_it(world):
     assert response.status_code == 201 and response.json()["released"] is True
     assert client.get(f"/api/rate/campaigns/{world.campaign.pk}/current/").status_code == 404
     flags = world.client("organizer").get(f"/api/campaigns/{world.campaign.pk}/flags/").json()["results"]
-    assert flags == [{"item": world.assignment.item_id, "instance_id": "4", "kind": "system", "flags": 1,
-                      "notes": ["cut off"]}]
+    [entry] = flags
+    assert {key: entry[key] for key in ("item", "instance_id", "kind", "flags", "notes", "open", "systems")} == {
+        "item": world.assignment.item_id, "instance_id": "4", "kind": "system", "flags": 1, "notes": ["cut off"],
+        "open": True, "systems": None}
+    assert [(report["rater"], report["status"]) for report in entry["reports"]] == [("api-rater1", "open")]
 
 
 def test_rater_campaigns_leave_out_excluded_ones(world):

@@ -88,7 +88,7 @@ def run_schemathesis(live_api, role, path_filter):
     base, seeded, folder = live_api
     config = folder / f"{role}.toml"
     parameters = "\n".join(f'"path.{name}" = {seeded[name]}'
-                           for name in ("dataset_id", "campaign_id", "rater_id", "assignment_id", "run_id"))
+                           for name in ("dataset_id", "campaign_id", "rater_id", "assignment_id", "run_id", "item_id"))
     config.write_text(f'headers = {{ Authorization = "Token {seeded["tokens"][role]}" }}\n'
                       f"[parameters]\n{parameters}\n")
     command = [str(SCHEMATHESIS), "--config-file", str(config), "run", f"{base}/api/schema/",

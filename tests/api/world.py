@@ -132,4 +132,5 @@ def fuzzing_seed():
     world = build_world()
     tokens = {role: AuthToken.objects.create(user=user)[1] for role, user in world.users.items()}
     return {"tokens": tokens, "dataset_id": world.dataset.pk, "campaign_id": world.campaign.pk,
-            "rater_id": world.rater().pk, "assignment_id": world.assignment.pk, "run_id": world.metric_run.pk}
+            "rater_id": world.rater().pk, "assignment_id": world.assignment.pk, "run_id": world.metric_run.pk,
+            "item_id": world.assignment.item_id}

@@ -1,4 +1,4 @@
-"""The organizer's way through the demo, from the home page's checklist, in Chromium."""
+"""The organizer's way through the demo, from the home page's checklists, in Chromium."""
 import pytest
 
 from tests.browser.test_every_page import log_in
@@ -13,15 +13,19 @@ def test_the_demo_organizer_follows_the_checklist(live_server, new_context, tran
     page = new_context().new_page()
     log_in(page, live_server.url, "organizer")
     page.goto(f"{live_server.url}/")
-    steps = page.locator(".checklist").first.locator("li")
-    assert steps.count() == 6
-    texts = [steps.nth(n).inner_text() for n in range(6)]
+    setup = page.locator(".checklist").first.locator("li")
+    assert setup.count() == 3
+    texts = [setup.nth(n).inner_text() for n in range(3)]
     assert texts[0].startswith("✓") and "Load the data" in texts[0] and "(done)" in texts[0] and "1 dataset" in texts[0]
     assert "4 systems, 4 with a submission" in texts[1]
-    assert "the newest is 'demo'" in texts[2]
-    assert "campaign 'demo' 0% rated" in texts[4] and texts[4].startswith("○") and "(to do)" in texts[4]
-    for number, heading in ((1, "Datasets and submissions"), (4, "Crowd platforms"), (5, "Results and Table 6: demo")):
+    assert "2 campaigns" in texts[2]
+    demo = page.locator(".campaign-checklist").filter(has=page.get_by_role("heading", name="demo open"))
+    steps = demo.locator("li")
+    assert steps.count() == 4
+    assert "0% rated" in steps.nth(2).inner_text() and steps.nth(2).inner_text().startswith("○")
+    for number, heading in ((1, "Lab rater accounts: demo"), (2, "Items reported as broken: demo"),
+                            (3, "Results and Table 6: demo")):
         page.goto(f"{live_server.url}/")
-        page.locator(".checklist").first.locator("li").nth(number - 1).get_by_role("link").click()
+        demo.locator("li").nth(number - 1).get_by_role("link").click()
         assert page.get_by_role("heading", level=1).inner_text().startswith(heading)
     assert page.url == f"{live_server.url}/results/{campaign.pk}/"

@@ -29,8 +29,10 @@ VIEWPORTS = {"1280": {"viewport": DESKTOP}, "360": {"viewport": PHONE},
 @pytest.fixture
 def demo_world(transactional_db):
     """The demo with a few ratings by rater1 and rater2, a crowd session and a finished metric study."""
-    from core import engine
+    from core import engine, flags
     from core.models import CrowdSession, Rater
+    from evalapp.formats.rater_list import RaterEntry
+    from evalapp.services import lab_raters
     from evalapp.models import MetricRun
     from evalapp.services import metric_study
     from evalapp.services.demo import load_demo
@@ -42,6 +44,10 @@ def demo_world(transactional_db):
         for step in range(count):
             assignment = engine.next_assignment(campaign, rater)
             engine.submit_rating(assignment.pk, rater, (step + len(username)) % 4, seconds=5.0)
+    # A report waiting for review, and a lab account listed on the campaign.
+    rater2 = Rater.objects.get(user=users.get(username="rater2"))
+    flags.flag_item(engine.next_assignment(campaign, rater2).pk, rater2, campaign, note="The reason is cut off.")
+    lab_raters.add_lab_raters(campaign, [RaterEntry(None, "Lab Rater", "lab@example.org")], lab_raters.PASSWORD)
     CrowdSession.objects.create(campaign=campaign, rater=Rater.objects.get(user=users.get(username="rater2")),
                                 platform=Rater.Platform.PROLIFIC, session_id="5f0c0ffee0c0ffee0c0ffee1",
                                 task_id="STUDY1")
@@ -60,8 +66,11 @@ def pages(campaign, run):
     from evalapp.models import MetricRun
 
     c, d = campaign.pk, campaign.dataset_id
+    from evalapp.services.lab_raters import sign_in_path
+
     rater2 = get_user_model().objects.get(username="rater2").rater.pk
     running = MetricRun.objects.get(campaign=campaign, status=MetricRun.Status.RUNNING)
+    link = sign_in_path(get_user_model().objects.get(username="lab@example.org"))
     return [
         ("login", None, "/accounts/login/"),
         ("home-organizer", "organizer", "/"),
@@ -75,6 +84,10 @@ def pages(campaign, run):
         ("quality", "organizer", f"/campaigns/{c}/quality/"),
         ("exclude", "organizer", f"/campaigns/{c}/exclude/{rater2}/"),
         ("crowd", "organizer", f"/campaigns/{c}/crowd/"),
+        ("reported-items", "organizer", f"/campaigns/{c}/flags/?systems=show&resolved=1"),
+        ("lab-raters", "organizer", f"/campaigns/{c}/raters/"),
+        ("sign-in-link", None, link),
+        ("sign-in-link-invalid", None, "/accounts/link/MQ/used-token/"),
         ("results", "researcher", "/results/"),
         ("dashboard-table6", "researcher", f"/results/{c}/"),
         ("table6-page", "researcher", f"/results/{c}/table6/"),

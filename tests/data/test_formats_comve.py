@@ -90,3 +90,32 @@ def test_all_files_of_a_dataset_are_checked_together():
     statement_problem, reference_problem = caught.value.problems
     assert (statement_problem.file, statement_problem.line, statement_problem.column) == ("s.csv", 3, 2)
     assert reference_problem.file == "r.csv" and "binary" in reference_problem.message
+
+
+def test_a_refused_submission_lists_every_problem_in_one_pass():
+    """One non-UTF-8 line, an unclosed quote, an empty reason, a repeated id, an unknown id: all five, with lines."""
+    data = (b"1,Elephants are too big.\n"
+            b"2,Caf\xe9 reasons are not UTF-8.\n"
+            b'3,"The quote is never closed.\n'
+            b"4,\n"
+            b"4,Second reason for 4.\n"
+            b"99,No such instance.\n")
+    with pytest.raises(FormatError) as error:
+        parse_submission(source("sub.csv", data), ["1", "2", "3", "4"])
+    found = sorted((p.line, p.column, p.message.split(";")[0].split(" (")[0]) for p in error.value.problems)
+    assert found == [
+        (2, 6, "not valid UTF-8"),
+        (3, None, "malformed CSV: unexpected end of data"),
+        (4, 2, "empty reason for id '4'"),
+        (5, 1, "id '4' repeated"),
+        (6, 1, "id '99' is not in the dataset"),
+    ]
+
+
+def test_many_problems_are_capped_with_a_count_of_the_rest():
+    data = b"".join(b"%d,\xff\n" % number for number in range(1, 81))
+    with pytest.raises(FormatError) as error:
+        parse_submission(source("sub.csv", data), [str(number) for number in range(1, 81)])
+    problems = error.value.problems
+    assert len(problems) == 51 and problems[-1].message == "... and 30 more problems not shown"
+    assert [p.line for p in problems[:3]] == [1, 2, 3]

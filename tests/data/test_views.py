@@ -67,6 +67,19 @@ def test_upload_errors_are_shown_like_the_command_line_and_nothing_is_written(or
     assert db_counts() == before
 
 
+def test_an_upload_with_encoding_quoting_and_id_problems_lists_them_all_at_once(organizer_client):
+    dataset = import_mini()
+    before = db_counts()
+    response = organizer_client.post(reverse("data:upload_submission", args=[dataset.pk]), submission_form(
+        b"1,Caf\xe9\n2,\n3,\"open quote\n3,again\n8,unknown\n"))
+    assert response.status_code == BAD_REQUEST
+    rows = sorted((p.line, p.message.split(";")[0].split(" (")[0]) for p in response.context["problems"])
+    assert rows == [(1, "not valid UTF-8"), (2, "empty reason for id '2'"),
+                    (3, "malformed CSV: unexpected end of data"), (4, "id '3' repeated"),
+                    (5, "id '8' is not in dataset 'mini'")]
+    assert db_counts() == before
+
+
 def test_dataset_import_errors_are_listed(organizer_client):
     response = organizer_client.post(reverse("data:import_dataset"), dataset_form(
         statements=upload("statements.csv", STATEMENTS.split(b"\n", 1)[1])))

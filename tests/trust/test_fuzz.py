@@ -193,7 +193,8 @@ def api_client(world, path):
 
 def real_path(world, path):
     return path.format(campaign_id=world.campaign.pk, dataset_id=world.dataset.pk, rater_id=world.rater().pk,
-                       run_id=world.metric_run.pk, assignment_id=world.assignment.pk, token_id="abcdefgh")
+                       run_id=world.metric_run.pk, assignment_id=world.assignment.pk, token_id="abcdefgh",
+                       item_id=world.assignment.item_id)
 
 
 def test_every_api_operation_with_hostile_values(world):
@@ -220,7 +221,7 @@ def test_every_api_operation_with_hostile_values(world):
             if "{" not in path:
                 continue
             url = path.replace("{", "").replace("}", "")
-            for name in ("campaign_id", "dataset_id", "rater_id", "run_id", "assignment_id", "token_id"):
+            for name in ("campaign_id", "dataset_id", "rater_id", "run_id", "assignment_id", "token_id", "item_id"):
                 url = url.replace(name, hostile_id)
             before = snapshot()
             response = client.generic(method.upper(), url, "{}", content_type="application/json")

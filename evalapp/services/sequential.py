@@ -64,7 +64,8 @@ def _per_instance_means(campaign):
     is not complete on an instance: fewer counted ratings than the campaign's M))."""
     systems = results.campaign_systems(campaign)
     matrix = results.instance_score_matrix(campaign, systems=systems)
-    order = list(campaign.sampled.order_by("position").values_list("rating_order", flat=True))
+    # The matrix's columns are the instances in use (a retired instance leaves every comparison), in sample order.
+    order = list(campaign.sampled.in_use().order_by("position").values_list("rating_order", flat=True))
     if matrix.sums.size and all(place is not None for place in order):
         columns = np.argsort(np.asarray(order))
         sums, counts = matrix.sums[:, columns], matrix.counts[:, columns]

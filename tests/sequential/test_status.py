@@ -268,3 +268,20 @@ def test_racing_retires_decided_systems_as_ratings_arrive_without_a_button(setti
         assert retired, "a clear gap on 1-rater items must retire a system before 90 ratings"
         # No item of a system is handed out once the system is retired.
         assert not any(name in before for name, before in zip(handed, retired_before))
+
+
+def test_a_retired_instance_leaves_the_pairs_and_the_status_still_answers(organizer):
+    """An organizer retires a broken statement (flag review): the decisions read the instances in use only."""
+    from core import flags
+
+    dataset = build_dataset(instances=12, systems=("good", "bad"))
+    campaign = create_campaign(dataset, "retire-one", seed=3, raters_per_item=1)
+    rater = Rater.objects.create(external_id="r", platform=Rater.Platform.SITE, order_seed=7)
+    system_of = dict(ItemOutput.objects.filter(campaign=campaign).values_list("item_id", "output__system__name"))
+    while (assignment := engine.next_assignment(campaign, rater)) is not None:
+        engine.submit_rating(assignment.pk, rater, 3 if system_of[assignment.item_id] == "good" else 0)
+    before = sequential_status(campaign)
+    item = Item.objects.filter(campaign=campaign, kind=Item.Kind.SYSTEM).first()
+    flags.retire_instance(campaign, item.pk, organizer, "broken statement")
+    after = sequential_status(campaign)
+    assert after.instances_seen == before.instances_seen - 1 == 11

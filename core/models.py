@@ -187,6 +187,8 @@ class Campaign(models.Model):
     name = models.CharField(max_length=100, unique=True)
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    table6_exported_at = models.DateTimeField(
+        null=True, blank=True, help_text="When Table 6 was last exported (web, API or command): the checklist's last step.")
     seed = models.BigIntegerField(null=True, blank=True, help_text="Seed of the instance sample (S2).")
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     raters_per_item = models.PositiveSmallIntegerField(default=DEFAULT_RATERS_PER_ITEM)

@@ -125,6 +125,9 @@ def _organizer_campaign(campaign, raters, lab, reports):
         table6 = f"closed at {_percent(campaign)}%: Table 6 is final, incomplete systems marked †"
     else:
         table6 = "a preview until every rating is in or you close the campaign"
+    exported = campaign.table6_exported_at
+    if complete or closed:
+        table6 += f"; exported {exported:%Y-%m-%d %H:%M} UTC" if exported else "; not exported yet"
     steps = (
         Step("Recruit raters", reverse("campaigns:raters", args=(campaign.pk,)),
              f"{_plural(raters, 'rater')} ({_plural(lab, 'lab account')}; or Mechanical Turk, Prolific)",
@@ -134,7 +137,7 @@ def _organizer_campaign(campaign, raters, lab, reports):
              reports == 0),
         Step("Watch progress and rater quality", dashboard,
              ("closed, " if closed else "") + _rated(campaign), complete or closed),
-        Step("Export Table 6", dashboard + "#downloads-title", table6, complete or closed),
+        Step("Export Table 6", dashboard + "#downloads-title", table6, (complete or closed) and exported is not None),
     )
     return CampaignChecklist(campaign.name, reverse("campaigns:detail", args=(campaign.pk,)), campaign.status,
                              _rated(campaign), steps)

@@ -10,6 +10,8 @@ formula are neutralised by :func:`evalapp.formats.csvfile.write_csv`.
 import json
 from dataclasses import dataclass
 
+from django.utils import timezone
+
 from core import quality
 from core.defaults import (
     CLUSTER_RULES,
@@ -20,6 +22,7 @@ from core.defaults import (
     content_type,
     download_filename,
 )
+from core.models import Campaign
 from evalapp.formats import metric_report
 from evalapp.formats.csvfile import write_csv
 from evalapp.services import crowd, results
@@ -104,8 +107,11 @@ def table6(campaign, fmt=None, halves=False, bootstrap=0, seed=DEFAULT_SEED, per
     rule = clusters if bootstrap and clusters != DEFAULT_CLUSTER_RULE else ""
     suffix = "-".join(part for part in ("halves" if halves else "", f"ci{bootstrap}" if bootstrap else "", rule,
                                         "inline" if latex_intervals else "") if part)
-    return _export(TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals),
-                   suffix)
+    export = _export(TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals),
+                     suffix)
+    # The organizer's checklist follows exports: every download (web, API, command) comes through here.
+    Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())
+    return export
 
 
 def agreement(campaign, fmt=None):

@@ -48,7 +48,7 @@ def test_every_campaign_has_its_own_steps_in_its_own_state(client, organizer):
     assert demo_steps[3][2:] == ("a preview until every rating is in or you close the campaign", False)
     study_steps = steps(by_name(home)["demo-study"].steps)
     assert study_steps[2][2].startswith("closed, 100% rated") and study_steps[3][2:] == (
-        "every rating is in: Table 6 is final", True)
+        "every rating is in: Table 6 is final; not exported yet", False)
     assert study_steps[2][1] == reverse("results:dashboard", args=(study.pk,))
     body = page.content.decode()
     assert "Your way through a campaign" in body and "The metric study" in body
@@ -61,7 +61,12 @@ def test_every_campaign_has_its_own_steps_in_its_own_state(client, organizer):
     assert demo_steps[0][2:] == ("3 raters (3 lab accounts; or Mechanical Turk, Prolific)", True)
     assert demo_steps[1][1:] == (reverse("campaigns:flags", args=(demo.pk,)), "1 item waiting for your review", False)
     assert demo_steps[2][2].startswith("closed, 0% rated") and demo_steps[2][3]
-    assert demo_steps[3][2:] == ("closed at 0%: Table 6 is final, incomplete systems marked †", True)
+    assert demo_steps[3][2:] == ("closed at 0%: Table 6 is final, incomplete systems marked †; not exported yet",
+                                 False)
+    # Exporting Table 6 (here through the API; the web and the command share the export path) ticks the step.
+    client.get(f"/api/campaigns/{demo.pk}/table6/?format=csv")
+    state, done = steps(by_name(client.get("/").context["organizer_home"])["demo"].steps)[3][2:]
+    assert done and state.startswith("closed at 0%: Table 6 is final, incomplete systems marked †; exported 20")
 
 
 def test_a_researcher_gets_the_steps_of_each_campaign_with_ratings(client, researcher):

@@ -64,3 +64,22 @@ def rater_user(django_user_model):
     user = _user(django_user_model, "rater1")
     Rater.objects.create(user=user, order_seed=12345)
     return user
+
+
+def _commits(request):
+    """Whether the test's writes are committed (transactional tests, the live server): they outlive it."""
+    marker = request.node.get_closest_marker("django_db")
+    return bool({"transactional_db", "live_server"} & set(request.fixturenames)
+                or (marker is not None and marker.kwargs.get("transaction")))
+
+
+@pytest.fixture(autouse=True)
+def _no_counts_carried_over(request, django_db_blocker):
+    """Rate-limit counts (crowd entry, core/throttle.py) live in the database cache: a committing test's
+    counts would survive it and throttle a later test from the same client address. Clear them after."""
+    yield
+    if _commits(request):
+        from django.core.cache import cache
+
+        with django_db_blocker.unblock():
+            cache.clear()

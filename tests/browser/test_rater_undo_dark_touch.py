@@ -47,7 +47,7 @@ def test_a_dark_preference_gets_a_dark_page_and_a_touch_screen_no_keyboard_hint(
 
     touch = new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
     start(touch, live_server, browser_campaign)
-    touch.wait_for_function("document.querySelector('.auto-submit').hidden === false")  # the script has run
+    touch.locator(".auto-submit:not([hidden])").wait_for(state="attached")  # the script has run (no eval: CSP)
     assert not touch.locator(".shortcut-hint").is_visible()
     light = new_context().new_page()
     start(light, live_server, browser_campaign)

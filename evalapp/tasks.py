@@ -17,7 +17,6 @@ def run_metric_study(run_id):
 @task()
 def fit_rater_effects_task(campaign_id, names):
     """Fit Table 6's mixed model (``human_adjusted``) of a campaign's current ratings into the cache."""
-    from core.models import Campaign
     from evalapp.services.results import fit_rater_effects
 
     campaign = Campaign.objects.filter(pk=campaign_id).first()

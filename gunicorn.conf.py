@@ -17,6 +17,7 @@ round trips.
 
 Every value can be overridden from the environment (names below) or on the command line.
 """
+
 import multiprocessing
 import os
 

@@ -6,6 +6,7 @@ id, never a system name, an item id or anyone else's score. Leasing and submitti
 through :mod:`core.engine`, so the S7 invariants hold for API and browser raters alike.
 Getting an item leases it, so it is a POST; GET only shows the item the rater already holds.
 """
+
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -13,6 +14,7 @@ from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from annotators import crowd
 from annotators.seconds import measured_seconds
 from annotators.serializers import (
     CorrectionResultSerializer,
@@ -24,7 +26,6 @@ from annotators.serializers import (
     RatingResultSerializer,
     RatingSerializer,
 )
-from annotators import crowd
 from core import corrections, doors, engine, flags, roles
 from core.api.base import ApiView, ListApiView
 from core.api.errors import Conflict
@@ -53,8 +54,11 @@ def door_or_404(request, campaign, rater):
 
 def own_assignment_or_404(request, assignment_id):
     """The requesting rater's assignment; someone else's gives the same 404 as a missing one."""
-    assignment = (Assignment.objects.select_related("item__instance", "campaign")
-                  .filter(pk=assignment_id, rater=roles.rater_of(request.user)).first())
+    assignment = (
+        Assignment.objects.select_related("item__instance", "campaign")
+        .filter(pk=assignment_id, rater=roles.rater_of(request.user))
+        .first()
+    )
     if assignment is None:
         raise NotFound(NOT_YOURS)
     return assignment
@@ -67,11 +71,22 @@ def progress_of(campaign, rater):
 
 def item_body(campaign, rater, assignment):
     """What a rater may see of their item; ``assignment`` None when nothing is left for them."""
-    body = {"campaign_id": campaign.pk, "rubric": campaign.rubric, "progress": progress_of(campaign, rater),
-            "assignment_id": None, "statement": None, "reason": None, "lease_expires_at": None}
+    body = {
+        "campaign_id": campaign.pk,
+        "rubric": campaign.rubric,
+        "progress": progress_of(campaign, rater),
+        "assignment_id": None,
+        "statement": None,
+        "reason": None,
+        "lease_expires_at": None,
+    }
     if assignment is not None:
-        body.update(assignment_id=assignment.pk, statement=assignment.item.instance.false_sent,
-                    reason=assignment.item.text, lease_expires_at=assignment.lease_expires_at)
+        body.update(
+            assignment_id=assignment.pk,
+            statement=assignment.item.instance.false_sent,
+            reason=assignment.item.text,
+            lease_expires_at=assignment.lease_expires_at,
+        )
     return body
 
 
@@ -88,9 +103,16 @@ class RaterCampaignListView(ListApiView):
 
     def get_queryset(self):
         rater = roles.rater_of(self.request.user)
-        return [{"id": campaign.pk, "name": campaign.name, "instructions": campaign.instructions,
-                 "rubric": campaign.rubric, "progress": progress_of(campaign, rater)}
-                for campaign in doors.campaigns_open_to(rater, crowd.entered_sessions(self.request, rater))]
+        return [
+            {
+                "id": campaign.pk,
+                "name": campaign.name,
+                "instructions": campaign.instructions,
+                "rubric": campaign.rubric,
+                "progress": progress_of(campaign, rater),
+            }
+            for campaign in doors.campaigns_open_to(rater, crowd.entered_sessions(self.request, rater))
+        ]
 
     @extend_schema(tags=["rate"])
     def get(self, request, *args, **kwargs):
@@ -145,17 +167,19 @@ class SubmitRatingView(ApiView):
 
     Security: raters only, own assignments only, through the rater's door into the assignment's
     campaign (a crowd account: only assignments of the live crowd session it entered); anything
-    else gives 404, as a missing assignment does, and writes nothing. Idempotent: a repeated submit returns the stored rating
-    with 200 instead of 201. 409 when the rating is no longer needed, the campaign is
+    else gives 404, as a missing assignment does, and writes nothing. Idempotent: a repeated
+    submit returns the stored rating with 200 instead of 201. 409 when the rating is no longer needed, the campaign is
     closed or the rater was excluded; the message says which.
     """
 
     permission_classes = RATER
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(request=RatingSerializer,
-                   responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
-                   tags=["rate"])
+    @extend_schema(
+        request=RatingSerializer,
+        responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
+        tags=["rate"],
+    )
     def post(self, request, assignment_id):
         form = RatingSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -167,15 +191,25 @@ class SubmitRatingView(ApiView):
         # The engine checks ownership (rater, campaign, crowd session) again under the row lock.
         try:
             rating, created = engine.submit_rating(
-                assignment.pk, rater, form.validated_data["score"], now=now, campaign=campaign,
+                assignment.pk,
+                rater,
+                form.validated_data["score"],
+                now=now,
+                campaign=campaign,
                 crowd_session_id=door.crowd_session_id,
-                seconds=lambda assignment: measured_seconds(assignment, now, reported))
+                seconds=lambda assignment: measured_seconds(assignment, now, reported),
+            )
         except engine.SubmissionRefused as refusal:
             if refusal.code == engine.SubmissionRefused.NOT_FOUND:
                 raise NotFound(NOT_YOURS) from None
             raise Conflict(refusal.message, code=refusal.code) from None
-        body = {"assignment_id": rating.assignment_id, "score": rating.score, "seconds": rating.seconds,
-                "created": created, "progress": progress_of(rating.campaign, rater)}
+        body = {
+            "assignment_id": rating.assignment_id,
+            "score": rating.score,
+            "seconds": rating.seconds,
+            "created": created,
+            "progress": progress_of(rating.campaign, rater),
+        }
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
@@ -183,7 +217,8 @@ class FlagItemView(ApiView):
     """POST: report the rater's item as broken; the item is skipped and never comes back to them.
 
     Security: raters only, own assignments only, through the rater's door (a crowd account: only its
-    live crowd session's assignments; 404 otherwise, nothing written); POST with CSRF when a session is used. The checks of a submit: an open campaign, a rater not excluded,
+    live crowd session's assignments; 404 otherwise, nothing written); POST with CSRF when a session
+    is used. The checks of a submit: an open campaign, a rater not excluded,
     the rater's live lease (409 otherwise, with the reason; nothing written).
     """
 
@@ -198,14 +233,20 @@ class FlagItemView(ApiView):
         form = FlagSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            _, released = flags.flag_item(assignment.pk, rater, assignment.campaign,
-                                          form.validated_data["note"], crowd_session_id=door.crowd_session_id)
+            _, released = flags.flag_item(
+                assignment.pk,
+                rater,
+                assignment.campaign,
+                form.validated_data["note"],
+                crowd_session_id=door.crowd_session_id,
+            )
         except flags.FlagRefused as refusal:
             if refusal.code == flags.FlagRefused.NOT_FOUND:
                 raise NotFound(NOT_YOURS) from None
             raise Conflict(refusal.message, code=refusal.code) from None
-        return Response({"assignment_id": assignment.pk, "flagged": True, "released": released},
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            {"assignment_id": assignment.pk, "flagged": True, "released": released}, status=status.HTTP_201_CREATED
+        )
 
 
 class CorrectRatingView(ApiView):
@@ -213,7 +254,8 @@ class CorrectRatingView(ApiView):
     "change your previous score" twin (``annotators.views.rating.correct``).
 
     Security: raters only, own assignments only, through the rater's door into the campaign
-    (someone else's id, or no door, gives 404, as a missing one does, and writes nothing). 409 when the rating is not the rater's last one in its campaign,
+    (someone else's id, or no door, gives 404, as a missing one does, and writes nothing). 409 when
+    the rating is not the rater's last one in its campaign,
     was saved more than CORRECTION_WINDOW_SECONDS ago, no longer counts, or the campaign is
     closed; the message says which and nothing is written. The rating keeps its row (the
     distinct-raters invariant is untouched); the change is recorded as a RatingCorrection.
@@ -222,8 +264,9 @@ class CorrectRatingView(ApiView):
     permission_classes = RATER
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(request=CorrectionSerializer, responses={200: CorrectionResultSerializer, 409: ErrorSerializer},
-                   tags=["rate"])
+    @extend_schema(
+        request=CorrectionSerializer, responses={200: CorrectionResultSerializer, 409: ErrorSerializer}, tags=["rate"]
+    )
     def post(self, request, assignment_id):
         assignment = own_assignment_or_404(request, assignment_id)
         rater = roles.rater_of(request.user)
@@ -231,11 +274,18 @@ class CorrectRatingView(ApiView):
         form = CorrectionSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
-            correction = corrections.correct_last_rating(assignment.pk, rater, assignment.campaign,
-                                                         form.validated_data["score"])
+            correction = corrections.correct_last_rating(
+                assignment.pk, rater, assignment.campaign, form.validated_data["score"]
+            )
         except corrections.CorrectionRefused as refusal:
             if refusal.code == corrections.CorrectionRefused.NOT_FOUND:
                 raise NotFound(NOT_YOURS) from None
             raise Conflict(refusal.message, code=refusal.code) from None
-        return Response({"assignment_id": correction.assignment_id, "old_score": correction.old_score,
-                         "score": correction.new_score, "changed": correction.changed})
+        return Response(
+            {
+                "assignment_id": correction.assignment_id,
+                "old_score": correction.old_score,
+                "score": correction.new_score,
+                "changed": correction.changed,
+            }
+        )

@@ -16,6 +16,7 @@ The worker then gets the campaign's completion code, or its screening code when 
 on at least ``quality.MIN_CONTROL_RATINGS`` control ratings in the campaign (the rule that
 flags a rater on the quality page). Without a screening code everyone gets the completion code.
 """
+
 import re
 import secrets
 from dataclasses import dataclass
@@ -107,10 +108,16 @@ def submit_origin(value):
     name = PARAMETERS[MTURK]["submit_to"]
     parts = urlsplit((value or "").strip())
     origin = f"{parts.scheme}://{parts.netloc}".lower()
-    if (parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc
-            or origin not in submit_origins()):
-        raise CrowdParameterError(name, f"{value!r} is not a Mechanical Turk submit address "
-                                        f"(allowed: {', '.join(submit_origins())})")
+    if (
+        parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+        or "@" in parts.netloc
+        or origin not in submit_origins()
+    ):
+        raise CrowdParameterError(
+            name, f"{value!r} is not a Mechanical Turk submit address (allowed: {', '.join(submit_origins())})"
+        )
     return origin
 
 
@@ -133,18 +140,23 @@ def visit_from(platform, params):
         if part == "session_id" and value in PREVIEW_ASSIGNMENT_IDS:
             raise CrowdParameterError(name, "the HIT is not accepted yet; accept it to start")
         if not PLATFORM_ID.fullmatch(value):
-            raise CrowdParameterError(name, f"{value[:80]!r} is not a {platform} id "
-                                            "(1-64 letters, digits, '-' or '_')")
+            raise CrowdParameterError(name, f"{value[:80]!r} is not a {platform} id (1-64 letters, digits, '-' or '_')")
         values[part] = value
     return Visit(platform=platform, **values)
 
 
 # --- entering ------------------------------------------------------------------------------
 
+
 def is_crowd_account(user):
     """A password-less account with no role but rater: the only kind a URL may log in."""
-    return (user.is_active and not user.has_usable_password() and not user.is_staff
-            and not user.is_superuser and not user.groups.exists())
+    return (
+        user.is_active
+        and not user.has_usable_password()
+        and not user.is_staff
+        and not user.is_superuser
+        and not user.groups.exists()
+    )
 
 
 def crowd_rater(platform, worker_id):
@@ -161,8 +173,12 @@ def crowd_rater(platform, worker_id):
 
 def _crowd_rater(platform, worker_id):
     with transaction.atomic():
-        rater = (Rater.objects.select_for_update(no_key=True, of=("self",)).select_related("user")
-                 .filter(platform=platform, external_id=worker_id).first())
+        rater = (
+            Rater.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("user")
+            .filter(platform=platform, external_id=worker_id)
+            .first()
+        )
         if rater is None:
             rater = Rater.objects.create(platform=platform, external_id=worker_id, order_seed=engine.new_order_seed())
         if rater.user_id is None:
@@ -187,15 +203,23 @@ def start_session(campaign, visit):
 
 def _session(campaign, rater, visit):
     with transaction.atomic():
-        existing = (CrowdSession.objects.select_related("rater__user")
-                    .filter(platform=visit.platform, session_id=visit.session_id).first())
+        existing = (
+            CrowdSession.objects.select_related("rater__user")
+            .filter(platform=visit.platform, session_id=visit.session_id)
+            .first()
+        )
         if existing is not None:
             if (existing.rater_id, existing.campaign_id, existing.task_id) != (rater.pk, campaign.pk, visit.task_id):
                 raise CrowdEntryRefused("This assignment or session belongs to another worker or task.")
             return existing
         return CrowdSession.objects.create(
-            campaign=campaign, rater=rater, platform=visit.platform, session_id=visit.session_id,
-            task_id=visit.task_id, submit_to=visit.submit_to)
+            campaign=campaign,
+            rater=rater,
+            platform=visit.platform,
+            session_id=visit.session_id,
+            task_id=visit.task_id,
+            submit_to=visit.submit_to,
+        )
 
 
 def enter(request, campaign, visit):
@@ -234,6 +258,7 @@ def entered_sessions(request, rater):
 
 
 # --- progress and completion ---------------------------------------------------------------
+
 
 def progress(campaign, rater, crowd_session=None, overall=None):
     """The rater's progress: in the whole campaign, or within the crowd session (its cap applied).
@@ -283,8 +308,11 @@ def completion_link(url, code):
     if not code:
         return url
     parts = urlsplit(url)
-    query = [(name, value) for name, value in parse_qsl(parts.query, keep_blank_values=True)
-             if name != COMPLETION_CODE_PARAMETER]
+    query = [
+        (name, value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        if name != COMPLETION_CODE_PARAMETER
+    ]
     query.append((COMPLETION_CODE_PARAMETER, code))
     return urlunsplit(parts._replace(query=urlencode(query)))
 
@@ -292,5 +320,3 @@ def completion_link(url, code):
 def external_submit_url(crowd_session):
     """Where the completion form posts: ``{turkSubmitTo}/mturk/externalSubmit`` (checked again)."""
     return submit_origin(crowd_session.submit_to) + EXTERNAL_SUBMIT_PATH
-
-

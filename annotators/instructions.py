@@ -3,6 +3,7 @@
 The examples use the statement of the task paper's introduction; each reason is scored on the
 0-3 scale of Table 1, whose wording the campaign's rubric may adapt.
 """
+
 from dataclasses import dataclass
 
 WORKED_STATEMENT = "He put an elephant into the fridge."
@@ -16,15 +17,23 @@ class WorkedExample:
 
 
 WORKED_EXAMPLES = (
-    WorkedExample(0, "Elephants are usually white while fridges are usually white.",
-                  "It does not explain the statement: it compares colours, which have nothing to do "
-                  "with it, and makes no sense itself."),
-    WorkedExample(1, "He cannot put an elephant into the fridge.",
-                  "It only negates the statement; it does not say why."),
-    WorkedExample(2, "An elephant is much more bigger than fridge and it eats grass.",
-                  "The right idea, but with grammatical errors and an unnecessary part."),
-    WorkedExample(3, "An elephant is much bigger than a fridge.",
-                  "A solid explanation of why the statement does not make sense."),
+    WorkedExample(
+        0,
+        "Elephants are usually white while fridges are usually white.",
+        "It does not explain the statement: it compares colours, which have nothing to do "
+        "with it, and makes no sense itself.",
+    ),
+    WorkedExample(
+        1, "He cannot put an elephant into the fridge.", "It only negates the statement; it does not say why."
+    ),
+    WorkedExample(
+        2,
+        "An elephant is much more bigger than fridge and it eats grass.",
+        "The right idea, but with grammatical errors and an unnecessary part.",
+    ),
+    WorkedExample(
+        3, "An elephant is much bigger than a fridge.", "A solid explanation of why the statement does not make sense."
+    ),
 )
 
 

@@ -5,6 +5,7 @@ The cookie only decides whether the page shows the "change your last score" butt
 correction itself is checked again by ``core.corrections`` under the rater's lock (their own
 rating, still their last, within the window), so a forged or replayed cookie can change nothing.
 """
+
 from dataclasses import asdict, dataclass
 
 from django.conf import settings
@@ -27,17 +28,23 @@ class LastRating:
 
 def remember(response, last):
     # Expires with the correction window: after it the buttons would only say "too late".
-    response.set_cookie(COOKIE_NAME, signing.dumps(asdict(last), salt=COOKIE_SALT),
-                        max_age=CORRECTION_WINDOW_SECONDS, httponly=True,
-                        samesite=settings.SESSION_COOKIE_SAMESITE, secure=settings.SESSION_COOKIE_SECURE)
+    response.set_cookie(
+        COOKIE_NAME,
+        signing.dumps(asdict(last), salt=COOKIE_SALT),
+        max_age=CORRECTION_WINDOW_SECONDS,
+        httponly=True,
+        samesite=settings.SESSION_COOKIE_SAMESITE,
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
     return response
 
 
 def recall(request, campaign_id):
     """The last saved score in this campaign while it may still be changed, or None."""
     try:
-        last = LastRating(**signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT,
-                                          max_age=CORRECTION_WINDOW_SECONDS))
+        last = LastRating(
+            **signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT, max_age=CORRECTION_WINDOW_SECONDS)
+        )
     except (KeyError, signing.BadSignature, ValueError, TypeError):
         return None
     return last if last.campaign_id == campaign_id else None

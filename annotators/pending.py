@@ -5,6 +5,7 @@ only ever used to pre-select the choice (or pre-fill the flag note) on the rater
 nothing is saved until the rater submits again, so a forged cross-site request can at most
 pre-select a radio button the rater then sees.
 """
+
 from dataclasses import asdict, dataclass, replace
 
 from django.conf import settings
@@ -26,7 +27,7 @@ SESSION_EXPIRED = "session"
 EXPLAINED = ""
 EXPLANATIONS = {
     CSRF_EXPIRED: "The page's security token had expired (the page was open a long time, or you "
-                  "logged in again in another tab), so nothing was saved yet.",
+    "logged in again in another tab), so nothing was saved yet.",
     SESSION_EXPIRED: "Your session had expired, so nothing was saved yet.",
 }
 
@@ -89,16 +90,23 @@ def remember(response, choice):
         choice = replace(choice, note=choice.note[: len(choice.note) // 2])
         value = _signed(choice)
     # Same SameSite as the session: inside Mechanical Turk's frame both must be "None" (settings).
-    response.set_cookie(COOKIE_NAME, value, max_age=COOKIE_MAX_AGE_SECONDS, httponly=True,
-                        samesite=settings.SESSION_COOKIE_SAMESITE, secure=settings.SESSION_COOKIE_SECURE)
+    response.set_cookie(
+        COOKIE_NAME,
+        value,
+        max_age=COOKIE_MAX_AGE_SECONDS,
+        httponly=True,
+        samesite=settings.SESSION_COOKIE_SAMESITE,
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
     return response
 
 
 def recall(request, campaign_id):
     """The pending choice for this campaign, or None (also when the cookie is forged or too old)."""
     try:
-        choice = PendingChoice(**signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT,
-                                               max_age=COOKIE_MAX_AGE_SECONDS))
+        choice = PendingChoice(
+            **signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT, max_age=COOKIE_MAX_AGE_SECONDS)
+        )
     except (KeyError, signing.BadSignature, ValueError, TypeError):
         return None
     return choice if choice.campaign_id == campaign_id else None

@@ -1,4 +1,5 @@
 """The time a rater spent on an item, as stored with the rating (S6)."""
+
 import math
 
 

@@ -1,4 +1,5 @@
 """What goes in and out of the rater's endpoints, and nothing more: never a system, never another rater's score."""
+
 from rest_framework import serializers
 
 from core.defaults import NOTE_MAX_CHARS, SCORE_MAX, SCORE_MIN
@@ -38,8 +39,9 @@ class RaterItemSerializer(serializers.Serializer):
 
 class RatingSerializer(serializers.Serializer):
     score = serializers.IntegerField(min_value=SCORE_MIN, max_value=SCORE_MAX)
-    seconds = serializers.FloatField(required=False, allow_null=True, min_value=0,
-                                     help_text="Time the rater spent on the item.")
+    seconds = serializers.FloatField(
+        required=False, allow_null=True, min_value=0, help_text="Time the rater spent on the item."
+    )
 
 
 class RatingResultSerializer(serializers.Serializer):

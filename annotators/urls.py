@@ -1,4 +1,5 @@
 """URLs of the rater screens and the crowd entry pages (mounted at ``/rate/``), and of the rater's API endpoints."""
+
 from django.urls import path
 
 from annotators import api

@@ -15,6 +15,7 @@ first export (the mixed model queued for the background worker, "being computed"
 background fit itself; and the export once the fit is in the cache.
 ``--database-url`` reuses a database kept by an earlier run (``--keep``) instead of building one.
 """
+
 import argparse
 import gc
 import os
@@ -27,8 +28,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.loadstats import format_table  # noqa: E402
-from bench.server import BenchDatabase, production_env, setup_django  # noqa: E402
+from bench.loadstats import format_table
+from bench.server import BenchDatabase, production_env, setup_django
 
 KIB = 1024
 MIB = KIB * KIB
@@ -66,14 +67,22 @@ def measure(label, function, target=None):
     seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
     peak = _status_kib("VmHWM")
     verdict = "" if target is None else ("ok" if seconds < target else "MISSED") + f" (< {target:g} s)"
-    return [label, f"{seconds:.2f}", f"{peak * KIB / MIB:.0f}", f"{(peak - before) * KIB / MIB:.0f}", verdict,
-            f"{cpu:.2f}"]
+    return [
+        label,
+        f"{seconds:.2f}",
+        f"{peak * KIB / MIB:.0f}",
+        f"{(peak - before) * KIB / MIB:.0f}",
+        verdict,
+        f"{cpu:.2f}",
+    ]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)")
+    parser.add_argument(
+        "--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)"
+    )
     parser.add_argument("--systems", type=int, default=200)
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--raters-per-item", type=int, default=5)
@@ -82,8 +91,11 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=2, help="time each service this many times (first run is cold)")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--database-url", help="reuse this database (kept by --keep) instead of building one")
-    parser.add_argument("--only-secondary", action="store_true",
-                        help="time only the secondary columns (human_z, human_adjusted) and Table 6 with them")
+    parser.add_argument(
+        "--only-secondary",
+        action="store_true",
+        help="time only the secondary columns (human_z, human_adjusted) and Table 6 with them",
+    )
     args = parser.parse_args(argv)
 
     workdir = Path(tempfile.mkdtemp(prefix="comve-aggregate-"))
@@ -103,30 +115,51 @@ def main(argv=None):
             campaign = Campaign.objects.get(name="aggregate")
             print(f"reusing {database.url}")
         else:
-            made = make_campaign("aggregate", args.systems, args.instances, args.raters_per_item, args.raters,
-                                 with_ratings=True)
+            made = make_campaign(
+                "aggregate", args.systems, args.instances, args.raters_per_item, args.raters, with_ratings=True
+            )
             campaign = made.campaign
             print("built in " + ", ".join(f"{phase} {seconds:.1f} s" for phase, seconds in made.seconds.items()))
         ratings = campaign.ratings.count()
-        shape = "" if args.database_url else (f"{args.systems} systems x {args.instances} instances x "
-                                              f"{args.raters_per_item} raters = ")
-        print(f"{args.database}: {shape}{ratings:,} ratings from {campaign.ratings.values('rater_id').distinct().count()} "
-              f"raters; load average before the run {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
+        shape = (
+            ""
+            if args.database_url
+            else (f"{args.systems} systems x {args.instances} instances x {args.raters_per_item} raters = ")
+        )
+        print(
+            f"{args.database}: {shape}{ratings:,} ratings from "
+            f"{campaign.ratings.values('rater_id').distinct().count()} "
+            f"raters; load average before the run {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
+        )
         rows = secondary_rows(campaign)
         for run in range(1, 0 if args.only_secondary else args.repeat + 1):
             rows.append(measure(f"Table 6, no intervals (run {run})", lambda: table6(campaign), TABLE6_TARGET_SECONDS))
-            rows.append(measure(f"bootstrap intervals alone, {args.bootstrap} resamples (run {run})",
-                                lambda: bootstrap_intervals(campaign, args.bootstrap)))
-            rows.append(measure(f"Table 6 + {args.bootstrap} bootstrap resamples + clusters (run {run})",
-                                lambda: table6(campaign, bootstrap=args.bootstrap), TABLE6_TARGET_SECONDS))
+            rows.append(
+                measure(
+                    f"bootstrap intervals alone, {args.bootstrap} resamples (run {run})",
+                    lambda: bootstrap_intervals(campaign, args.bootstrap),
+                )
+            )
+            rows.append(
+                measure(
+                    f"Table 6 + {args.bootstrap} bootstrap resamples + clusters (run {run})",
+                    lambda: table6(campaign, bootstrap=args.bootstrap),
+                    TABLE6_TARGET_SECONDS,
+                )
+            )
             rows.append(measure(f"agreement (run {run})", lambda: agreement_report(campaign), AGREEMENT_TARGET_SECONDS))
         print(format_table(rows, ["computation", "seconds", "peak RSS MiB", "RSS growth MiB", "target", "CPU s"]))
         if args.only_secondary:
             return
         report = agreement_report(campaign)
-        print("agreement: " + ", ".join(f"{key} {report[key]:.4f}" for key in
-                                        ("krippendorff_alpha_ordinal", "fleiss_kappa", "mean_pairwise_qwk")
-                                        if report.get(key) is not None))
+        print(
+            "agreement: "
+            + ", ".join(
+                f"{key} {report[key]:.4f}"
+                for key in ("krippendorff_alpha_ordinal", "fleiss_kappa", "mean_pairwise_qwk")
+                if report.get(key) is not None
+            )
+        )
     finally:
         if args.keep:
             print(f"kept: DATABASE_URL={database.url}")
@@ -152,16 +185,26 @@ def secondary_rows(campaign):
         compute.system_z_means(ids, raters, scores, systems, names)
         results.digest(ids, instances, raters, scores, systems, names)
 
-    rows = [measure("Table 6 without the secondary columns", lambda: results.table6(campaign, secondary=False)),
-            measure("baseline: human_z from every rating row + its digest (previous path)", from_rows),
-            measure("human_z and the fit's key from grouped sums", lambda: results.rater_z_means(campaign, names))]
+    rows = [
+        measure("Table 6 without the secondary columns", lambda: results.table6(campaign, secondary=False)),
+        measure("baseline: human_z from every rating row + its digest (previous path)", from_rows),
+        measure("human_z and the fit's key from grouped sums", lambda: results.rater_z_means(campaign, names)),
+    ]
     cache.clear()
     inline = campaign.ratings.count() <= ADJUSTED_INLINE_MAX_RATINGS
     label = "fitted inline" if inline else "fit queued, 'being computed'"
-    rows.append(measure(f"Table 6 with every column, first export ({label})", lambda: results.table6(campaign),
-                        None if inline else target))
-    rows.append(measure("background fit of human_adjusted (the worker's task)",
-                        lambda: results.fit_rater_effects(campaign, names)))
+    rows.append(
+        measure(
+            f"Table 6 with every column, first export ({label})",
+            lambda: results.table6(campaign),
+            None if inline else target,
+        )
+    )
+    rows.append(
+        measure(
+            "background fit of human_adjusted (the worker's task)", lambda: results.fit_rater_effects(campaign, names)
+        )
+    )
     rows.append(measure("Table 6 with every column, fit in the cache", lambda: results.table6(campaign), target))
     return rows
 

@@ -10,6 +10,7 @@ is left. Printed per K: ratings/s, p50/p95/p99 latency of each call, SQL queries
 (measured single-threaded), and the S7 invariants checked afterwards. The HTTP-level load
 test of the whole stack is ``bench/rater_load.py``.
 """
+
 import argparse
 import os
 import sys
@@ -38,12 +39,14 @@ def build_campaign(name, systems, instances, raters_per_item):
     dataset = Dataset.objects.create(name=name)
     made = Instance.objects.bulk_create(
         Instance(dataset=dataset, external_id=str(index), position=index, false_sent=f"Statement {index}.")
-        for index in range(instances))
+        for index in range(instances)
+    )
     Reference.objects.bulk_create(Reference(instance=instance, position=1, text="A reference.") for instance in made)
     for number in range(systems):
         system = System.objects.create(dataset=dataset, name=f"system{number:03d}")
-        SystemOutput.objects.bulk_create(SystemOutput(system=system, instance=instance, text=f"Reason {number}.")
-                                         for instance in made)
+        SystemOutput.objects.bulk_create(
+            SystemOutput(system=system, instance=instance, text=f"Reason {number}.") for instance in made
+        )
     return create_campaign(dataset, name, seed=1, raters_per_item=raters_per_item)
 
 
@@ -55,7 +58,9 @@ def queries_per_call(campaign):
     from core import engine
     from core.models import Rater
 
-    rater = Rater.objects.create(external_id="probe", platform=Rater.Platform.IMPORT, order_seed=engine.new_order_seed())
+    rater = Rater.objects.create(
+        external_id="probe", platform=Rater.Platform.IMPORT, order_seed=engine.new_order_seed()
+    )
     with CaptureQueriesContext(connection) as leased:
         lease = engine.next_assignment(campaign, rater)
     with CaptureQueriesContext(connection) as submitted:
@@ -69,8 +74,10 @@ def run_raters(campaign, k):
     from core import engine
     from core.models import Rater
 
-    raters = Rater.objects.bulk_create(Rater(external_id=f"bench{k}-{index}", platform=Rater.Platform.IMPORT,
-                                             order_seed=engine.new_order_seed()) for index in range(k))
+    raters = Rater.objects.bulk_create(
+        Rater(external_id=f"bench{k}-{index}", platform=Rater.Platform.IMPORT, order_seed=engine.new_order_seed())
+        for index in range(k)
+    )
     timings = {"next_assignment": [], "submit_rating": []}
     lock, errors = threading.Lock(), []
     barrier = threading.Barrier(k)
@@ -112,11 +119,21 @@ def invariants(campaign):
 
     items = Item.objects.filter(campaign=campaign)
     over = items.filter(done_count__gt=0).annotate(n=Count("ratings")).exclude(n=F("needed")).count()
-    repeated = (Assignment.objects.filter(campaign=campaign).values("item", "rater").annotate(n=Count("pk"))
-                .filter(n__gt=1).count())
+    repeated = (
+        Assignment.objects.filter(campaign=campaign)
+        .values("item", "rater")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+        .count()
+    )
     incomplete = items.exclude(done_count=F("needed")).count()
-    return {"items": items.count(), "ratings": Rating.objects.filter(campaign=campaign).count(),
-            "items_with_wrong_rating_count": over, "repeated_rater_item": repeated, "incomplete_items": incomplete}
+    return {
+        "items": items.count(),
+        "ratings": Rating.objects.filter(campaign=campaign).count(),
+        "items_with_wrong_rating_count": over,
+        "repeated_rater_item": repeated,
+        "incomplete_items": incomplete,
+    }
 
 
 def main():
@@ -136,8 +153,10 @@ def main():
 
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
-        print(f"database: {connection.vendor}; campaign {args.systems} systems x {args.instances} instances x "
-              f"{args.raters_per_item} raters")
+        print(
+            f"database: {connection.vendor}; campaign {args.systems} systems x {args.instances} instances x "
+            f"{args.raters_per_item} raters"
+        )
         probe = build_campaign("probe", args.systems, args.instances, args.raters_per_item)
         lease_queries, submit_queries = queries_per_call(probe)
         print(f"SQL statements per call: next_assignment {lease_queries}, submit_rating {submit_queries}")
@@ -152,8 +171,9 @@ def main():
             line = f"{k:>4} {checked['ratings']:>8} {seconds:>8.1f} {checked['ratings'] / seconds:>10.0f}"
             for call in ("next_assignment", "submit_rating"):
                 line += "".join(f"{percentile(timings[call], share) * MILLISECONDS:>14.1f}" for share in PERCENTILES)
-            ok = not any(checked[key] for key in ("items_with_wrong_rating_count", "repeated_rater_item",
-                                                  "incomplete_items"))
+            ok = not any(
+                checked[key] for key in ("items_with_wrong_rating_count", "repeated_rater_item", "incomplete_items")
+            )
             print(f"{line}  {len(errors):>6}  {'ok' if ok else checked}")
             for error in errors[:3]:
                 print(f"     error: {error}")

@@ -11,6 +11,7 @@ largest difference of P, R and F1 between the two. Targets: ratio >= 3, forward-
 unique, difference < 1e-5. CPU times are printed too: on a machine shared with other work, the
 wall-clock ratio moves with the load. Needs the real data (../shared/comve); no database.
 """
+
 import argparse
 import csv
 import os
@@ -39,7 +40,7 @@ def load(comve_dir, n_systems, n_instances):
     files = sorted((comve_dir / "systems").glob("*_test.csv"))[:n_systems]
     systems = {}
     for path in files:
-        reasons = dict((row[0], row[1]) for row in read_csv(path))
+        reasons = {row[0]: row[1] for row in read_csv(path)}
         systems[path.name.removesuffix("_test.csv")] = [reasons[i] for i in ids]
     return references, systems
 
@@ -60,8 +61,10 @@ def main():
     references, systems = load(args.comve_dir, args.systems, args.instances)
     hypotheses = list(systems.values())
     choice = bertscore.resolve_model()
-    print(f"{len(systems)} systems x {len(references)} instances x 3 references; model {choice.label} "
-          f"layer {choice.layer}; device {bertscore.default_device()}; torch threads {torch.get_num_threads()}")
+    print(
+        f"{len(systems)} systems x {len(references)} instances x 3 references; model {choice.label} "
+        f"layer {choice.layer}; device {bertscore.default_device()}; torch threads {torch.get_num_threads()}"
+    )
 
     bertscore.load.cache_clear()
     start, start_cpu = time.perf_counter(), time.process_time()
@@ -83,12 +86,18 @@ def main():
     ratio = baseline_seconds / pipeline_seconds
     print(f"pipeline (embed each unique sentence once): {pipeline_seconds:8.1f} s wall, {pipeline_cpu:8.1f} s CPU")
     print(f"bert_score.score once per system:           {baseline_seconds:8.1f} s wall, {baseline_cpu:8.1f} s CPU")
-    print(f"ratio: {ratio:.2f} wall, {baseline_cpu / pipeline_cpu:.2f} CPU (target >= {TARGET_RATIO:g}; on a shared "
-          f"machine the CPU ratio is the steadier figure)")
-    print(f"sentences forward-passed by the pipeline: {metric.cache.forward_passed}; unique sentences: {len(unique)}; "
-          f"bert_score.score forward-passed: {passed_by_bert_score}")
-    print(f"largest difference: P {difference[0]:.2e}, R {difference[1]:.2e}, F1 {difference[2]:.2e} "
-          f"(target < {TARGET_DIFFERENCE:g})")
+    print(
+        f"ratio: {ratio:.2f} wall, {baseline_cpu / pipeline_cpu:.2f} CPU (target >= {TARGET_RATIO:g}; on a shared "
+        f"machine the CPU ratio is the steadier figure)"
+    )
+    print(
+        f"sentences forward-passed by the pipeline: {metric.cache.forward_passed}; unique sentences: {len(unique)}; "
+        f"bert_score.score forward-passed: {passed_by_bert_score}"
+    )
+    print(
+        f"largest difference: P {difference[0]:.2e}, R {difference[1]:.2e}, F1 {difference[2]:.2e} "
+        f"(target < {TARGET_DIFFERENCE:g})"
+    )
     met = ratio >= TARGET_RATIO and metric.cache.forward_passed == len(unique) and difference.max() < TARGET_DIFFERENCE
     print("targets met" if met else "targets NOT met")
 

@@ -5,6 +5,7 @@ one coroutine per simulated rater over a persistent connection, no thread per cl
 general-purpose HTTP library. It speaks only what gunicorn and Django send back: a status
 line, headers, a body framed by ``Content-Length`` or chunked, or ended by closing.
 """
+
 import asyncio
 import re
 import time
@@ -81,7 +82,7 @@ class Browser:
             try:
                 self._writer.write(self._head(method, path, body, headers or {}) + body)
                 response = await asyncio.wait_for(self._read_response(method), self.timeout)
-            except (ConnectionError, asyncio.IncompleteReadError, asyncio.TimeoutError, HTTPError) as exc:
+            except (TimeoutError, ConnectionError, asyncio.IncompleteReadError, HTTPError) as exc:
                 await self.close()
                 if fresh or attempt == 2 or isinstance(exc, asyncio.TimeoutError):
                     raise HTTPError(f"{method} {path}: {type(exc).__name__}: {exc}") from None
@@ -106,13 +107,19 @@ class Browser:
     async def _connect(self):
         try:
             self._reader, self._writer = await asyncio.wait_for(
-                asyncio.open_connection(self.host, self.port), self.timeout)
-        except (OSError, asyncio.TimeoutError) as exc:
+                asyncio.open_connection(self.host, self.port), self.timeout
+            )
+        except (TimeoutError, OSError) as exc:
             raise HTTPError(f"cannot connect to {self.origin}: {exc}") from None
 
     def _head(self, method, path, body, headers):
-        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}", "Connection: keep-alive",
-                 "Accept: text/html", f"Content-Length: {len(body)}"]
+        lines = [
+            f"{method} {path} HTTP/1.1",
+            f"Host: {self.host}:{self.port}",
+            "Connection: keep-alive",
+            "Accept: text/html",
+            f"Content-Length: {len(body)}",
+        ]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         if self.cookies:
             lines.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
@@ -174,8 +181,9 @@ async def log_in(browser, username, password, login_path="/accounts/login/"):
     token = page.csrf_token()
     if page.status != 200 or not token:
         raise HTTPError(f"GET {login_path}: status {page.status}, no login form")
-    response = await browser.post(login_path, {"csrfmiddlewaretoken": token, "username": username,
-                                               "password": password}, referer=login_path)
+    response = await browser.post(
+        login_path, {"csrfmiddlewaretoken": token, "username": username, "password": password}, referer=login_path
+    )
     if response.status != 302:
         raise HTTPError(f"POST {login_path} as {username}: status {response.status} (wrong password?)")
     return response

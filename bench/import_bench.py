@@ -9,6 +9,7 @@ migrated before timing. The import goes through the product's own services, the 
 ``import_comve`` / ``import_submission`` and the upload pages call, and the script prints the
 wall time and peak resident memory of each step, and the total.
 """
+
 import argparse
 import os
 import re
@@ -21,9 +22,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.aggregate_bench import measure  # noqa: E402
-from bench.loadstats import format_table  # noqa: E402
-from bench.server import REPO, BenchDatabase, postgres_server_url, production_env, setup_django  # noqa: E402
+from bench.aggregate_bench import measure
+from bench.loadstats import format_table
+from bench.server import REPO, BenchDatabase, postgres_server_url, production_env, setup_django
 
 DEFAULT_COMVE_DIR = Path(os.environ.get("COMVE_SHARED_DIR", REPO.parent / "shared" / "comve"))
 TEST_SYSTEM_PATTERN = re.compile(r"^\| (\S+_test\.csv) \| test \| \d+ \| ([\d.]+) \|", re.M)
@@ -48,8 +49,12 @@ def run(kind, comve_dir, postgres_url):
 
     def import_dataset():
         results["dataset"] = import_comve(
-            "comve-test", comve_dir / "test_statements.csv", comve_dir / "test_references.csv",
-            pairs=comve_dir / "test_statement_pairs.csv", pair_answers=comve_dir / "test_statement_pairs_answers.csv")
+            "comve-test",
+            comve_dir / "test_statements.csv",
+            comve_dir / "test_references.csv",
+            pairs=comve_dir / "test_statement_pairs.csv",
+            pair_answers=comve_dir / "test_statement_pairs_answers.csv",
+        )
 
     def import_systems():
         for path, _ in systems:
@@ -60,16 +65,21 @@ def run(kind, comve_dir, postgres_url):
     try:
         call_command("migrate", verbosity=0)
         started = time.perf_counter()
-        rows = [measure("import_comve: 1,000 statements, 3,000 references, 1,000 pairs", import_dataset),
-                measure(f"import_submission x {len(systems)} (1,000 reasons each, BLEU included)", import_systems)]
+        rows = [
+            measure("import_comve: 1,000 statements, 3,000 references, 1,000 pairs", import_dataset),
+            measure(f"import_submission x {len(systems)} (1,000 reasons each, BLEU included)", import_systems),
+        ]
         total = time.perf_counter() - started
         rows.append(["total", f"{total:.2f}", "", "", ""])
         print(f"\n{kind}: {database.url if kind == 'sqlite' else 'fresh database on ' + database.server_url}")
         print(format_table([row[:4] for row in rows], ["step", "seconds", "peak RSS MiB", "RSS growth MiB"]))
         per_system = [seconds for _, _, seconds in results["systems"]]
         print(f"per system: mean {sum(per_system) / len(per_system):.3f} s, max {max(per_system):.3f} s")
-        wrong = [(name, bleu, official) for (name, bleu, _), (_, official) in zip(results["systems"], systems)
-                 if f"{bleu:.4f}" != f"{official:.4f}"]
+        wrong = [
+            (name, bleu, official)
+            for (name, bleu, _), (_, official) in zip(results["systems"], systems)
+            if f"{bleu:.4f}" != f"{official:.4f}"
+        ]
         print("official BLEU: all equal to SOURCES.md to 4 decimals" if not wrong else f"BLEU MISMATCH: {wrong}")
     finally:
         database.drop()
@@ -79,10 +89,14 @@ def run(kind, comve_dir, postgres_url):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--database", choices=("sqlite", "postgres"),
-                        help="one database only (default: SQLite, then PostgreSQL when a server URL is known)")
-    parser.add_argument("--postgres-url",
-                        help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)")
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgres"),
+        help="one database only (default: SQLite, then PostgreSQL when a server URL is known)",
+    )
+    parser.add_argument(
+        "--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)"
+    )
     parser.add_argument("--comve-dir", type=Path, default=DEFAULT_COMVE_DIR, help="the shared ComVE folder")
     args = parser.parse_args(argv)
     if not (args.comve_dir / "SOURCES.md").exists():

@@ -8,6 +8,7 @@ Needs a configured Django; the command line (used by the fault tests) sets it up
 
     python -m bench.invariants --campaign-id 3 [--acknowledged acks.json]
 """
+
 import argparse
 import json
 from dataclasses import asdict, dataclass
@@ -49,23 +50,34 @@ def check_invariants(campaign, acknowledged=None):
         "repeated_rater_item_ratings": _repeated(ratings),
         "repeated_rater_item_assignments": _repeated(Assignment.objects.filter(campaign=campaign)),
         "done_count_differs_from_ratings": items.annotate(n=Count("ratings", filter=counted))
-                                                .exclude(done_count=F("n")).count(),
+        .exclude(done_count=F("n"))
+        .count(),
         "active_count_differs_from_assignments": items.annotate(
-            n=Count("assignments", filter=Q(assignments__status__in=holding))).exclude(active_count=F("n")).count(),
+            n=Count("assignments", filter=Q(assignments__status__in=holding))
+        )
+        .exclude(active_count=F("n"))
+        .count(),
         "ratings_of_unfinished_assignments": ratings.filter(assignment__isnull=False, excluded=False)
-                                                    .exclude(assignment__status=Assignment.Status.DONE).count(),
+        .exclude(assignment__status=Assignment.Status.DONE)
+        .count(),
         "done_assignments_without_rating": Assignment.objects.filter(
-            campaign=campaign, status=Assignment.Status.DONE, rating__isnull=True).count(),
+            campaign=campaign, status=Assignment.Status.DONE, rating__isnull=True
+        ).count(),
     }
     if acknowledged is not None:
-        stored = {assignment_id: (username, score) for assignment_id, username, score in
-                  ratings.filter(assignment__isnull=False)
-                  .values_list("assignment_id", "rater__user__username", "score")}
+        stored = {
+            assignment_id: (username, score)
+            for assignment_id, username, score in ratings.filter(assignment__isnull=False).values_list(
+                "assignment_id", "rater__user__username", "score"
+            )
+        }
         acked_ids = {ack.assignment_id for ack in acknowledged}
         result["acknowledged_not_stored"] = sum(1 for ack in acknowledged if ack.assignment_id not in stored)
         result["acknowledged_stored_differently"] = sum(
-            1 for ack in acknowledged
-            if ack.assignment_id in stored and stored[ack.assignment_id] != (ack.username, ack.score))
+            1
+            for ack in acknowledged
+            if ack.assignment_id in stored and stored[ack.assignment_id] != (ack.username, ack.score)
+        )
         result["stored_not_acknowledged"] = len(set(stored) - acked_ids)
     return result
 
@@ -87,10 +99,15 @@ def campaign_state(campaign):
     totals = campaign.items.aggregate(done=Sum("done_count"), needed=Sum("needed"))
     leases = Assignment.objects.filter(campaign=campaign).aggregate(
         leased=Count("pk", filter=Q(status=Assignment.Status.LEASED)),
-        expired=Count("pk", filter=Q(status=Assignment.Status.EXPIRED)))
-    return {"ratings": campaign.ratings.count(), "done_count": totals["done"] or 0,
-            "expected": totals["needed"] or 0, "complete": (totals["done"] or 0) == (totals["needed"] or 0),
-            **leases}
+        expired=Count("pk", filter=Q(status=Assignment.Status.EXPIRED)),
+    )
+    return {
+        "ratings": campaign.ratings.count(),
+        "done_count": totals["done"] or 0,
+        "expected": totals["needed"] or 0,
+        "complete": (totals["done"] or 0) == (totals["needed"] or 0),
+        **leases,
+    }
 
 
 def main(argv=None):

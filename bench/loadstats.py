@@ -1,4 +1,5 @@
 """Latency and error bookkeeping of a load run, and its printed table."""
+
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -41,12 +42,19 @@ class LoadStats:
         return [float(v) * MS_PER_SECOND for v in np.percentile(np.asarray(values), PERCENTILES)]
 
     def as_dict(self):
-        return {"label": self.label, "completed": self.completed, "seconds": round(self.seconds, 3),
-                "client_cpu_seconds": round(self.client_cpu_seconds, 3),
-                "rate": round(self.rate, 2), "requests": self.requests, "errors": dict(self.errors),
-                "latency_ms": {kind: dict(zip((f"p{p}" for p in PERCENTILES),
-                                              (round(v, 2) for v in self.percentiles_ms(kind))))
-                               for kind in self.latencies}}
+        return {
+            "label": self.label,
+            "completed": self.completed,
+            "seconds": round(self.seconds, 3),
+            "client_cpu_seconds": round(self.client_cpu_seconds, 3),
+            "rate": round(self.rate, 2),
+            "requests": self.requests,
+            "errors": dict(self.errors),
+            "latency_ms": {
+                kind: dict(zip((f"p{p}" for p in PERCENTILES), (round(v, 2) for v in self.percentiles_ms(kind))))
+                for kind in self.latencies
+            },
+        }
 
 
 def latency_cells(stats, kind):

@@ -14,6 +14,7 @@ a temporary directory), one after the other in separate processes, on the same d
 It prints the load average before each, the wall and CPU seconds, the peak memory, and the
 largest difference between the two reports (every figure, interval and p-value).
 """
+
 import argparse
 import os
 import pickle
@@ -26,8 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_BASELINE = "a7b981f"  # main before issue 22
-WORDS = ("an elephant is too big for a fridge the sun rises in east cats cannot read fish live in water not trees "
-         "ice melts when it is hot people drink coffee or tea sand is no liquid").split()
+WORDS = (
+    "an elephant is too big for a fridge the sun rises in east cats cannot read fish live in water not trees "
+    "ice melts when it is hot people drink coffee or tea sand is no liquid"
+).split()
 RATERS_PER_ITEM = 3
 SEGMENT_LIKE = ("bertscore_p", "bertscore_r", "bertscore_f1")
 
@@ -41,19 +44,29 @@ def build(systems, instances, seed):
 
     rng = np.random.default_rng(seed)
     quality = rng.normal(1.8, 0.4, systems)
-    ratings = np.clip(np.round(quality[:, None, None] + rng.normal(0, 0.8, (systems, instances, RATERS_PER_ITEM))), 0, 3)
-    references = [[" ".join(rng.choice(WORDS, size=int(rng.integers(5, 12)))) + " ." for _ in range(3)]
-                  for _ in range(instances)]
-    hypotheses = [[" ".join(rng.choice(WORDS, size=int(rng.integers(5, 12)))) + " ." for _ in range(instances)]
-                  for _ in range(systems)]
+    ratings = np.clip(
+        np.round(quality[:, None, None] + rng.normal(0, 0.8, (systems, instances, RATERS_PER_ITEM))), 0, 3
+    )
+    references = [
+        [" ".join(rng.choice(WORDS, size=int(rng.integers(5, 12)))) + " ." for _ in range(3)] for _ in range(instances)
+    ]
+    hypotheses = [
+        [" ".join(rng.choice(WORDS, size=int(rng.integers(5, 12)))) + " ." for _ in range(instances)]
+        for _ in range(systems)
+    ]
     outputs = []
     for metric in (ComveBleu(), SacreBleu(), Chrf(), SentenceBleu()):
-        outputs += [(metric.key, output.name, output.segment, output.stats)
-                    for output in metric.compute(hypotheses, references)]
+        outputs += [
+            (metric.key, output.name, output.segment, output.stats) for output in metric.compute(hypotheses, references)
+        ]
     for name in SEGMENT_LIKE:
         outputs.append((None, name, 0.8 + 0.02 * quality[:, None] + rng.normal(0, 0.05, (systems, instances)), None))
-    return ([f"system-{i}" for i in range(systems)], ratings.sum(axis=2),
-            np.full((systems, instances), float(RATERS_PER_ITEM)), outputs)
+    return (
+        [f"system-{i}" for i in range(systems)],
+        ratings.sum(axis=2),
+        np.full((systems, instances), float(RATERS_PER_ITEM)),
+        outputs,
+    )
 
 
 def study_data(built):
@@ -136,20 +149,37 @@ def main(argv=None):
         work = Path(work)
         baseline = work / "baseline"
         baseline.mkdir()
-        archive = subprocess.run(["git", "archive", args.baseline, "evalapp", "core"], cwd=REPO, check=True,
-                                 capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "archive", args.baseline, "evalapp", "core"], cwd=REPO, check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
         data_file = work / "data.pickle"
         with open(data_file, "wb") as target:
             pickle.dump(build(args.systems, args.instances, 2020), target)
-        print(f"{args.systems} systems x {args.instances} instances x {RATERS_PER_ITEM} raters, 7 metric outputs, "
-              f"{args.resamples} resamples and permutations, seed {args.seed}")
+        print(
+            f"{args.systems} systems x {args.instances} instances x {RATERS_PER_ITEM} raters, 7 metric outputs, "
+            f"{args.resamples} resamples and permutations, seed {args.seed}"
+        )
         rows = {}
         for label, tree in ((f"baseline ({args.baseline})", baseline), ("this checkout", REPO)):
             load = " ".join(f"{v:.2f}" for v in os.getloadavg())
-            result = subprocess.run([sys.executable, __file__, "--resamples", str(args.resamples), "--seed",
-                                     str(args.seed), "--run-report", str(tree), str(data_file),
-                                     str(work / f"{tree.name}.pickle")], check=True, capture_output=True, text=True)
+            result = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--resamples",
+                    str(args.resamples),
+                    "--seed",
+                    str(args.seed),
+                    "--run-report",
+                    str(tree),
+                    str(data_file),
+                    str(work / f"{tree.name}.pickle"),
+                ],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
             seconds, cpu, peak = result.stdout.strip().splitlines()[-1].split("\t")
             rows[label] = (load, seconds, cpu, peak, work / f"{tree.name}.pickle")
         print(f"{'code':<24} {'load before':<16} {'seconds':>8} {'CPU s':>8} {'peak RSS MiB':>13}")

@@ -15,6 +15,7 @@ database, holds back the last ``--new-ratings`` ratings, then times the product'
 For each step it prints the wall time, the peak resident memory, how many outputs a metric
 scored and whether the stored report was reused.
 """
+
 import argparse
 import json
 import os
@@ -27,14 +28,16 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.aggregate_bench import measure  # noqa: E402
-from bench.loadstats import format_table  # noqa: E402
-from bench.server import BenchDatabase, production_env, setup_django  # noqa: E402
+from bench.aggregate_bench import measure
+from bench.loadstats import format_table
+from bench.server import BenchDatabase, production_env, setup_django
 
 SECOND_FORMAT_TARGET_SECONDS = 1.0
 DEFAULT_METRICS = "comve_bleu,sacrebleu,chrf,sentbleu,bertscore"
-WORDS = ("an elephant is too big for a fridge the sun rises in east cats cannot read fish live in water not trees "
-         "ice melts when it is hot people drink coffee or tea sand is no liquid").split()
+WORDS = (
+    "an elephant is too big for a fridge the sun rises in east cats cannot read fish live in water not trees "
+    "ice melts when it is hot people drink coffee or tea sand is no liquid"
+).split()
 
 
 def realistic_texts(seed):
@@ -62,8 +65,9 @@ def hold_back(campaign, count):
     held = list(Rating.objects.filter(campaign=campaign).order_by("-pk")[:count])
     Rating.objects.filter(pk__in=[r.pk for r in held]).delete()
     for rating in held:
-        Item.objects.filter(pk=rating.item_id).update(active_count=F("active_count") - 1,
-                                                      done_count=F("done_count") - 1)
+        Item.objects.filter(pk=rating.item_id).update(
+            active_count=F("active_count") - 1, done_count=F("done_count") - 1
+        )
     return held
 
 
@@ -76,14 +80,17 @@ def give_back(held):
         rating.pk = None
     Rating.objects.bulk_create(held)
     for rating in held:
-        Item.objects.filter(pk=rating.item_id).update(active_count=F("active_count") + 1,
-                                                      done_count=F("done_count") + 1)
+        Item.objects.filter(pk=rating.item_id).update(
+            active_count=F("active_count") + 1, done_count=F("done_count") + 1
+        )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)")
+    parser.add_argument(
+        "--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)"
+    )
     parser.add_argument("--systems", type=int, default=17)
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--raters-per-item", type=int, default=3)
@@ -109,13 +116,16 @@ def main(argv=None):
     try:
         call_command("migrate", verbosity=0)
         started = time.perf_counter()
-        campaign = make_campaign("metric-study", args.systems, args.instances, args.raters_per_item, args.raters,
-                                 with_ratings=True).campaign
+        campaign = make_campaign(
+            "metric-study", args.systems, args.instances, args.raters_per_item, args.raters, with_ratings=True
+        ).campaign
         realistic_texts(2020)
         held = hold_back(campaign, args.new_ratings)
-        print(f"{args.database}: {args.systems} systems x {args.instances} instances x {args.raters_per_item} raters, "
-              f"{campaign.ratings.count():,} ratings ({len(held)} held back), metrics {args.metrics}, "
-              f"{args.bootstrap} resamples; built in {time.perf_counter() - started:.1f} s")
+        print(
+            f"{args.database}: {args.systems} systems x {args.instances} instances x {args.raters_per_item} raters, "
+            f"{campaign.ratings.count():,} ratings ({len(held)} held back), metrics {args.metrics}, "
+            f"{args.bootstrap} resamples; built in {time.perf_counter() - started:.1f} s"
+        )
         metrics = [m for m in args.metrics.split(",") if m]
         options = {"bootstrap": args.bootstrap, "permutations": args.permutations, "corpus_scope": "campaign"}
         rows = []
@@ -131,16 +141,37 @@ def main(argv=None):
             row = measure(label, work, target)
             scored = MetricSegmentScore.objects.count() - before
             rows.append(row + [f"{scored:,}", "yes" if outcome["reused"] else "no"])
-            figures.append({"step": label, "seconds": float(row[1]), "peak_rss_mib": float(row[2]),
-                            "outputs_scored": scored, "reused_report": outcome["reused"], "run": outcome["run"]})
+            figures.append(
+                {
+                    "step": label,
+                    "seconds": float(row[1]),
+                    "peak_rss_mib": float(row[2]),
+                    "outputs_scored": scored,
+                    "reused_report": outcome["reused"],
+                    "run": outcome["run"],
+                }
+            )
 
         step("first report (JSON)", "json", options)
         step("same report, second format (HTML)", "html", options, SECOND_FORMAT_TARGET_SECONDS)
         step("another seed (JSON)", "json", {**options, "seed": 7})
         give_back(held)
         step(f"after {len(held)} more ratings (JSON)", "json", options)
-        print(format_table(rows, ["step", "seconds", "peak RSS MiB", "RSS growth MiB", "target", "CPU s",
-                                  "outputs scored", "stored report"]))
+        print(
+            format_table(
+                rows,
+                [
+                    "step",
+                    "seconds",
+                    "peak RSS MiB",
+                    "RSS growth MiB",
+                    "target",
+                    "CPU s",
+                    "outputs scored",
+                    "stored report",
+                ],
+            )
+        )
         if args.json:
             Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     finally:

@@ -9,6 +9,7 @@ of the engine functions the two rater requests call, measured half-way through a
 share of a 17 x 100 x 3 campaign. CPU time is this thread's own, so other load on the
 machine changes it less than it changes the throughput figures of ``rater_load.py``.
 """
+
 import argparse
 import os
 import re
@@ -21,7 +22,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.server import BenchDatabase, prepare, production_env, setup_django  # noqa: E402
+from bench.server import BenchDatabase, prepare, production_env, setup_django
 
 WARM_UP = 20
 SAMPLES = 200
@@ -72,8 +73,9 @@ def main(argv=None):
         def rating():
             page, get_cpu, get_wall = timed(lambda: client.get(item))
             assignment = ASSIGNMENT_INPUT.search(page.content).group(1).decode()
-            _, post_cpu, post_wall = timed(lambda: client.post(item, {"assignment": assignment, "score": 2,
-                                                                       "seconds": 5}))
+            _, post_cpu, post_wall = timed(
+                lambda: client.post(item, {"assignment": assignment, "score": 2, "seconds": 5})
+            )
             return get_cpu, post_cpu, get_wall, post_wall
 
         def baseline():
@@ -82,16 +84,20 @@ def main(argv=None):
             return get_cpu, post_cpu, get_wall, post_wall
 
         print(f"{args.database}: server time per request, median of {SAMPLES} (ms)")
-        for label, round_trip, names in (("rating", rating, ("item page", "submit")),
-                                         ("baseline", baseline, ("read", "insert"))):
+        for label, round_trip, names in (
+            ("rating", rating, ("item page", "submit")),
+            ("baseline", baseline, ("read", "insert")),
+        ):
             for _ in range(WARM_UP):
                 round_trip()
             samples = [round_trip() for _ in range(SAMPLES)]
             get_cpu, post_cpu, get_wall, post_wall = (median_ms([s[i] for s in samples]) for i in range(4))
             with CaptureQueriesContext(connection) as queries:
                 round_trip()
-            print(f"  {label:8s} CPU {names[0]} {get_cpu:5.2f} + {names[1]} {post_cpu:5.2f} = {get_cpu + post_cpu:5.2f}; "
-                  f"wall {get_wall:5.2f} + {post_wall:5.2f}; {len(queries)} queries")
+            print(
+                f"  {label:8s} CPU {names[0]} {get_cpu:5.2f} + {names[1]} {post_cpu:5.2f} = {get_cpu + post_cpu:5.2f}; "
+                f"wall {get_wall:5.2f} + {post_wall:5.2f}; {len(queries)} queries"
+            )
 
         def pick():
             with transaction.atomic():
@@ -104,11 +110,15 @@ def main(argv=None):
 
         cycles = [lease_and_submit() for _ in range(SAMPLES // 2)]
         print(f"{args.database}: engine functions, median wall time (ms)")
-        rows = [("engine.next_assignment (a new lease)", median_ms([c[0] for c in cycles])),
-                ("engine.submit_rating", median_ms([c[1] for c in cycles]))]
-        for label, function in (("the item pick alone (_pick_item, locked)", pick),
-                                ("engine.rater_progress (every item page)", lambda: rater_progress(campaign, rater)),
-                                ("engine.live_lease (every item page)", lambda: engine.live_lease(campaign, rater))):
+        rows = [
+            ("engine.next_assignment (a new lease)", median_ms([c[0] for c in cycles])),
+            ("engine.submit_rating", median_ms([c[1] for c in cycles])),
+        ]
+        for label, function in (
+            ("the item pick alone (_pick_item, locked)", pick),
+            ("engine.rater_progress (every item page)", lambda: rater_progress(campaign, rater)),
+            ("engine.live_lease (every item page)", lambda: engine.live_lease(campaign, rater)),
+        ):
             rows.append((label, median_ms([timed(function)[2] for _ in range(SAMPLES)])))
         for label, value in rows:
             print(f"  {label:42s} {value:6.2f}")

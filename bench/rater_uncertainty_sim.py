@@ -22,6 +22,7 @@ instances; paired permutation test over instances on per-instance means).
 Run:  nice .venv/bin/python bench/rater_uncertainty_sim.py [--campaigns 1000] [--old-resamples 1000]
       [--old-permutations 2000] [--seed 2020] [--json out.json]
 """
+
 import argparse
 import json
 import sys
@@ -33,8 +34,8 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.defaults import CONFIDENCE_LEVEL, SIGNIFICANCE_ALPHA  # noqa: E402
-from evalapp.compute import bootstrap, rater_uncertainty, significance  # noqa: E402
+from core.defaults import CONFIDENCE_LEVEL, SIGNIFICANCE_ALPHA
+from evalapp.compute import bootstrap, rater_uncertainty, significance
 
 MEANS = np.array([1.3, 1.7, 1.7, 2.0, 2.3])
 EQUAL_PAIR = (1, 2)
@@ -43,7 +44,7 @@ RATERS_PER_ITEM = 3
 INSTANCE_VAR = 0.25
 SYSTEM_INSTANCE_VAR = 0.398
 NOISE_VAR = 0.618
-UNEVEN_SHARE_TARGET = 0.6   # share of the target system's items with the harsh rater in them
+UNEVEN_SHARE_TARGET = 0.6  # share of the target system's items with the harsh rater in them
 UNEVEN_SHARE_OTHERS = 0.1
 UNEVEN_TARGET = 1
 POOLS = (10, 30)
@@ -60,7 +61,7 @@ def expected_score(mu, variance):
 def true_means(pool, severity_sd):
     """The systems' expected scores over the populations of instances and raters (module doc)."""
     base = INSTANCE_VAR + SYSTEM_INSTANCE_VAR + NOISE_VAR
-    return expected_score(MEANS, base + severity_sd ** 2)
+    return expected_score(MEANS, base + severity_sd**2)
 
 
 def campaign(rng, pool, severity_sd, placement):
@@ -79,28 +80,38 @@ def campaign(rng, pool, severity_sd, placement):
         raters[rng.random(items) < share, 0] = 0
     instance_effect = rng.normal(0, np.sqrt(INSTANCE_VAR), INSTANCES)
     cell_effect = rng.normal(0, np.sqrt(SYSTEM_INSTANCE_VAR), (systems, INSTANCES))
-    latent = (MEANS[system_of][:, None] + instance_effect[instance_of][:, None]
-              + cell_effect[system_of, instance_of][:, None] + severity[raters]
-              + rng.normal(0, np.sqrt(NOISE_VAR), raters.shape))
+    latent = (
+        MEANS[system_of][:, None]
+        + instance_effect[instance_of][:, None]
+        + cell_effect[system_of, instance_of][:, None]
+        + severity[raters]
+        + rng.normal(0, np.sqrt(NOISE_VAR), raters.shape)
+    )
     scores = np.clip(np.rint(latent), 0, 3)
-    return (np.repeat(system_of, RATERS_PER_ITEM), np.repeat(instance_of, RATERS_PER_ITEM), raters.ravel(),
-            scores.ravel())
+    return (
+        np.repeat(system_of, RATERS_PER_ITEM),
+        np.repeat(instance_of, RATERS_PER_ITEM),
+        raters.ravel(),
+        scores.ravel(),
+    )
 
 
 def new_method(rows):
     """(covered per system given the truth later: (low, high) arrays, equal pair's two-sided p)."""
     system_of, instance_of, rater_of, scores = rows
     names = list(range(len(MEANS)))
-    design = rater_uncertainty.RatingDesign(names, system_of, instance_of, rater_of, scores, INSTANCES,
-                                            int(rater_of.max()) + 1)
+    design = rater_uncertainty.RatingDesign(
+        names, system_of, instance_of, rater_of, scores, INSTANCES, int(rater_of.max()) + 1
+    )
     found = rater_uncertainty.contrasts(design)
     found_intervals = rater_uncertainty.intervals(found, CONFIDENCE_LEVEL)
     low = np.array([i.low for i in found_intervals])
     high = np.array([i.high for i in found_intervals])
     pair = found.pairs.index(EQUAL_PAIR)
     difference = found.means[EQUAL_PAIR[0]] - found.means[EQUAL_PAIR[1]]
-    one_sided = rater_uncertainty.one_sided_pvalues([abs(difference)], [found.pair_variance[pair]],
-                                                    [found.pair_df[pair]])[0]
+    one_sided = rater_uncertainty.one_sided_pvalues(
+        [abs(difference)], [found.pair_variance[pair]], [found.pair_df[pair]]
+    )[0]
     return low, high, min(1.0, 2 * one_sided)
 
 
@@ -142,16 +153,20 @@ def run_cell(pool, severity_sd, placement, campaigns, seed, old_resamples, old_p
     for name, (covered, rejections) in tallies.items():
         if name == "old" and not old_resamples:
             continue
-        cell[name] = {"coverage": float(covered.sum() / (campaigns * len(MEANS))),
-                      "worst_system_coverage": float(covered.min() / campaigns),
-                      "false_positive_rate": rejections / campaigns,
-                      "false_positive_upper": clopper_pearson_upper(int(rejections), campaigns)}
+        cell[name] = {
+            "coverage": float(covered.sum() / (campaigns * len(MEANS))),
+            "worst_system_coverage": float(covered.min() / campaigns),
+            "false_positive_rate": rejections / campaigns,
+            "false_positive_upper": clopper_pearson_upper(int(rejections), campaigns),
+        }
     return cell
 
 
 def on_target(cell):
     new = cell["new"]
-    return 0.93 <= new["coverage"] <= 0.98 and new["false_positive_rate"] <= 0.05 and new["false_positive_upper"] <= 0.07
+    return (
+        0.93 <= new["coverage"] <= 0.98 and new["false_positive_rate"] <= 0.05 and new["false_positive_upper"] <= 0.07
+    )
 
 
 def main(argv=None):
@@ -163,17 +178,25 @@ def main(argv=None):
     parser.add_argument("--json")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    cells = [run_cell(pool, sd, placement, args.campaigns, args.seed, args.old_resamples, args.old_permutations)
-             for pool in POOLS for sd in SEVERITY_SDS for placement in PLACEMENTS]
-    print("| pool | severity SD | harsh rater | coverage (new) | worst system | FPR (new) [CP upper] "
-          "| coverage (old) | FPR (old) | on target |")
+    cells = [
+        run_cell(pool, sd, placement, args.campaigns, args.seed, args.old_resamples, args.old_permutations)
+        for pool in POOLS
+        for sd in SEVERITY_SDS
+        for placement in PLACEMENTS
+    ]
+    print(
+        "| pool | severity SD | harsh rater | coverage (new) | worst system | FPR (new) [CP upper] "
+        "| coverage (old) | FPR (old) | on target |"
+    )
     print("|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for cell in cells:
         new, old = cell["new"], cell.get("old")
-        old_cells = (f"{old['coverage']:.3f} | {old['false_positive_rate']:.3f}" if old else "- | -")
-        print(f"| {cell['pool']} | {cell['severity_sd']} | {cell['placement']} | {new['coverage']:.3f} | "
-              f"{new['worst_system_coverage']:.3f} | {new['false_positive_rate']:.3f} "
-              f"[{new['false_positive_upper']:.3f}] | {old_cells} | {'yes' if on_target(cell) else 'NO'} |")
+        old_cells = f"{old['coverage']:.3f} | {old['false_positive_rate']:.3f}" if old else "- | -"
+        print(
+            f"| {cell['pool']} | {cell['severity_sd']} | {cell['placement']} | {new['coverage']:.3f} | "
+            f"{new['worst_system_coverage']:.3f} | {new['false_positive_rate']:.3f} "
+            f"[{new['false_positive_upper']:.3f}] | {old_cells} | {'yes' if on_target(cell) else 'NO'} |"
+        )
     print(f"\n{args.campaigns} campaigns per cell, seed {args.seed}, {time.perf_counter() - started:.0f} s")
     if args.json:
         Path(args.json).write_text(json.dumps(cells, indent=2) + "\n")

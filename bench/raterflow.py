@@ -9,6 +9,7 @@ was on, as a person would, and carries on.
 
 Used by ``bench/rater_load.py`` and by the fault tests in ``tests/deploy/``.
 """
+
 import asyncio
 import random
 import re
@@ -129,8 +130,9 @@ class RaterFlow:
                     location = page.location if page is not None else location
                     continue
                 self._confirm(page)
-                started = await self._request("start", "POST", self.base + "next/",
-                                              {"csrfmiddlewaretoken": page.csrf_token()}, referer=self.base)
+                started = await self._request(
+                    "start", "POST", self.base + "next/", {"csrfmiddlewaretoken": page.csrf_token()}, referer=self.base
+                )
                 if started is not None:
                     location = started.location
                 continue
@@ -154,9 +156,18 @@ class RaterFlow:
                 await self._failed()
                 continue
             score = int(self.random.choice(choices))
-            submitted = await self._request("submit", "POST", location, {
-                "csrfmiddlewaretoken": token, "assignment": assignment_id, "score": score,
-                "seconds": REPORTED_SECONDS}, referer=location)
+            submitted = await self._request(
+                "submit",
+                "POST",
+                location,
+                {
+                    "csrfmiddlewaretoken": token,
+                    "assignment": assignment_id,
+                    "score": score,
+                    "seconds": REPORTED_SECONDS,
+                },
+                referer=location,
+            )
             if submitted is not None:
                 self._pending = (assignment_id, score)
                 location = submitted.location
@@ -164,16 +175,17 @@ class RaterFlow:
         return self.run
 
 
-async def run_raters(host, port, usernames, password, campaign_id, stats, budget_seconds, max_requests,
-                     browsers=None):
+async def run_raters(host, port, usernames, password, campaign_id, stats, budget_seconds, max_requests, browsers=None):
     """Log every rater in (untimed), then let them all rate at once; returns (runs, browsers, seconds).
 
     ``stats.seconds`` is set to the wall time of the rating phase.
     """
     loop = asyncio.get_running_loop()
     browsers = browsers or [Browser(host, port) for _ in usernames]
-    flows = [RaterFlow(browser, username, password, campaign_id, stats, None, seed=n)
-             for n, (browser, username) in enumerate(zip(browsers, usernames))]
+    flows = [
+        RaterFlow(browser, username, password, campaign_id, stats, None, seed=n)
+        for n, (browser, username) in enumerate(zip(browsers, usernames))
+    ]
     # Password hashing is deliberately slow (hundreds of ms of CPU): K logins at once would
     # queue past the request timeout on two cores, so they go a few at a time.
     gate = asyncio.Semaphore(LOGIN_CONCURRENCY)

@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python bench/results_compute.py [--ratings N]
 """
+
 import argparse
 import sys
 import time
@@ -11,8 +12,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evalapp.compute import agreement, bootstrap  # noqa: E402
-from evalapp.compute.human_score import RatingRecords, score_matrix, system_scores  # noqa: E402
+from evalapp.compute import agreement, bootstrap
+from evalapp.compute.human_score import RatingRecords, score_matrix, system_scores
 
 RATERS_PER_ITEM = 3
 SYSTEMS = 20
@@ -27,20 +28,25 @@ def main():
     items = args.ratings // RATERS_PER_ITEM
     instances = -(-items // SYSTEMS)
     item = np.repeat(np.arange(items), RATERS_PER_ITEM)
-    system = (item % SYSTEMS)
+    system = item % SYSTEMS
     instance = item // SYSTEMS
     rater = rng.integers(0, RATER_POOL, len(item))
     rater = rater + (np.arange(len(item)) % RATERS_PER_ITEM) * RATER_POOL  # distinct raters per item
     scores = rng.integers(0, 4, len(item))
-    records = RatingRecords(instance.astype(str).astype(object), np.char.add("sys", system.astype(str)).astype(object),
-                            rater.astype(object), scores)
+    records = RatingRecords(
+        instance.astype(str).astype(object),
+        np.char.add("sys", system.astype(str)).astype(object),
+        rater.astype(object),
+        scores,
+    )
     print(f"{len(item):,} ratings, {items:,} items, {SYSTEMS} systems x {instances:,} instances")
     for label, run in [
         ("formula (1) system_scores", lambda: system_scores(records, instances, RATERS_PER_ITEM)),
-        ("agreement (alpha x2, Fleiss, exact, pairwise QWK, per rater)",
-         lambda: agreement.agreement(item, rater, scores, RATERS_PER_ITEM)),
-        ("bootstrap 1000 resamples over instances",
-         lambda: bootstrap.ratio_intervals(*_matrix(records), 1000, seed=1)),
+        (
+            "agreement (alpha x2, Fleiss, exact, pairwise QWK, per rater)",
+            lambda: agreement.agreement(item, rater, scores, RATERS_PER_ITEM),
+        ),
+        ("bootstrap 1000 resamples over instances", lambda: bootstrap.ratio_intervals(*_matrix(records), 1000, seed=1)),
     ]:
         start = time.perf_counter()
         run()

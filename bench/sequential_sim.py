@@ -35,6 +35,7 @@ the full pool's K x N x M ratings.
 Run:  nice .venv/bin/python bench/sequential_sim.py [--campaigns 2000] [--systems 4 10 20] [--instances 1000]
       [--chunk 100] [--old-signal 0] [--json out.json]
 """
+
 import argparse
 import csv
 import json
@@ -47,21 +48,44 @@ from scipy import stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.defaults import (  # noqa: E402
+from core.defaults import (
     DEFAULT_TIE_MARGIN,
     SEQUENTIAL_ALPHA,
     SEQUENTIAL_BET_TRUNCATION,
 )
-from evalapp.compute import sequential  # noqa: E402
+from evalapp.compute import sequential
 
-REAL_RATINGS = Path(__file__).resolve().parent.parent.parent / "shared" / "comve" / "ratings" / \
-    "butfit_internal_ratings_test100.csv"
-PAPER_PROFILE = [2.58, 2.10, 2.08, 1.94, 1.84, 1.84, 1.80, 1.78, 1.75, 1.75, 1.74, 1.22, 1.05, 0.81, 0.73, 0.59,
-                 0.58, 0.53]
+REAL_RATINGS = (
+    Path(__file__).resolve().parent.parent.parent
+    / "shared"
+    / "comve"
+    / "ratings"
+    / "butfit_internal_ratings_test100.csv"
+)
+PAPER_PROFILE = [
+    2.58,
+    2.10,
+    2.08,
+    1.94,
+    1.84,
+    1.84,
+    1.80,
+    1.78,
+    1.75,
+    1.75,
+    1.74,
+    1.22,
+    1.05,
+    0.81,
+    0.73,
+    0.59,
+    0.58,
+    0.53,
+]
 RATER_SD = 0.3
 RATER_POOL = 30
 NEAR_TIE = 0.05
-GRID = 10          # the settled check runs every GRID instances
+GRID = 10  # the settled check runs every GRID instances
 RATERS_PER_ITEM = 3
 POWER = 0.8
 OLD_SIGNAL_EVERY = 50
@@ -83,7 +107,7 @@ def fitted_components(path=REAL_RATINGS):
     k, n = table.shape
     grand = table.mean()
     residual = table - table.mean(axis=1, keepdims=True) - table.mean(axis=0, keepdims=True) + grand
-    ms_residual = (residual ** 2).sum() / ((k - 1) * (n - 1))
+    ms_residual = (residual**2).sum() / ((k - 1) * (n - 1))
     ms_instance = k * ((table.mean(axis=0) - grand) ** 2).sum() / (n - 1)
     instance_var = max((ms_instance - ms_residual) / k, 0.0)
     return float(np.sqrt(instance_var)), float(np.sqrt(ms_residual / 2)), float(np.sqrt(ms_residual / 2))
@@ -116,8 +140,9 @@ def simulate(rng, campaigns, means, clones, n, components):
     severity = rng.normal(0, RATER_SD, (campaigns, RATER_POOL))
     who = rng.integers(0, RATER_POOL, (campaigns, k, n, RATERS_PER_ITEM))
     rater_effect = severity[np.arange(campaigns)[:, None, None, None], who]
-    scores = np.clip(np.rint(latent[..., None] + rater_effect
-                             + rng.normal(0, noise_sd, (campaigns, k, n, RATERS_PER_ITEM))), 0, 3)
+    scores = np.clip(
+        np.rint(latent[..., None] + rater_effect + rng.normal(0, noise_sd, (campaigns, k, n, RATERS_PER_ITEM))), 0, 3
+    )
     truth = expected_score(latent, np.hypot(RATER_SD, noise_sd)).mean(axis=2)
     return scores.mean(axis=3), truth
 
@@ -151,15 +176,19 @@ def run_chunk(rng, campaigns, k, n, components, alpha, margin):
     # Per pair: when each decision is first shown (instances), and the true difference.
     t_first, t_second, t_tie = (np.empty((campaigns, len(pairs)), dtype=np.int64) for _ in range(3))
     for index, (a, b) in enumerate(pairs):
-        first, second, tie = sequential.decisions_over_time(scores[:, a] - scores[:, b], level,
-                                                            SEQUENTIAL_BET_TRUNCATION, margin)
+        first, second, tie = sequential.decisions_over_time(
+            scores[:, a] - scores[:, b], level, SEQUENTIAL_BET_TRUNCATION, margin
+        )
         t_first[:, index], t_second[:, index], t_tie[:, index] = first_true(first), first_true(second), first_true(tie)
     true_diff = np.stack([truth[:, a] - truth[:, b] for a, b in pairs], axis=1)
     # A tie shown after a sign decision is never shown (the sign wins), so a tie counts only before it.
     t_sign = np.minimum(t_first, t_second)
     tie_shown = t_tie < t_sign
-    wrong = ((t_first <= n) & (true_diff <= 0)) | ((t_second <= n) & (true_diff >= 0)) \
+    wrong = (
+        ((t_first <= n) & (true_diff <= 0))
+        | ((t_second <= n) & (true_diff >= 0))
         | ((tie_shown & (t_tie <= n)) & (np.abs(true_diff) >= margin))
+    )
     t_decided = np.minimum(t_sign, t_tie)
 
     # Settledness, the decided top and Kendall tau on a grid of looks.
@@ -173,8 +202,15 @@ def run_chunk(rng, campaigns, k, n, components, alpha, margin):
     racing_top_at, racing_tau_at = settled_at.copy(), settled_at.copy()
     # Racing: a system retires when all its pairs are decided; its mean is frozen from then on.
     pair_index = {pair: i for i, pair in enumerate(pairs)}
-    retire = np.stack([np.max(np.stack([t_decided[:, pair_index[tuple(sorted((s, o)))]] for o in range(k) if o != s],
-                                       axis=1), axis=1) for s in range(k)], axis=1)
+    retire = np.stack(
+        [
+            np.max(
+                np.stack([t_decided[:, pair_index[tuple(sorted((s, o)))]] for o in range(k) if o != s], axis=1), axis=1
+            )
+            for s in range(k)
+        ],
+        axis=1,
+    )
     a_index = np.array([a for a, _ in pairs])
     b_index = np.array([b for _, b in pairs])
     for t in looks:
@@ -215,7 +251,9 @@ def run_chunk(rng, campaigns, k, n, components, alpha, margin):
     reach_end = closure(better_end)
     rows = np.arange(campaigns)[:, None]
     up, down = adjacent_true[:, :-1], adjacent_true[:, 1:]
-    adjacent_decided = (decided_end[rows, up, down] | reach_end[rows, up, down] | reach_end[rows, down, up]).mean(axis=1)
+    adjacent_decided = (decided_end[rows, up, down] | reach_end[rows, up, down] | reach_end[rows, down, up]).mean(
+        axis=1
+    )
 
     sequential_figures = {
         "false": wrong.any(axis=1),
@@ -225,14 +263,18 @@ def run_chunk(rng, campaigns, k, n, components, alpha, margin):
         "tau": np.where(tau_at <= n, tau_at * k * RATERS_PER_ITEM / full, np.nan),
         "adjacent": adjacent_decided,
     }
-    racing_figures = dict(sequential_figures, ratings=racing_ratings(stop),
-                          top=np.where(racing_top_at <= n, racing_ratings(racing_top_at), np.nan),
-                          tau=np.where(racing_tau_at <= n, racing_ratings(racing_tau_at), np.nan))
+    racing_figures = dict(
+        sequential_figures,
+        ratings=racing_ratings(stop),
+        top=np.where(racing_top_at <= n, racing_ratings(racing_top_at), np.nan),
+        tau=np.where(racing_tau_at <= n, racing_ratings(racing_tau_at), np.nan),
+    )
     fixed, fixed_pairs = fixed_design(scores, truth, pairs, true_diff, alpha, margin, n, k)
     # The same decisions as (a): when the sequences (directly, no transitivity) have decided every adjacent
     # pair (a) decided; ratings (racing) at that time, and (a)'s own ratings, per campaign.
-    matched_at = np.array([max([t_decided[c, pair_index[pair]] for pair in fixed_pairs[c]], default=0)
-                           for c in range(campaigns)])
+    matched_at = np.array(
+        [max([t_decided[c, pair_index[pair]] for pair in fixed_pairs[c]], default=0) for c in range(campaigns)]
+    )
     reached = matched_at <= n
     racing_figures["matched"] = np.where(reached, racing_ratings(np.maximum(matched_at, 1)), np.nan)
     sequential_figures["matched"] = np.where(reached, np.maximum(matched_at, 1) * k * RATERS_PER_ITEM / full, np.nan)
@@ -246,8 +288,13 @@ def fixed_design(scores, truth, pairs, true_diff, alpha, margin, n, k):
     order = np.argsort(-truth, axis=1)
     rows = np.arange(campaigns)[:, None]
     gaps = truth[rows, order[:, :-1]] - truth[rows, order[:, 1:]]
-    sd = np.stack([np.std(scores[rows[:, 0], order[:, r]] - scores[rows[:, 0], order[:, r + 1]], axis=1, ddof=1)
-                   for r in range(k - 1)], axis=1)
+    sd = np.stack(
+        [
+            np.std(scores[rows[:, 0], order[:, r]] - scores[rows[:, 0], order[:, r + 1]], axis=1, ddof=1)
+            for r in range(k - 1)
+        ],
+        axis=1,
+    )
     z = stats.norm.ppf(1 - alpha / (k - 1) / 2) + stats.norm.ppf(POWER)
     needed = np.where(gaps >= margin, np.ceil((z * sd / np.where(gaps > 0, gaps, np.inf)) ** 2), 0).max(axis=1)
     size = np.clip(needed, MIN_FIXED_N, n).astype(int)
@@ -255,7 +302,7 @@ def fixed_design(scores, truth, pairs, true_diff, alpha, margin, n, k):
     level = alpha / len(pairs)
     full_order = scores.mean(axis=2)
     for c in range(campaigns):
-        y = scores[c, :, :size[c]]
+        y = scores[c, :, : size[c]]
         d = np.stack([y[a] - y[b] for a, b in pairs])
         t_stat, p_value = stats.ttest_1samp(d, 0.0, axis=1)
         significant = np.nan_to_num(p_value, nan=1.0) < level
@@ -274,9 +321,14 @@ def fixed_design(scores, truth, pairs, true_diff, alpha, margin, n, k):
         top_ok.append(int(np.argmax(means)) == int(np.argmax(truth[c])))
         tau.append(kendall_tau(means[None], full_order[c][None])[0] >= 0.9)
     share = size * k * RATERS_PER_ITEM / (k * n * RATERS_PER_ITEM)
-    return {"false": np.array(false), "ratings": share, "settled": np.ones(campaigns, dtype=bool),
-            "top": np.where(top_ok, share, np.nan), "tau": np.where(tau, share, np.nan),
-            "adjacent": np.array(decided_adjacent)}, decided_pairs
+    return {
+        "false": np.array(false),
+        "ratings": share,
+        "settled": np.ones(campaigns, dtype=bool),
+        "top": np.where(top_ok, share, np.nan),
+        "tau": np.where(tau, share, np.nan),
+        "adjacent": np.array(decided_adjacent),
+    }, decided_pairs
 
 
 def old_signal(rng, campaigns, k, n, components, every, permutations):
@@ -305,9 +357,18 @@ def old_signal(rng, campaigns, k, n, components, every, permutations):
             score_counts = np.stack([((raw == v) & mask).sum(axis=(1, 2)) for v in range(4)], axis=1)
             scores = sums.sum(axis=1) / counts.sum(axis=1)
             order = sorted(range(k), key=lambda index: (-scores[index], names[index]))
-            found = ranking_stability.stability([names[i] for i in order], sums[order], counts[order],
-                                                score_counts[order], RATERS_PER_ITEM, STABILITY_REPLICATES,
-                                                permutations, campaign, SIGNIFICANCE_ALPHA, STABILITY_THRESHOLD)
+            found = ranking_stability.stability(
+                [names[i] for i in order],
+                sums[order],
+                counts[order],
+                score_counts[order],
+                RATERS_PER_ITEM,
+                STABILITY_REPLICATES,
+                permutations,
+                campaign,
+                SIGNIFICANCE_ALPHA,
+                STABILITY_THRESHOLD,
+            )
             if found.settled:
                 fired = (count, dict(zip(found.teams, found.clusters)))
                 break
@@ -317,14 +378,29 @@ def old_signal(rng, campaigns, k, n, components, every, permutations):
             settled.append(False)
             continue
         count, cluster = fired
-        wrong = any(cluster[names[a]] < cluster[names[b]] and truth[0, a] <= truth[0, b]
-                    for a in range(k) for b in range(k) if a != b)
+        wrong = any(
+            cluster[names[a]] < cluster[names[b]] and truth[0, a] <= truth[0, b]
+            for a in range(k)
+            for b in range(k)
+            if a != b
+        )
         false.append(wrong)
         ratings.append(count / raw.size)
         settled.append(True)
     nan = np.full(campaigns, np.nan)
-    return summarise([{"false": np.array(false), "ratings": np.array(ratings), "settled": np.array(settled),
-                       "top": nan, "tau": nan, "adjacent": nan, "matched": nan}])
+    return summarise(
+        [
+            {
+                "false": np.array(false),
+                "ratings": np.array(ratings),
+                "settled": np.array(settled),
+                "top": nan,
+                "tau": nan,
+                "adjacent": nan,
+                "matched": nan,
+            }
+        ]
+    )
 
 
 def _raw_scores(rng, means, clones, n, components):
@@ -350,7 +426,9 @@ def summarise(parts):
     false = int(joined["false"].sum())
     top, tau = joined["top"], joined["tau"]
     return {
-        "campaigns": total, "false": false, "false_rate": false / total,
+        "campaigns": total,
+        "false": false,
+        "false_rate": false / total,
         "false_upper": clopper_pearson_upper(false, total),
         "ratings_at_stop": float(np.mean(joined["ratings"])),
         "settled_share": float(np.mean(joined["settled"])),
@@ -373,24 +451,48 @@ def main(argv=None):
     parser.add_argument("--alpha", type=float, default=SEQUENTIAL_ALPHA)
     parser.add_argument("--margin", type=float, default=DEFAULT_TIE_MARGIN)
     parser.add_argument("--seed", type=int, default=23)
-    parser.add_argument("--old-signal", type=int, default=0, metavar="CAMPAIGNS",
-                        help="Also run (b), the old signal, on this many campaigns per K (seconds per look).")
-    parser.add_argument("--old-signal-instances", type=int, default=100,
-                        help="Pool of (b) (default the paper's 100: at 1,000 the dashboard does not estimate it).")
-    parser.add_argument("--old-signal-permutations", type=int, default=None,
-                        help="Permutations of (b)'s clusters (default the dashboard's).")
+    parser.add_argument(
+        "--old-signal",
+        type=int,
+        default=0,
+        metavar="CAMPAIGNS",
+        help="Also run (b), the old signal, on this many campaigns per K (seconds per look).",
+    )
+    parser.add_argument(
+        "--old-signal-instances",
+        type=int,
+        default=100,
+        help="Pool of (b) (default the paper's 100: at 1,000 the dashboard does not estimate it).",
+    )
+    parser.add_argument(
+        "--old-signal-permutations",
+        type=int,
+        default=None,
+        help="Permutations of (b)'s clusters (default the dashboard's).",
+    )
     parser.add_argument("--json", help="Also write the figures to this file.")
     args = parser.parse_args(argv)
     np.seterr(invalid="ignore", divide="ignore")
     components = fitted_components()
-    print(f"crossed model: instance sd {components[0]:.3f}, system x instance sd {components[1]:.3f}, "
-          f"noise sd {components[2]:.3f}, rater severity sd {RATER_SD} (pool of {RATER_POOL}); "
-          f"N = {args.instances}, M = {RATERS_PER_ITEM}, alpha {args.alpha}, epsilon {args.margin}")
-    figures = {"components": components, "instances": args.instances, "alpha": args.alpha, "margin": args.margin,
-               "cells": {}}
+    print(
+        f"crossed model: instance sd {components[0]:.3f}, system x instance sd {components[1]:.3f}, "
+        f"noise sd {components[2]:.3f}, rater severity sd {RATER_SD} (pool of {RATER_POOL}); "
+        f"N = {args.instances}, M = {RATERS_PER_ITEM}, alpha {args.alpha}, epsilon {args.margin}"
+    )
+    figures = {
+        "components": components,
+        "instances": args.instances,
+        "alpha": args.alpha,
+        "margin": args.margin,
+        "cells": {},
+    }
     rng = np.random.default_rng(args.seed)
-    labels = {"a": "(a) fixed n (planner)", "b": f"(b) old signal, look every {OLD_SIGNAL_EVERY} ratings "
-                                                  f"(N = {args.old_signal_instances})", "c": "(c) confidence sequences", "d": "(d) (c) + racing"}
+    labels = {
+        "a": "(a) fixed n (planner)",
+        "b": f"(b) old signal, look every {OLD_SIGNAL_EVERY} ratings (N = {args.old_signal_instances})",
+        "c": "(c) confidence sequences",
+        "d": "(d) (c) + racing",
+    }
     for k in args.systems:
         started = time.perf_counter()
         parts = {"a": [], "c": [], "d": []}
@@ -404,23 +506,38 @@ def main(argv=None):
         cell = {key: summarise(value) for key, value in parts.items() if value}
         if args.old_signal:
             from core.defaults import STABILITY_PERMUTATIONS
-            cell["b"] = old_signal(rng, args.old_signal, k, args.old_signal_instances, components, OLD_SIGNAL_EVERY,
-                                   args.old_signal_permutations or STABILITY_PERMUTATIONS)
+
+            cell["b"] = old_signal(
+                rng,
+                args.old_signal,
+                k,
+                args.old_signal_instances,
+                components,
+                OLD_SIGNAL_EVERY,
+                args.old_signal_permutations or STABILITY_PERMUTATIONS,
+            )
         cell["seconds"] = round(time.perf_counter() - started, 1)
         figures["cells"][k] = cell
         print(f"\nK = {k}: {args.campaigns} campaigns ({cell['seconds']} s)")
-        print("| method | false-decision rate (CP 95% upper) | ratings at stop | settled | top decided | "
-              "ratings to top (median) | tau >= 0.9 | ratings to tau >= 0.9 (median) | adjacent decided |")
+        print(
+            "| method | false-decision rate (CP 95% upper) | ratings at stop | settled | top decided | "
+            "ratings to top (median) | tau >= 0.9 | ratings to tau >= 0.9 (median) | adjacent decided |"
+        )
         for key in [key for key in ("a", "b", "c", "d") if key in cell]:
             s = cell[key]
             if key == "b":
-                print(f"| {labels[key]} | {s['false']}/{s['campaigns']} = {s['false_rate']:.4f} ({s['false_upper']:.4f}) | "
-                      f"{s['ratings_at_stop']:.1%} | {s['settled_share']:.1%} | - | - | - | - | - | - | - |")
+                print(
+                    f"| {labels[key]} | {s['false']}/{s['campaigns']} = {s['false_rate']:.4f} "
+                    f"({s['false_upper']:.4f}) | "
+                    f"{s['ratings_at_stop']:.1%} | {s['settled_share']:.1%} | - | - | - | - | - | - | - |"
+                )
                 continue
-            print(f"| {labels[key]} | {s['false']}/{s['campaigns']} = {s['false_rate']:.4f} ({s['false_upper']:.4f}) | "
-                  f"{s['ratings_at_stop']:.1%} | {s['settled_share']:.1%} | {s['top_correct_share']:.1%} | "
-                  f"{_share(s['top_ratings_median'])} | {s['tau_share']:.1%} | {_share(s['tau_ratings_median'])} | "
-                  f"{s['adjacent_decided']:.1%} | {s['matched_share']:.1%} | {_share(s['matched_ratings_mean'])} |")
+            print(
+                f"| {labels[key]} | {s['false']}/{s['campaigns']} = {s['false_rate']:.4f} ({s['false_upper']:.4f}) | "
+                f"{s['ratings_at_stop']:.1%} | {s['settled_share']:.1%} | {s['top_correct_share']:.1%} | "
+                f"{_share(s['top_ratings_median'])} | {s['tau_share']:.1%} | {_share(s['tau_ratings_median'])} | "
+                f"{s['adjacent_decided']:.1%} | {s['matched_share']:.1%} | {_share(s['matched_ratings_mean'])} |"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2, default=float) + "\n")
     return figures

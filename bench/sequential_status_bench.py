@@ -9,6 +9,7 @@ API and the command call), its JSON through the API with a researcher's token, a
 alone. Target (issue 23): under 200 ms per look at 17 x 1,000 x 3. Prints the median and worst of
 ``--repeat`` runs.
 """
+
 import argparse
 import os
 import statistics
@@ -20,7 +21,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.server import BenchDatabase, production_env, setup_django  # noqa: E402
+from bench.server import BenchDatabase, production_env, setup_django
 
 TARGET_SECONDS = 0.2
 
@@ -43,7 +44,9 @@ def _ok(response):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)")
+    parser.add_argument(
+        "--postgres-url", help="server URL (default: $COMVE_BENCH_POSTGRES_URL or $COMVE_TEST_POSTGRES_URL)"
+    )
     parser.add_argument("--systems", type=int, default=17)
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--raters-per-item", type=int, default=3)
@@ -64,8 +67,9 @@ def main(argv=None):
 
     try:
         call_command("migrate", verbosity=0)
-        built = make_campaign("sequential", args.systems, args.instances, args.raters_per_item, args.raters,
-                              with_ratings=True)
+        built = make_campaign(
+            "sequential", args.systems, args.instances, args.raters_per_item, args.raters, with_ratings=True
+        )
         campaign = built.campaign
         ratings = Rating.objects.filter(campaign=campaign).count()
         user = User.objects.create_user("researcher")
@@ -75,9 +79,11 @@ def main(argv=None):
         url = f"/api/campaigns/{campaign.pk}/sequential/"
         host = next(name for name in settings.ALLOWED_HOSTS if "*" not in name).lstrip(".")
         status = sequential_status(campaign)
-        print(f"{args.database}: {args.systems} systems x {args.instances} instances x {args.raters_per_item} raters "
-              f"= {ratings:,} ratings; {len(status.pairs)} pairs, {status.decided()} decided, "
-              f"instances seen {status.instances_seen}, settled {status.settled}")
+        print(
+            f"{args.database}: {args.systems} systems x {args.instances} instances x {args.raters_per_item} raters "
+            f"= {ratings:,} ratings; {len(status.pairs)} pairs, {status.decided()} decided, "
+            f"instances seen {status.instances_seen}, settled {status.settled}"
+        )
         from django.core.cache import cache
 
         from evalapp.services.sequential import _per_instance_means
@@ -86,17 +92,25 @@ def main(argv=None):
             cache.clear()  # as after a new rating: nothing of the last look can be reused
             return sequential_status(campaign)
 
-        for label, work in [("reading the counted ratings (per-instance means)", lambda: _per_instance_means(campaign)),
-                            ("sequential_status after a new rating (dashboard, command)", fresh),
-                            ("sequential_status, a look with no new rating (cached pairs)",
-                             lambda: sequential_status(campaign)),
-                            ("GET /api/campaigns/{id}/sequential/ after a new rating",
-                             lambda: (cache.clear(), _ok(api.get(url, HTTP_ACCEPT="application/json", HTTP_HOST=host)))),
-                            ("GET /api/campaigns/{id}/sequential/, cached", lambda: _ok(api.get(url, HTTP_ACCEPT="application/json", HTTP_HOST=host)))]:
+        for label, work in [
+            ("reading the counted ratings (per-instance means)", lambda: _per_instance_means(campaign)),
+            ("sequential_status after a new rating (dashboard, command)", fresh),
+            ("sequential_status, a look with no new rating (cached pairs)", lambda: sequential_status(campaign)),
+            (
+                "GET /api/campaigns/{id}/sequential/ after a new rating",
+                lambda: (cache.clear(), _ok(api.get(url, HTTP_ACCEPT="application/json", HTTP_HOST=host))),
+            ),
+            (
+                "GET /api/campaigns/{id}/sequential/, cached",
+                lambda: _ok(api.get(url, HTTP_ACCEPT="application/json", HTTP_HOST=host)),
+            ),
+        ]:
             median, worst = timed(work, args.repeat)
             verdict = "meets" if median < TARGET_SECONDS else "MISSES"
-            print(f"{label}: median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
-                  f"({verdict} the {TARGET_SECONDS * 1000:.0f} ms target)")
+            print(
+                f"{label}: median {median * 1000:.0f} ms, worst {worst * 1000:.0f} ms "
+                f"({verdict} the {TARGET_SECONDS * 1000:.0f} ms target)"
+            )
     finally:
         database.drop()
 

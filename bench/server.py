@@ -4,6 +4,7 @@ Used by the benchmarks and by the fault tests: a fresh database (SQLite file or 
 PostgreSQL database on a given server), migrated and with collected static files, served by
 gunicorn with the checked-in ``gunicorn.conf.py`` over plain HTTP on 127.0.0.1.
 """
+
 import os
 import secrets
 import signal
@@ -27,29 +28,40 @@ MANAGE_TIMEOUT_SECONDS = 600
 
 def production_env(database_url, var_dir, baseline=False, **overrides):
     """The environment of a production process over plain HTTP on loopback (no TLS proxy here)."""
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("DJANGO_", "COMVE_", "DB_", "GUNICORN_", "WEB_CONCURRENCY"))}
-    env.update({
-        # The production settings, plus the bench-only baseline app when asked for.
-        "DJANGO_SETTINGS_MODULE": "bench.settings" if baseline else "config.settings_production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(SECRET_KEY_BYTES),
-        "DJANGO_ALLOWED_HOSTS": f"{LOOPBACK},localhost",
-        "DATABASE_URL": database_url,
-        "COMVE_VAR_DIR": str(var_dir),
-        "DJANGO_STATIC_ROOT": str(Path(var_dir) / "static"),
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "DJANGO_SECURE_COOKIES": "0",
-        "DJANGO_HSTS_SECONDS": "0",
-        "COMVE_LOG_LEVEL": "WARNING",
-    })
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("DJANGO_", "COMVE_", "DB_", "GUNICORN_", "WEB_CONCURRENCY"))
+    }
+    env.update(
+        {
+            # The production settings, plus the bench-only baseline app when asked for.
+            "DJANGO_SETTINGS_MODULE": "bench.settings" if baseline else "config.settings_production",
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(SECRET_KEY_BYTES),
+            "DJANGO_ALLOWED_HOSTS": f"{LOOPBACK},localhost",
+            "DATABASE_URL": database_url,
+            "COMVE_VAR_DIR": str(var_dir),
+            "DJANGO_STATIC_ROOT": str(Path(var_dir) / "static"),
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
+            "DJANGO_SECURE_COOKIES": "0",
+            "DJANGO_HSTS_SECONDS": "0",
+            "COMVE_LOG_LEVEL": "WARNING",
+        }
+    )
     env.update({key: str(value) for key, value in overrides.items()})
     return env
 
 
 def manage(env, *args):
     """Run ``manage.py`` with ``env``; raises with its output when it fails."""
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True,
-                            text=True, timeout=MANAGE_TIMEOUT_SECONDS)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=MANAGE_TIMEOUT_SECONDS,
+    )
     if result.returncode != 0:
         raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result.stdout
@@ -106,9 +118,22 @@ class Gunicorn:
         self.port = free_port()
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--bind", f"{LOOPBACK}:{self.port}",
-                 *self.extra_args, "config.wsgi"],
-                cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "-c",
+                    "gunicorn.conf.py",
+                    "--bind",
+                    f"{LOOPBACK}:{self.port}",
+                    *self.extra_args,
+                    "config.wsgi",
+                ],
+                cwd=REPO,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         self.wait_ready()
         return self
 
@@ -155,8 +180,10 @@ def postgres_server_url(given=None):
     """The PostgreSQL server to benchmark on: ``given``, else one of :data:`POSTGRES_URL_VARIABLES`."""
     url = given or next((os.environ[name] for name in POSTGRES_URL_VARIABLES if os.environ.get(name)), None)
     if not url:
-        raise SystemExit("PostgreSQL: pass --postgres-url or set COMVE_BENCH_POSTGRES_URL "
-                         "(e.g. eval \"$(bash bench/pg-bench-server.sh)\")")
+        raise SystemExit(
+            "PostgreSQL: pass --postgres-url or set COMVE_BENCH_POSTGRES_URL "
+            '(e.g. eval "$(bash bench/pg-bench-server.sh)")'
+        )
     return url
 
 

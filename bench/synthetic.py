@@ -10,6 +10,7 @@ Needs a configured Django (``django.setup()``); the command line sets it up:
 
     python -m bench.synthetic --systems 200 --instances 1000 --raters-per-item 5 --ratings
 """
+
 import argparse
 import json
 import time
@@ -73,24 +74,48 @@ def make_dataset(name, n_systems, n_instances, seed=DEFAULT_SEED):
     now = timezone.now()
     with transaction.atomic():
         dataset = Dataset.objects.create(name=name)
-        bulk_insert(Instance, ["dataset", "external_id", "position", "false_sent", "true_sent"],
-                    ((dataset.pk, f"s{i}", i, f"Synthetic statement {i} against common sense.", "")
-                     for i in range(n_instances)))
+        bulk_insert(
+            Instance,
+            ["dataset", "external_id", "position", "false_sent", "true_sent"],
+            (
+                (dataset.pk, f"s{i}", i, f"Synthetic statement {i} against common sense.", "")
+                for i in range(n_instances)
+            ),
+        )
         instance_ids = list(Instance.objects.filter(dataset=dataset).order_by("position").values_list("pk", flat=True))
-        bulk_insert(Reference, ["instance", "position", "text"],
-                    ((pk, k, f"Reference {k} for statement {i}.") for i, pk in enumerate(instance_ids)
-                     for k in range(1, REFERENCES_PER_INSTANCE + 1)))
-        bulk_insert(System, ["dataset", "name", "marker", "is_human", "created_at"],
-                    ((dataset.pk, f"system-{k:04d}", "", False, now) for k in range(n_systems)))
+        bulk_insert(
+            Reference,
+            ["instance", "position", "text"],
+            (
+                (pk, k, f"Reference {k} for statement {i}.")
+                for i, pk in enumerate(instance_ids)
+                for k in range(1, REFERENCES_PER_INSTANCE + 1)
+            ),
+        )
+        bulk_insert(
+            System,
+            ["dataset", "name", "marker", "is_human", "created_at"],
+            ((dataset.pk, f"system-{k:04d}", "", False, now) for k in range(n_systems)),
+        )
         system_ids = list(System.objects.filter(dataset=dataset).order_by("name").values_list("pk", flat=True))
         bleu = rng.uniform(*BLEU_RANGE, size=n_systems).round(4)
-        bulk_insert(Submission, ["system", "filename", "sha256", "rows", "partial", "official_bleu", "warnings",
-                                 "created_at"],
-                    ((pk, f"system-{k:04d}.csv", "0" * 64, n_instances, False, float(bleu[k]), "[]", now)
-                     for k, pk in enumerate(system_ids)))
-        bulk_insert(SystemOutput, ["system", "instance", "text"],
-                    ((spk, ipk, f"Reason of system {k} for statement {i}.")
-                     for k, spk in enumerate(system_ids) for i, ipk in enumerate(instance_ids)))
+        bulk_insert(
+            Submission,
+            ["system", "filename", "sha256", "rows", "partial", "official_bleu", "warnings", "created_at"],
+            (
+                (pk, f"system-{k:04d}.csv", "0" * 64, n_instances, False, float(bleu[k]), "[]", now)
+                for k, pk in enumerate(system_ids)
+            ),
+        )
+        bulk_insert(
+            SystemOutput,
+            ["system", "instance", "text"],
+            (
+                (spk, ipk, f"Reason of system {k} for statement {i}.")
+                for k, spk in enumerate(system_ids)
+                for i, ipk in enumerate(instance_ids)
+            ),
+        )
     return dataset
 
 
@@ -106,9 +131,11 @@ def make_raters(prefix, count):
     password = make_password(RATER_PASSWORD)  # hashed once: hashing is deliberately slow
     with transaction.atomic():
         users = user_model.objects.bulk_create(
-            [user_model(username=f"{prefix}-{n}", password=password) for n in range(count)])
+            [user_model(username=f"{prefix}-{n}", password=password) for n in range(count)]
+        )
         return Rater.objects.bulk_create(
-            [Rater(user=user, order_seed=DEFAULT_SEED + n) for n, user in enumerate(users)])
+            [Rater(user=user, order_seed=DEFAULT_SEED + n) for n, user in enumerate(users)]
+        )
 
 
 def add_ratings(campaign, raters, seed=DEFAULT_SEED):
@@ -127,9 +154,12 @@ def add_ratings(campaign, raters, seed=DEFAULT_SEED):
     if len(raters) < m:
         raise ValueError(f"{len(raters)} raters cannot give each item {m} distinct ratings")
     rng = np.random.default_rng(seed)
-    links = np.array(ItemOutput.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM)
-                     .order_by("item_id").values_list("item_id", "output__system_id", "item__instance_id"),
-                     dtype=np.int64).reshape(-1, 3)
+    links = np.array(
+        ItemOutput.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM)
+        .order_by("item_id")
+        .values_list("item_id", "output__system_id", "item__instance_id"),
+        dtype=np.int64,
+    ).reshape(-1, 3)
     item_ids, first = np.unique(links[:, 0], return_index=True)
     system_ids, instance_ids = links[first, 1], links[first, 2]
     quality = _per_key(system_ids, rng.uniform(*SYSTEM_QUALITY_RANGE, size=len(np.unique(system_ids))))
@@ -145,12 +175,23 @@ def add_ratings(campaign, raters, seed=DEFAULT_SEED):
     now = timezone.now()
     items = np.repeat(item_ids, m)
     with transaction.atomic():
-        bulk_insert(Rating, ["item", "rater", "campaign", "score", "seconds", "source", "excluded", "created_at"],
-                    zip(items.tolist(), rater_ids[slots].ravel().tolist(), [campaign.pk] * len(items),
-                        scores.ravel().tolist(), seconds.ravel().tolist(), [Rating.Source.LONG] * len(items),
-                        [False] * len(items), [now] * len(items)))
+        bulk_insert(
+            Rating,
+            ["item", "rater", "campaign", "score", "seconds", "source", "excluded", "created_at"],
+            zip(
+                items.tolist(),
+                rater_ids[slots].ravel().tolist(),
+                [campaign.pk] * len(items),
+                scores.ravel().tolist(),
+                seconds.ravel().tolist(),
+                [Rating.Source.LONG] * len(items),
+                [False] * len(items),
+                [now] * len(items),
+            ),
+        )
         Item.objects.filter(campaign=campaign, kind=Item.Kind.SYSTEM).update(
-            active_count=F("needed"), done_count=F("needed"))
+            active_count=F("needed"), done_count=F("needed")
+        )
     return len(items)
 
 
@@ -173,8 +214,9 @@ def analyze_postgres():
             cursor.execute("ANALYZE")
 
 
-def make_campaign(name, n_systems, n_instances, raters_per_item, n_raters, seed=DEFAULT_SEED, with_ratings=False,
-                  analyze=True):
+def make_campaign(
+    name, n_systems, n_instances, raters_per_item, n_raters, seed=DEFAULT_SEED, with_ratings=False, analyze=True
+):
     """Data set, campaign (through the product's ``create_campaign``), raters, optional ratings;
     then (``analyze``) fresh planner statistics on PostgreSQL."""
     from evalapp.services.campaigns import create_campaign
@@ -184,8 +226,9 @@ def make_campaign(name, n_systems, n_instances, raters_per_item, n_raters, seed=
     dataset = make_dataset(name, n_systems, n_instances, seed)
     seconds["dataset"] = time.perf_counter() - started
     started = time.perf_counter()
-    campaign = create_campaign(dataset=dataset, name=name, sample=n_instances, seed=seed,
-                               raters_per_item=raters_per_item)
+    campaign = create_campaign(
+        dataset=dataset, name=name, sample=n_instances, seed=seed, raters_per_item=raters_per_item
+    )
     seconds["campaign"] = time.perf_counter() - started
     started = time.perf_counter()
     raters = make_raters(name, n_raters)
@@ -208,8 +251,9 @@ def main(argv=None):
     parser.add_argument("--raters", type=int, default=DEFAULT_RATER_POOL, help="rater accounts to create")
     parser.add_argument("--ratings", action="store_true", help="also insert every item's M ratings")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--lease-seconds", type=int,
-                        help="shorten the campaign's lease below the product's minimum (fault tests only)")
+    parser.add_argument(
+        "--lease-seconds", type=int, help="shorten the campaign's lease below the product's minimum (fault tests only)"
+    )
     parser.add_argument("--json", action="store_true", help="print the campaign id and rater names as JSON")
     args = parser.parse_args(argv)
     import django
@@ -217,17 +261,29 @@ def main(argv=None):
     django.setup()
     from core.models import Campaign
 
-    made = make_campaign(args.name, args.systems, args.instances, args.raters_per_item, args.raters,
-                         args.seed, args.ratings)
+    made = make_campaign(
+        args.name, args.systems, args.instances, args.raters_per_item, args.raters, args.seed, args.ratings
+    )
     if args.lease_seconds:
         Campaign.objects.filter(pk=made.campaign.pk).update(lease_seconds=args.lease_seconds)
     if args.json:
-        print(json.dumps({"campaign": made.campaign.name, "id": made.campaign.pk, "password": RATER_PASSWORD,
-                          "raters": [rater.user.username for rater in made.raters], "seconds": made.seconds}))
+        print(
+            json.dumps(
+                {
+                    "campaign": made.campaign.name,
+                    "id": made.campaign.pk,
+                    "password": RATER_PASSWORD,
+                    "raters": [rater.user.username for rater in made.raters],
+                    "seconds": made.seconds,
+                }
+            )
+        )
         return
-    print(f"campaign {made.campaign.name!r} (id {made.campaign.pk}): {args.systems} systems x {args.instances} "
-          f"instances x {args.raters_per_item} raters; {len(made.raters)} rater accounts "
-          f"{args.name}-0..{args.raters - 1} (password {RATER_PASSWORD!r})")
+    print(
+        f"campaign {made.campaign.name!r} (id {made.campaign.pk}): {args.systems} systems x {args.instances} "
+        f"instances x {args.raters_per_item} raters; {len(made.raters)} rater accounts "
+        f"{args.name}-0..{args.raters - 1} (password {RATER_PASSWORD!r})"
+    )
     print("seconds: " + ", ".join(f"{phase} {value:.1f}" for phase, value in made.seconds.items()))
 
 

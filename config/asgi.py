@@ -1,4 +1,5 @@
 """ASGI entry point (e.g. ``uvicorn config.asgi:application``); gunicorn serves ``config.wsgi``."""
+
 import os
 
 from django.core.asgi import get_asgi_application

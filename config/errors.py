@@ -5,6 +5,7 @@ They answer with DEBUG off (with DEBUG on Django shows its own debugging pages i
 500 page must render when the database is down, so it renders without the request's context
 processors (which read the user's roles from the database): it keeps the header and the way home.
 """
+
 from django.http import HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
@@ -24,8 +25,12 @@ def _message(exception, fallback):
 
 def _page(request, status, exception):
     title, fallback = PAGES[status]
-    return render(request, "errors/error.html", {"status": status, "title": title,
-                                                 "reason": _message(exception, fallback)}, status=status)
+    return render(
+        request,
+        "errors/error.html",
+        {"status": status, "title": title, "reason": _message(exception, fallback)},
+        status=status,
+    )
 
 
 def bad_request(request, exception=None):

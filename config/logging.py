@@ -7,6 +7,7 @@ handler and propagates to the root, and the development server's access lines
 Django with its traceback; :class:`OneLineForClientErrors` drops the traceback of any request
 that ended in a 4xx (it is the client's mistake, not the server's), so a 5xx alone carries one.
 """
+
 import logging
 
 SERVER_ERROR = 500

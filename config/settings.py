@@ -4,6 +4,7 @@ Defaults give the embedded setup (SQLite file under var/, DEBUG off unless DJANG
 live in ``config.settings_production``. ``DATABASE_URL`` accepts ``sqlite:///PATH`` and
 ``postgres://USER:PASS@HOST:PORT/NAME``.
 """
+
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -110,7 +111,9 @@ def sqlite_synchronous():
     """SQLite's ``synchronous`` mode: FULL unless COMVE_SQLITE_SYNCHRONOUS says otherwise (a benchmark's baseline)."""
     mode = os.environ.get("COMVE_SQLITE_SYNCHRONOUS", "FULL").strip().upper()
     if mode not in SQLITE_SYNCHRONOUS_MODES:
-        raise ImproperlyConfigured(f"COMVE_SQLITE_SYNCHRONOUS={mode!r}: choose one of {', '.join(SQLITE_SYNCHRONOUS_MODES)}")
+        raise ImproperlyConfigured(
+            f"COMVE_SQLITE_SYNCHRONOUS={mode!r}: choose one of {', '.join(SQLITE_SYNCHRONOUS_MODES)}"
+        )
     return mode
 
 
@@ -120,8 +123,11 @@ def database_from_env():
     config = dj_database_url.parse(url, conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")))
     if config["ENGINE"] == "django.db.backends.sqlite3":
         config.setdefault("OPTIONS", {}).update(
-            {"transaction_mode": "IMMEDIATE", "timeout": 30,
-             "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={sqlite_synchronous()};"}
+            {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 30,
+                "init_command": f"PRAGMA journal_mode=WAL; PRAGMA synchronous={sqlite_synchronous()};",
+            }
         )
     if config["ENGINE"] == "django.db.backends.postgresql":
         # Parameters bound by the server, and a statement prepared the fifth time it runs on a
@@ -130,7 +136,8 @@ def database_from_env():
         # DB_PREPARE_THRESHOLD=off behind PgBouncer older than 1.21 in transaction mode.
         threshold = os.environ.get("DB_PREPARE_THRESHOLD", str(PREPARE_THRESHOLD))
         config.setdefault("OPTIONS", {}).update(
-            server_side_binding=True, prepare_threshold=None if threshold == "off" else int(threshold))
+            server_side_binding=True, prepare_threshold=None if threshold == "off" else int(threshold)
+        )
     # Lets parallel test runs share one PostgreSQL server (each its own test database), and
     # each pytest-xdist worker (PYTEST_XDIST_WORKER=gw0, gw1, ...) of one run its own database
     # too: test_i22_gw0, test_i22_gw1 (tests/conftest.py leaves pytest-django's suffix out).
@@ -211,10 +218,12 @@ AUTH_PASSWORD_VALIDATORS = [
 # A signed-in session ends after this long without a request (core.middleware.IdleTimeoutMiddleware).
 SESSION_IDLE_SECONDS = int(os.environ.get("COMVE_SESSION_IDLE_MINUTES", "120")) * 60
 # Crowd entry throttles ("N/second|minute|hour|day"): per client address, and per campaign (429 beyond).
-COMVE_CROWD_ENTRY_RATE_PER_ADDRESS = os.environ.get("COMVE_CROWD_ENTRY_RATE_PER_ADDRESS",
-                                                    _defaults.CROWD_ENTRY_RATE_PER_ADDRESS)
-COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN = os.environ.get("COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN",
-                                                     _defaults.CROWD_ENTRY_RATE_PER_CAMPAIGN)
+COMVE_CROWD_ENTRY_RATE_PER_ADDRESS = os.environ.get(
+    "COMVE_CROWD_ENTRY_RATE_PER_ADDRESS", _defaults.CROWD_ENTRY_RATE_PER_ADDRESS
+)
+COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN = os.environ.get(
+    "COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN", _defaults.CROWD_ENTRY_RATE_PER_CAMPAIGN
+)
 
 # One shared cache for every process (the API throttles count there): a table of the database.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "comve_cache"}}
@@ -254,8 +263,11 @@ REST_FRAMEWORK = {
     # The throttles' client address: REMOTE_ADDR, or X-Forwarded-For behind the trusted proxies only.
     "NUM_PROXIES": TRUSTED_PROXIES,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.SafeJSONParser", "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_PARSER_CLASSES": [
+        "core.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
@@ -263,7 +275,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "ComVE-Eval API",
     "DESCRIPTION": "Human evaluation of generated explanations (SemEval-2020 Task 4, Subtask C).",
     "VERSION": "1.0.0",
-    "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
     # No deep links: Swagger UI puts each one inside its operation's button (an interactive element
     # in another, which screen readers cannot reach; axe: nested-interactive). templates/api/docs.html
     "SWAGGER_UI_SETTINGS": {"deepLinking": False},

@@ -19,12 +19,13 @@ Variables (defaults in brackets):
   DJANGO_TRUST_X_FORWARDED_PROTO [1]            the proxy sets X-Forwarded-Proto: https
   COMVE_LOG_LEVEL [INFO]
 """
+
 import os
 
 from django.core.exceptions import ImproperlyConfigured
 
 from config.logging import logging_config
-from config.settings import *  # noqa: F401,F403
+from config.settings import *  # noqa: F403
 from config.settings import DATABASES, env_bool, env_list
 
 ONE_YEAR_SECONDS = 365 * 24 * 3600
@@ -38,7 +39,9 @@ MIN_SECRET_KEY_CHARS = 50
 def _required(name, hint):
     value = os.environ.get(name, "").strip()
     if not value:
-        raise ImproperlyConfigured(f"{name} is not set: {hint} (config.settings_production reads it from the environment)")
+        raise ImproperlyConfigured(
+            f"{name} is not set: {hint} (config.settings_production reads it from the environment)"
+        )
     return value
 
 
@@ -51,9 +54,11 @@ def _secret_key():
         except OSError as exc:
             raise ImproperlyConfigured(f"DJANGO_SECRET_KEY_FILE={path}: cannot read it ({exc.strerror})") from None
     else:
-        key = _required("DJANGO_SECRET_KEY",
-                        "set it to a long random string, e.g. the output of "
-                        "python -c 'import secrets; print(secrets.token_urlsafe(50))'")
+        key = _required(
+            "DJANGO_SECRET_KEY",
+            "set it to a long random string, e.g. the output of "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'",
+        )
     if len(key) < MIN_SECRET_KEY_CHARS:
         raise ImproperlyConfigured(f"the secret key has {len(key)} characters; use at least {MIN_SECRET_KEY_CHARS}")
     return key
@@ -87,6 +92,8 @@ STORAGES = {
 
 # 4xx lines are noise under load (an expired session is a 302, a stale form a 409);
 # server errors still go out with their traceback.
-LOGGING = logging_config(os.environ.get("COMVE_LOG_LEVEL", "INFO"),
-                         formatter="%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s",
-                         loggers={"django.request": {"level": "ERROR"}, "django.security": {"level": "WARNING"}})
+LOGGING = logging_config(
+    os.environ.get("COMVE_LOG_LEVEL", "INFO"),
+    formatter="%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s",
+    loggers={"django.request": {"level": "ERROR"}, "django.security": {"level": "WARNING"}},
+)

@@ -1,5 +1,6 @@
 """Root URLs. Each area keeps its own URL list next to its views; the ``/api/`` tree is assembled
 here from the shared account endpoints and both apps' endpoints, with the catch-all last."""
+
 from django.contrib import admin
 from django.shortcuts import redirect
 from django.templatetags.static import static
@@ -17,6 +18,7 @@ api_urlpatterns = [
     *rating_urls.api_urlpatterns,
     *api_urls.catch_all,
 ]
+
 
 def favicon(request):
     """The site's icon, where browsers look for it first. Security: public; a redirect to a static file."""

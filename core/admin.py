@@ -1,4 +1,5 @@
 """Admin pages: browse and correct datasets, systems, campaigns, raters, assignments and ratings."""
+
 from django.contrib import admin
 
 from core import models

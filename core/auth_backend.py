@@ -4,6 +4,7 @@ Every rater screen, and the navigation of every page, needs the user's Rater pro
 its absence). A join on the user's row costs a tenth of a millisecond; a query of its own
 about three times that, on each of a rater's two requests per rating.
 """
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 

@@ -12,6 +12,7 @@ excluded rater's or a rejected crowd session's ratings are frozen). The rater's 
 first, the lock order of the engine (rater, then assignments, then items), so a correction and
 an exclusion of the same rater never interleave.
 """
+
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -61,8 +62,9 @@ def correct_last_rating(assignment_id, rater, campaign, score, now=None):
     Returns a :class:`Correction`; raises :class:`CorrectionRefused`, writing nothing.
     """
     if not isinstance(score, int) or isinstance(score, bool) or not SCORE_MIN <= score <= SCORE_MAX:
-        raise CorrectionRefused(f"A score is a whole number from {SCORE_MIN} to {SCORE_MAX}.",
-                                CorrectionRefused.INVALID)
+        raise CorrectionRefused(
+            f"A score is a whole number from {SCORE_MIN} to {SCORE_MAX}.", CorrectionRefused.INVALID
+        )
     now = now or timezone.now()
     return retry_on_contention(partial(_correct, assignment_id, rater, campaign, score, now))
 
@@ -70,27 +72,41 @@ def correct_last_rating(assignment_id, rater, campaign, score, now=None):
 def _correct(assignment_id, rater, campaign, score, now):
     with transaction.atomic():
         list(Rater.objects.select_for_update(no_key=True).filter(pk=rater.pk).values_list("pk"))
-        rating = (Rating.objects.select_for_update(no_key=True)
-                  .filter(assignment_id=assignment_id, rater=rater, campaign=campaign, source=Rating.Source.APP).first())
+        rating = (
+            Rating.objects.select_for_update(no_key=True)
+            .filter(assignment_id=assignment_id, rater=rater, campaign=campaign, source=Rating.Source.APP)
+            .first()
+        )
         if rating is None and Assignment.objects.filter(pk=assignment_id, rater=rater, campaign=campaign).exists():
-            raise CorrectionRefused("This item has no score of yours yet; submit one first.",
-                                    CorrectionRefused.NOT_RATED)
+            raise CorrectionRefused(
+                "This item has no score of yours yet; submit one first.", CorrectionRefused.NOT_RATED
+            )
         if rating is None:
-            raise CorrectionRefused("This rating is not one of yours; nothing was changed.",
-                                    CorrectionRefused.NOT_FOUND)
+            raise CorrectionRefused(
+                "This rating is not one of yours; nothing was changed.", CorrectionRefused.NOT_FOUND
+            )
         if Campaign.objects.filter(pk=campaign.pk).values_list("status", flat=True).first() != Campaign.Status.OPEN:
             raise CorrectionRefused("This campaign is closed; your score was not changed.", CorrectionRefused.CLOSED)
         if rating.excluded:
-            raise CorrectionRefused("This rating no longer counts; your score was not changed.",
-                                    CorrectionRefused.EXCLUDED)
-        last = (Rating.objects.filter(rater=rater, campaign=campaign).order_by("-created_at", "-pk")
-                .values_list("pk", flat=True).first())
+            raise CorrectionRefused(
+                "This rating no longer counts; your score was not changed.", CorrectionRefused.EXCLUDED
+            )
+        last = (
+            Rating.objects.filter(rater=rater, campaign=campaign)
+            .order_by("-created_at", "-pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
         if last != rating.pk:
-            raise CorrectionRefused("You have rated another item since: only your last score can be changed.",
-                                    CorrectionRefused.NOT_LAST)
+            raise CorrectionRefused(
+                "You have rated another item since: only your last score can be changed.", CorrectionRefused.NOT_LAST
+            )
         if now > correctable_until(rating):
-            raise CorrectionRefused(f"A score can be changed for {CORRECTION_WINDOW_SECONDS // 60} minutes after "
-                                    "it was saved; this one was not changed.", CorrectionRefused.TOO_LATE)
+            raise CorrectionRefused(
+                f"A score can be changed for {CORRECTION_WINDOW_SECONDS // 60} minutes after "
+                "it was saved; this one was not changed.",
+                CorrectionRefused.TOO_LATE,
+            )
         old = rating.score
         if old == score:
             return Correction(assignment_id, old, score, changed=False)

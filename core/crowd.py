@@ -6,6 +6,7 @@ organizer excluded them, or when they fall below the campaign's ``min_control_pa
 least ``quality.MIN_CONTROL_RATINGS`` control ratings (the rule that flags a rater on the quality
 page); a screened-out worker gets the campaign's screening code, everyone else its completion code.
 """
+
 import secrets
 
 from core import quality

@@ -52,11 +52,11 @@ MAX_TOP_K = 10_000
 MAX_MODEL_LAYER = 100
 
 # --- text --------------------------------------------------------------------------------------
-NUL = "\x00"                   # no text field accepts it (and PostgreSQL cannot store it)
-NAME_MAX_CHARS = 100          # datasets, systems, campaigns, metrics
-MODEL_NAME_MAX_CHARS = 200    # a BERTScore model name or local path
-NOTE_MAX_CHARS = 2000         # a rater's note on a broken item
-REASON_MAX_CHARS = 1000       # an organizer's reason for excluding a rater
+NUL = "\x00"  # no text field accepts it (and PostgreSQL cannot store it)
+NAME_MAX_CHARS = 100  # datasets, systems, campaigns, metrics
+MODEL_NAME_MAX_CHARS = 200  # a BERTScore model name or local path
+NOTE_MAX_CHARS = 2000  # a rater's note on a broken item
+REASON_MAX_CHARS = 1000  # an organizer's reason for excluding a rater
 
 # --- downloads ---------------------------------------------------------------------------------
 # Every download is UTF-8 text of one of these media types (the API's renderers use them too).
@@ -111,6 +111,7 @@ def download_filename(kind, campaign_name, fmt, suffix=""):
     stem = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_" for c in campaign_name).strip("_")
     parts = [kind, stem or "campaign"] + ([suffix] if suffix else [])
     return f"{'-'.join(parts)}.{EXTENSIONS[fmt]}"
+
 
 # --- issue 14: organizer statistics (rater effects, Table 6 page, study planner, ranking stability) ---
 # The mixed model of Table 6's human_adjusted column works on dense (raters + instances)^2

@@ -16,6 +16,7 @@ still never counts. Exclusion by an organizer is the engine's (it closes every d
 Why one module: the probe of issue 18 found each view applying its own half of this rule, and a
 crowd account rating in a lab campaign through the one that forgot.
 """
+
 from dataclasses import dataclass
 
 from django.db.models import Q
@@ -63,9 +64,12 @@ def lab_door_open(campaign, rater):
 
 def crowd_session_live(campaign, crowd_session):
     """Whether the crowd session is a live door into ``campaign``: its own, its platform still enabled, not rejected."""
-    return (crowd_session is not None and crowd_session.campaign_id == campaign.pk
-            and crowd_session.status != CrowdSession.Status.REJECTED
-            and entry_enabled(campaign, crowd_session.platform))
+    return (
+        crowd_session is not None
+        and crowd_session.campaign_id == campaign.pk
+        and crowd_session.status != CrowdSession.Status.REJECTED
+        and entry_enabled(campaign, crowd_session.platform)
+    )
 
 
 def door(campaign, rater, crowd_session=None, reading=False):
@@ -99,8 +103,11 @@ def campaigns_open_to(rater, crowd_sessions=()):
     if rater.is_crowd_account:
         sessions = [s for s in crowd_sessions if s.rater_id == rater.pk]
         by_campaign = {campaign.pk: campaign for campaign in campaigns.filter(pk__in=[s.campaign_id for s in sessions])}
-        live = {s.campaign_id for s in sessions
-                if s.campaign_id in by_campaign and crowd_session_live(by_campaign[s.campaign_id], s)}
+        live = {
+            s.campaign_id
+            for s in sessions
+            if s.campaign_id in by_campaign and crowd_session_live(by_campaign[s.campaign_id], s)
+        }
         return campaigns.filter(pk__in=live).order_by("name")
     admitted = Q(lab_access=Campaign.LabAccess.ALL) | Q(lab_access=Campaign.LabAccess.LISTED, lab_raters=rater)
     return campaigns.filter(admitted).distinct().order_by("name")

@@ -23,6 +23,7 @@ The statements a rating runs through are in :mod:`core.rating_sql`, as SQL.
 
 Lock order, the same everywhere: rater, then assignments, then items.
 """
+
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -75,6 +76,7 @@ def is_excluded(campaign, rater):
 
 
 # --- leasing -------------------------------------------------------------------------------
+
 
 def next_assignment(campaign, rater, now=None, crowd_session_id=None):
     """The rater's current item in ``campaign``, leasing a new one when they hold none.
@@ -137,8 +139,9 @@ def _lease_locked(campaign, rater, now, state=None, crowd_session_id=None):
         item_id = _pick_item(campaign, rater, skip_locked=False)
     if item_id is None:
         return None
-    leased = rating_sql.lease_item(item_id, rater.pk, campaign.pk, now,
-                                   now + timedelta(seconds=campaign.lease_seconds), held + 1, crowd_session_id)
+    leased = rating_sql.lease_item(
+        item_id, rater.pk, campaign.pk, now, now + timedelta(seconds=campaign.lease_seconds), held + 1, crowd_session_id
+    )
     # Under the row lock the item cannot have filled up; the condition is the database's guarantee anyway.
     if leased is None:
         raise IntegrityError(f"item {item_id} filled up while locked")
@@ -150,9 +153,9 @@ def _holds_lease_elsewhere(campaign, rater, now):
     rater's own timed-out leases in the campaign, under their row lock, and say whether a live one is
     left (another crowd session's), in which case nothing new is leased."""
     held_elsewhere = False
-    for assignment_id, item_id, expires_at in (Assignment.objects.filter(
-            campaign=campaign, rater=rater, status=Assignment.Status.LEASED)
-            .values_list("pk", "item_id", "lease_expires_at")):
+    for assignment_id, item_id, expires_at in Assignment.objects.filter(
+        campaign=campaign, rater=rater, status=Assignment.Status.LEASED
+    ).values_list("pk", "item_id", "lease_expires_at"):
         if expires_at <= now:
             _expire_in_transaction(assignment_id, item_id, now)
         else:
@@ -180,8 +183,9 @@ def _pick_item(campaign, rater, skip_locked):
     fullest = rating_sql.fullest_open_level(campaign.pk, rater.pk, campaign.raters_per_item)
     if fullest is None:
         return None
-    item_id = rating_sql.lock_item_in_window(campaign.pk, rater.pk, fullest, key_stride(campaign.sample_size),
-                                             multiplier, offset, ORDER_WINDOW, skip_locked)
+    item_id = rating_sql.lock_item_in_window(
+        campaign.pk, rater.pk, fullest, key_stride(campaign.sample_size), multiplier, offset, ORDER_WINDOW, skip_locked
+    )
     if item_id is not None:
         return item_id
     # Every item of the window is being taken right now: any open item will do.
@@ -227,10 +231,12 @@ def _expire_in_transaction(assignment_id, item_id, now):
 
 # --- submitting ----------------------------------------------------------------------------
 
+
 def _checked_score(score):
     if isinstance(score, bool) or not isinstance(score, int) or not SCORE_MIN <= score <= SCORE_MAX:
-        raise SubmissionRefused(f"A score must be a whole number from {SCORE_MIN} to {SCORE_MAX}.",
-                                SubmissionRefused.INVALID)
+        raise SubmissionRefused(
+            f"A score must be a whole number from {SCORE_MIN} to {SCORE_MAX}.", SubmissionRefused.INVALID
+        )
     return score
 
 
@@ -242,8 +248,9 @@ def _checked_seconds(seconds):
     except (TypeError, ValueError):
         seconds = -1.0
     if not 0 <= seconds < float("inf"):
-        raise SubmissionRefused("The time spent on an item must be a non-negative number of seconds.",
-                                SubmissionRefused.INVALID)
+        raise SubmissionRefused(
+            "The time spent on an item must be a non-negative number of seconds.", SubmissionRefused.INVALID
+        )
     return seconds
 
 
@@ -263,8 +270,9 @@ def submit_rating(assignment_id, rater, score, seconds=None, now=None, campaign=
     reported the item as broken, or the score is not an integer 0-3.
     """
     score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
-    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign,
-                                       crowd_session_id=crowd_session_id))
+    return retry_on_contention(
+        partial(_submit, assignment_id, rater, score, seconds, now, campaign, crowd_session_id=crowd_session_id)
+    )
 
 
 class Submitted(NamedTuple):
@@ -286,8 +294,12 @@ def submit_and_lease(assignment_id, rater, score, campaign, seconds=None, now=No
     score, seconds, now = _checked_score(score), _checked_or_deferred(seconds), now or timezone.now()
     if campaign.status == Campaign.Status.OPEN:
         _sweep_if_due(campaign, now)
-    return retry_on_contention(partial(_submit, assignment_id, rater, score, seconds, now, campaign, lease=True,
-                                       crowd_session_id=crowd_session_id), retry_also=(IntegrityError,))
+    return retry_on_contention(
+        partial(
+            _submit, assignment_id, rater, score, seconds, now, campaign, lease=True, crowd_session_id=crowd_session_id
+        ),
+        retry_also=(IntegrityError,),
+    )
 
 
 def _checked_or_deferred(seconds):
@@ -300,59 +312,73 @@ def _submit(assignment_id, rater, score, seconds, now, campaign, lease=False, cr
             if not lease:
                 return _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_session_id)
             # Lock order: the rater, then the assignment, then items (module docstring).
-            state = rating_sql.lock_rater_state(rater.pk, campaign.pk, now, submitting=assignment_id,
-                                                crowd_session_id=crowd_session_id)
+            state = rating_sql.lock_rater_state(
+                rater.pk, campaign.pk, now, submitting=assignment_id, crowd_session_id=crowd_session_id
+            )
             rating, created = _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_session_id)
             open_ = campaign.status == Campaign.Status.OPEN
-            next_id = (_lease_locked(campaign, rater, now, state, crowd_session_id)
-                       if open_ and state is not None else None)
+            next_id = (
+                _lease_locked(campaign, rater, now, state, crowd_session_id) if open_ and state is not None else None
+            )
             return Submitted(rating, created, next_id)
     except IntegrityError:
         # An imported rating of the same (item, rater) is the only one that can be there.
         if not Rating.objects.filter(rater=rater, item__assignments__pk=assignment_id).exists():
             raise
-        raise SubmissionRefused("You have already rated this item; nothing new was recorded.",
-                                SubmissionRefused.ALREADY_RATED) from None
+        raise SubmissionRefused(
+            "You have already rated this item; nothing new was recorded.", SubmissionRefused.ALREADY_RATED
+        ) from None
 
 
 def _store_rating(assignment_id, rater, score, seconds, now, campaign, crowd_session_id=None):
-    locked = rating_sql.lock_assignment(assignment_id, rater.pk, campaign.pk if campaign is not None else None,
-                                        crowd_session_id)
+    locked = rating_sql.lock_assignment(
+        assignment_id, rater.pk, campaign.pk if campaign is not None else None, crowd_session_id
+    )
     if locked is None:
         raise SubmissionRefused("This item is not one of yours; nothing was recorded.", SubmissionRefused.NOT_FOUND)
     item_id, campaign_id, status, leased_at, campaign_status, needed = locked
     if status == Assignment.Status.DONE:
         return Rating.objects.get(assignment_id=assignment_id), False
     if status == Assignment.Status.EXCLUDED:
-        raise SubmissionRefused("You are no longer part of this campaign; your choice was not recorded.",
-                                SubmissionRefused.EXCLUDED)
+        raise SubmissionRefused(
+            "You are no longer part of this campaign; your choice was not recorded.", SubmissionRefused.EXCLUDED
+        )
     if campaign_status != Campaign.Status.OPEN:
         raise SubmissionRefused("This campaign is closed; your choice was not recorded.", SubmissionRefused.CLOSED)
     retaken = status == Assignment.Status.EXPIRED
     # A report of a broken item released the lease (expired): its reporter may not rate it after all.
     if retaken and ItemFlag.objects.filter(item_id=item_id, rater_id=rater.pk).exists():
-        raise SubmissionRefused("You reported this item as broken; your score for it was not recorded.",
-                                SubmissionRefused.FLAGGED)
+        raise SubmissionRefused(
+            "You reported this item as broken; your score for it was not recorded.", SubmissionRefused.FLAGGED
+        )
     # An expired lease gave its slot back to the pool: take one again, if the item still has room.
     if retaken and not rating_sql.take_slot(item_id, also_done=True):
-        raise SubmissionRefused(f"This item already has its {needed} ratings; your choice was not needed.",
-                                SubmissionRefused.NOT_NEEDED)
+        raise SubmissionRefused(
+            f"This item already has its {needed} ratings; your choice was not needed.", SubmissionRefused.NOT_NEEDED
+        )
     if callable(seconds):
-        seconds = _checked_seconds(seconds(rating_sql.from_row(
-            Assignment, ("id", "item", "rater", "campaign", "status", "leased_at"),
-            (assignment_id, item_id, rater.pk, campaign_id, status, leased_at))))
-    rating = rating_sql.record_rating(assignment_id, item_id, rater.pk, campaign_id, score, seconds, now,
-                                      count=not retaken)
+        seconds = _checked_seconds(
+            seconds(
+                rating_sql.from_row(
+                    Assignment,
+                    ("id", "item", "rater", "campaign", "status", "leased_at"),
+                    (assignment_id, item_id, rater.pk, campaign_id, status, leased_at),
+                )
+            )
+        )
+    rating = rating_sql.record_rating(
+        assignment_id, item_id, rater.pk, campaign_id, score, seconds, now, count=not retaken
+    )
     rating.rater = rater
     if campaign is not None:
         rating.campaign = campaign
     racing = None if campaign is None else campaign.racing
-    transaction.on_commit(partial(events.rating_recorded.send, sender=Rating, campaign_id=campaign_id,
-                                  racing=racing))
+    transaction.on_commit(partial(events.rating_recorded.send, sender=Rating, campaign_id=campaign_id, racing=racing))
     return rating, True
 
 
 # --- exclusion -----------------------------------------------------------------------------
+
 
 @dataclass
 class ExclusionResult:
@@ -376,14 +402,16 @@ def _exclude(campaign, rater, by, reason):
     with transaction.atomic():
         list(Rater.objects.select_for_update(no_key=True).filter(pk=rater.pk).values_list("pk"))
         exclusion, created = RaterExclusion.objects.get_or_create(
-            campaign=campaign, rater=rater, defaults={"excluded_by": by, "reason": reason})
+            campaign=campaign, rater=rater, defaults={"excluded_by": by, "reason": reason}
+        )
         if not created:
             return ExclusionResult(exclusion, created=False)
         # Imported ratings have no assignment but count in the items' counters all the same.
         ratings_excluded, items_reopened = _withdraw(
             Assignment.objects.filter(campaign=campaign, rater=rater),
             Rating.objects.filter(campaign=campaign, rater=rater, excluded=False),
-            imported=Rating.objects.filter(campaign=campaign, rater=rater, excluded=False, assignment__isnull=True))
+            imported=Rating.objects.filter(campaign=campaign, rater=rater, excluded=False, assignment__isnull=True),
+        )
         return ExclusionResult(exclusion, True, ratings_excluded, items_reopened)
 
 
@@ -394,8 +422,11 @@ def _withdraw(assignments, ratings, imported=None):
     (kept for the record); every item they held or rated gets its slot back for a new rater.
     Returns ``(ratings excluded, items reopened)``.
     """
-    held = list(assignments.select_for_update(no_key=True).exclude(status=Assignment.Status.EXCLUDED)
-                .values_list("pk", "item_id", "status"))
+    held = list(
+        assignments.select_for_update(no_key=True)
+        .exclude(status=Assignment.Status.EXCLUDED)
+        .values_list("pk", "item_id", "status")
+    )
     leased = [item_id for _, item_id, status in held if status == Assignment.Status.LEASED]
     rated = [item_id for _, item_id, status in held if status == Assignment.Status.DONE]
     if imported is not None:
@@ -420,14 +451,21 @@ def reject_crowd_sessions(sessions):
     if not sessions:
         return 0, 0
     session_ids = [session.pk for session in sessions]
-    list(Rater.objects.select_for_update(no_key=True).filter(pk__in={s.rater_id for s in sessions})
-         .order_by("pk").values_list("pk"))
-    return _withdraw(Assignment.objects.filter(crowd_session_id__in=session_ids),
-                     Rating.objects.filter(assignment__crowd_session_id__in=session_ids, excluded=False))
+    list(
+        Rater.objects.select_for_update(no_key=True)
+        .filter(pk__in={s.rater_id for s in sessions})
+        .order_by("pk")
+        .values_list("pk")
+    )
+    return _withdraw(
+        Assignment.objects.filter(crowd_session_id__in=session_ids),
+        Rating.objects.filter(assignment__crowd_session_id__in=session_ids, excluded=False),
+    )
 
 
 def live_lease_and_progress(campaign, rater, now=None, crowd_session_id=None):
     """:func:`live_lease` and the rater's progress read in one statement: what the item page shows."""
-    lease, figures = rating_sql.live_lease_and_progress(campaign.pk, rater.pk, campaign.raters_per_item,
-                                                        now or timezone.now(), crowd_session_id)
+    lease, figures = rating_sql.live_lease_and_progress(
+        campaign.pk, rater.pk, campaign.raters_per_item, now or timezone.now(), crowd_session_id
+    )
     return lease, progress.from_figures(figures)

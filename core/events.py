@@ -1,4 +1,5 @@
 """Domain events that code outside ``core`` may react to, without ``core`` knowing who listens."""
+
 from django.dispatch import Signal
 
 #: Sent after the transaction that stored a new rating commits, with ``campaign_id`` and ``racing``

@@ -9,6 +9,7 @@ The release is the engine's lease-expiry transition (leased -> expired, slot ret
 early, with the same guarantees: a conditional UPDATE on the old status under the engine's
 lock order (assignment, then item), retried on contention.
 """
+
 from dataclasses import dataclass
 from functools import partial
 
@@ -43,8 +44,9 @@ def flag_item(assignment_id, rater, campaign, note="", crowd_session_id=None, no
     """
     note = (note or "").strip()[:MAX_NOTE_CHARS]
     now = now or timezone.now()
-    return retry_on_contention(partial(_flag, assignment_id, rater, note, campaign, crowd_session_id, now),
-                               retry_also=(IntegrityError,))
+    return retry_on_contention(
+        partial(_flag, assignment_id, rater, note, campaign, crowd_session_id, now), retry_also=(IntegrityError,)
+    )
 
 
 def _flag(assignment_id, rater, note, campaign, crowd_session_id, now):
@@ -58,14 +60,18 @@ def _flag(assignment_id, rater, note, campaign, crowd_session_id, now):
         if campaign_status != Campaign.Status.OPEN:
             raise FlagRefused("This campaign is closed; your report was not recorded.", FlagRefused.CLOSED)
         if state is None or state[0] or status == Assignment.Status.EXCLUDED:
-            raise FlagRefused("You are no longer part of this campaign; your report was not recorded.",
-                              FlagRefused.EXCLUDED)
+            raise FlagRefused(
+                "You are no longer part of this campaign; your report was not recorded.", FlagRefused.EXCLUDED
+            )
         if state[1] != assignment_id:
-            raise FlagRefused("This item is no longer yours to report (you rated it, or its time ran out); "
-                              "nothing was recorded.", FlagRefused.NOT_LIVE)
+            raise FlagRefused(
+                "This item is no longer yours to report (you rated it, or its time ran out); nothing was recorded.",
+                FlagRefused.NOT_LIVE,
+            )
         flag, _ = ItemFlag.objects.get_or_create(item_id=item_id, rater=rater, defaults={"note": note})
         released = Assignment.objects.filter(pk=assignment_id, status=Assignment.Status.LEASED).update(
-            status=Assignment.Status.EXPIRED)
+            status=Assignment.Status.EXPIRED
+        )
         if released:
             Item.objects.filter(pk=item_id, retired=False).update(active_count=F("active_count") - 1)
         return flag, bool(released)
@@ -73,13 +79,18 @@ def _flag(assignment_id, rater, note, campaign, crowd_session_id, now):
 
 # --- the organizer's view of the reports ----------------------------------------------------------
 
+
 def campaign_flags(campaign):
     """Every report of a broken item in the campaign, newest first, with its item, statement and rater."""
-    return (ItemFlag.objects.filter(item__campaign=campaign).select_related("item__instance", "rater__user")
-            .order_by("-created_at", "-id"))
+    return (
+        ItemFlag.objects.filter(item__campaign=campaign)
+        .select_related("item__instance", "rater__user")
+        .order_by("-created_at", "-id")
+    )
 
 
 # --- the organizer's decisions on the reports -------------------------------------------------------
+
 
 class ReviewRefused(Refusal):
     """A decision on a reported item that cannot be taken (``message`` for the organizer); nothing was written."""
@@ -127,18 +138,32 @@ def review_queue(campaign, include_resolved=False):
     """The reported items of the campaign, open reports first (oldest report first): the review queue."""
     flags = ItemFlag.objects.filter(item__campaign=campaign).select_related("item__instance", "rater__user")
     systems = {}
-    for item_id, name, marker in (ItemOutput.objects.filter(item__in=flags.values("item_id"))
-                                  .values_list("item_id", "output__system__name", "output__system__marker")
-                                  .order_by("output__system__name")):
+    for item_id, name, marker in (
+        ItemOutput.objects.filter(item__in=flags.values("item_id"))
+        .values_list("item_id", "output__system__name", "output__system__marker")
+        .order_by("output__system__name")
+    ):
         systems.setdefault(item_id, []).append(f"{name}{marker}")
     items = {}
     for flag in flags.order_by("created_at", "pk"):
         items.setdefault(flag.item_id, (flag.item, []))[1].append(
-            Report(flag.rater_id, str(flag.rater), flag.note, flag.created_at, flag.status))
-    queue = [ReportedItem(item.pk, item.instance.external_id, item.instance.false_sent, item.text, item.kind,
-                          tuple(systems.get(item.pk, ())), tuple(reports), item.done_count, item.needed,
-                          item.retired)
-             for item, reports in items.values()]
+            Report(flag.rater_id, str(flag.rater), flag.note, flag.created_at, flag.status)
+        )
+    queue = [
+        ReportedItem(
+            item.pk,
+            item.instance.external_id,
+            item.instance.false_sent,
+            item.text,
+            item.kind,
+            tuple(systems.get(item.pk, ())),
+            tuple(reports),
+            item.done_count,
+            item.needed,
+            item.retired,
+        )
+        for item, reports in items.values()
+    ]
     if not include_resolved:
         queue = [entry for entry in queue if entry.open]
     return sorted(queue, key=lambda entry: not entry.open)
@@ -159,8 +184,9 @@ class Decision:
 def _campaign_item(campaign, item_id):
     item = Item.objects.select_related("instance").filter(campaign=campaign, pk=item_id).first()
     if item is None:
-        raise ReviewRefused(f"Item {item_id} is not an item of campaign '{campaign}'; nothing was changed.",
-                            ReviewRefused.NOT_FOUND)
+        raise ReviewRefused(
+            f"Item {item_id} is not an item of campaign '{campaign}'; nothing was changed.", ReviewRefused.NOT_FOUND
+        )
     return item
 
 
@@ -175,7 +201,8 @@ def dismiss_reports(campaign, item_id, by=None, now=None):
     item = _campaign_item(campaign, item_id)
     with transaction.atomic():
         resolved = ItemFlag.objects.filter(item=item, status=ItemFlag.Status.OPEN).update(
-            status=ItemFlag.Status.DISMISSED, resolved_by=by, resolved_at=now)
+            status=ItemFlag.Status.DISMISSED, resolved_by=by, resolved_at=now
+        )
     return Decision(item.pk, item.instance.external_id, resolved, already=resolved == 0)
 
 
@@ -196,24 +223,29 @@ def retire_instance(campaign, item_id, by=None, reason="", now=None):
 
 def _retire(campaign, item, by, reason, now):
     with transaction.atomic():
-        sampled = (CampaignInstance.objects.select_for_update()
-                   .filter(campaign=campaign, instance_id=item.instance_id).first())
+        sampled = (
+            CampaignInstance.objects.select_for_update().filter(campaign=campaign, instance_id=item.instance_id).first()
+        )
         if sampled is not None and sampled.retired:
             return Decision(item.pk, item.instance.external_id, 0, already=True)
         items = Item.objects.filter(campaign=campaign, instance_id=item.instance_id)
         # Lock order: assignments, then items (core.engine).
         leased = Assignment.objects.select_for_update(no_key=True).filter(
-            item__in=items, status=Assignment.Status.LEASED)
+            item__in=items, status=Assignment.Status.LEASED
+        )
         released = Assignment.objects.filter(pk__in=list(leased.values_list("pk", flat=True))).update(
-            status=Assignment.Status.EXPIRED)
+            status=Assignment.Status.EXPIRED
+        )
         retired = items.update(retired=True, active_count=F("needed"))
         # A lease taken between the read above and the items' update (their row locks) is released too;
         # from here on no lease can take a slot of these items (they are full).
         released += Assignment.objects.filter(item__in=items, status=Assignment.Status.LEASED).update(
-            status=Assignment.Status.EXPIRED)
+            status=Assignment.Status.EXPIRED
+        )
         if sampled is not None:
             sampled.retired_at, sampled.retired_by, sampled.retired_reason = now, by, reason
             sampled.save(update_fields=["retired_at", "retired_by", "retired_reason"])
         resolved = ItemFlag.objects.filter(item__in=items, status=ItemFlag.Status.OPEN).update(
-            status=ItemFlag.Status.RETIRED, resolved_by=by, resolved_at=now)
+            status=ItemFlag.Status.RETIRED, resolved_by=by, resolved_at=now
+        )
         return Decision(item.pk, item.instance.external_id, resolved, retired, released)

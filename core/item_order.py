@@ -6,6 +6,7 @@ open items from the front of the key order, and each rater picks among the next 
 permutation of their own, ``(shuffle_key * m + a) mod SHUFFLE_MODULUS``, computed in SQL by the
 engine (:mod:`core.rating_sql`) from the rater's ``order_seed``.
 """
+
 import random
 
 # Shuffle keys are drawn below this prime; ``key * m + a`` then stays inside 64-bit integers in SQL.

@@ -8,6 +8,7 @@ X-Forwarded-For, the client is the entry that the outermost trusted proxy wrote;
 This is DRF's rule for ``NUM_PROXIES`` (``BaseThrottle.get_ident``), so a throttle and a lockout
 never disagree about who is asking.
 """
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
@@ -30,4 +31,4 @@ def username(request, credentials):
     field = get_user_model().USERNAME_FIELD
     value = (credentials or {}).get(field) or request.POST.get(field) or ""
     limit = get_user_model()._meta.get_field(field).max_length or USERNAME_FIELD_MAX
-    return str(value)[:min(limit, USERNAME_FIELD_MAX)]
+    return str(value)[: min(limit, USERNAME_FIELD_MAX)]

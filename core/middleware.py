@@ -1,4 +1,5 @@
 """Request-wide rules: hostile text refused before any view, idle sessions ended, signed-in pages never cached."""
+
 import codecs
 import time
 from email.message import Message
@@ -29,7 +30,8 @@ def nul_field(query_dict):
 
 
 def unsafe_charset(content_type):
-    """The charset a ``Content-Type`` names when it is not one bodies are read in (``SAFE_REQUEST_CHARSETS``), else None.
+    """The charset a ``Content-Type`` names when it is not one bodies are read in
+    (``SAFE_REQUEST_CHARSETS``), else None.
 
     Unknown names (``rot13`` as a charset) made the form and JSON parsers raise LookupError, text
     transforms (``unicode_escape``) and wide encodings (``utf-16``) slipped nested JSON past a check
@@ -69,20 +71,33 @@ class RequestHygieneMiddleware:
             return self.refuse(request, NOT_FOUND, "No page has a NUL byte (\\x00) in its address.")
         charset = unsafe_charset(request.META.get("CONTENT_TYPE", ""))
         if charset is not None:
-            return self.refuse(request, UNSUPPORTED_MEDIA_TYPE,
-                               f"The request body's charset '{charset[:40]}' is not accepted; send UTF-8.",
-                               field="Content-Type")
+            return self.refuse(
+                request,
+                UNSUPPORTED_MEDIA_TYPE,
+                f"The request body's charset '{charset[:40]}' is not accepted; send UTF-8.",
+                field="Content-Type",
+            )
         field = nul_field(request.GET) or (nul_field(request.POST) if request.method == "POST" else None)
         if field is None:
             return self.get_response(request)
-        return self.refuse(request, BAD_REQUEST,
-                           f"The field '{field}' contains a NUL byte (\\x00), which no text field accepts.", field)
+        return self.refuse(
+            request,
+            BAD_REQUEST,
+            f"The field '{field}' contains a NUL byte (\\x00), which no text field accepts.",
+            field,
+        )
 
     @staticmethod
     def refuse(request, status, message, field=None):
         if request.path.startswith(API_PREFIX):
-            body = {"detail": message} if field is None else {
-                "detail": "The request is not valid; see problems.", "problems": [{"field": field, "message": message}]}
+            body = (
+                {"detail": message}
+                if field is None
+                else {
+                    "detail": "The request is not valid; see problems.",
+                    "problems": [{"field": field, "message": message}],
+                }
+            )
             return JsonResponse(body, status=status)
         return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
 
@@ -128,4 +143,3 @@ class NoStoreForSignedInMiddleware:
         if user is not None and user.is_authenticated:
             patch_cache_control(response, no_store=True, private=True)
         return response
-

@@ -6,6 +6,7 @@ Python checks (S7): one assignment and one rating per (item, rater), one rating 
 assignment, scores in 0-3, and an item's ``active_count``/``done_count`` within ``needed``,
 which the engine (:mod:`core.engine`) only moves with conditional updates.
 """
+
 import secrets
 
 from django.conf import settings
@@ -25,19 +26,30 @@ from core.defaults import (
 
 # Table 1 of the task paper: the default rubric of every campaign.
 DEFAULT_RUBRIC = [
-    {"score": 0, "label": "Not a reason",
-     "description": "The reason is not grammatically correct, or not comprehensible at all, "
-                    "or not related to the statement at all."},
-    {"score": 1, "label": "Negation or paraphrase",
-     "description": "The reason is just the negation of the statement or a simple paraphrase. "
-                    "Obviously, a better explanation can be made."},
-    {"score": 2, "label": "Relevant",
-     "description": "The reason is relevant and appropriate, though it may contain a few "
-                    "grammatical errors or unnecessary parts. Or like case 1, but it's hard to "
-                    "write a proper reason."},
-    {"score": 3, "label": "Solid explanation",
-     "description": "The reason is appropriate and is a solid explanation of why the "
-                    "statement does not make sense."},
+    {
+        "score": 0,
+        "label": "Not a reason",
+        "description": "The reason is not grammatically correct, or not comprehensible at all, "
+        "or not related to the statement at all.",
+    },
+    {
+        "score": 1,
+        "label": "Negation or paraphrase",
+        "description": "The reason is just the negation of the statement or a simple paraphrase. "
+        "Obviously, a better explanation can be made.",
+    },
+    {
+        "score": 2,
+        "label": "Relevant",
+        "description": "The reason is relevant and appropriate, though it may contain a few "
+        "grammatical errors or unnecessary parts. Or like case 1, but it's hard to "
+        "write a proper reason.",
+    },
+    {
+        "score": 3,
+        "label": "Solid explanation",
+        "description": "The reason is appropriate and is a solid explanation of why the statement does not make sense.",
+    },
 ]
 
 
@@ -130,9 +142,7 @@ class System(models.Model):
     class Meta:
         ordering = ["dataset", "name"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["dataset", "name"], condition=Q(is_human=False), name="system_unique_name"
-            ),
+            models.UniqueConstraint(fields=["dataset", "name"], condition=Q(is_human=False), name="system_unique_name"),
             models.UniqueConstraint(
                 fields=["dataset", "human_reference"], condition=Q(is_human=True), name="system_unique_human"
             ),
@@ -188,7 +198,10 @@ class Campaign(models.Model):
     dataset = models.ForeignKey(Dataset, on_delete=models.PROTECT, related_name="campaigns")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     table6_exported_at = models.DateTimeField(
-        null=True, blank=True, help_text="When Table 6 was last exported (web, API or command): the checklist's last step.")
+        null=True,
+        blank=True,
+        help_text="When Table 6 was last exported (web, API or command): the checklist's last step.",
+    )
     seed = models.BigIntegerField(null=True, blank=True, help_text="Seed of the instance sample (S2).")
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     raters_per_item = models.PositiveSmallIntegerField(default=DEFAULT_RATERS_PER_ITEM)
@@ -211,31 +224,42 @@ class Campaign(models.Model):
     completion_code = models.CharField(max_length=100, blank=True, default="")
     screening_code = models.CharField(max_length=100, blank=True, default="")
     items_per_session = models.PositiveIntegerField(
-        null=True, blank=True,
+        null=True,
+        blank=True,
         help_text="Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).",
     )
     # Crowd entry is the organizer's choice (S12): off until a platform is enabled, and its entry
     # address carries the campaign's secret key, which the organizer can rotate.
     mturk_enabled = models.BooleanField(default=False, help_text="Workers may enter from a Mechanical Turk HIT.")
     prolific_enabled = models.BooleanField(default=False, help_text="Participants may enter from a Prolific study.")
-    crowd_key = models.CharField(max_length=64, default=new_crowd_key,
-                                 help_text="The secret part of the crowd entry addresses.")
+    crowd_key = models.CharField(
+        max_length=64, default=new_crowd_key, help_text="The secret part of the crowd entry addresses."
+    )
     count_reconciled_only = models.BooleanField(
-        default=True, help_text="Results count a crowd rating only once the platform's records confirm its session.")
+        default=True, help_text="Results count a crowd rating only once the platform's records confirm its session."
+    )
     # The lab door (issue 18): which site accounts may rate here. Crowd accounts never enter through it.
     lab_access = models.CharField(
-        max_length=10, choices=LabAccess.choices, default=LabAccess.ALL,
-        help_text="Which lab (site) rater accounts may rate in this campaign: all of them, only those listed, or none.")
+        max_length=10,
+        choices=LabAccess.choices,
+        default=LabAccess.ALL,
+        help_text="Which lab (site) rater accounts may rate in this campaign: all of them, only those listed, or none.",
+    )
     lab_raters = models.ManyToManyField(
-        "Rater", related_name="listed_campaigns", blank=True,
-        help_text="The lab raters this campaign lists (used when lab access is 'listed').")
+        "Rater",
+        related_name="listed_campaigns",
+        blank=True,
+        help_text="The lab raters this campaign lists (used when lab access is 'listed').",
+    )
     # Stopping early (issue 23): the tie margin is fixed before rating starts, so that no look at
     # the ratings can move it; racing retires systems whose every comparison is decided.
     tie_margin = models.FloatField(
         default=DEFAULT_TIE_MARGIN,
-        help_text="Two systems whose true difference is inside (-margin, margin) may be called a tie (0-3 scale).")
+        help_text="Two systems whose true difference is inside (-margin, margin) may be called a tie (0-3 scale).",
+    )
     racing = models.BooleanField(
-        default=False, help_text="A system whose comparisons are all decided stops receiving new items.")
+        default=False, help_text="A system whose comparisons are all decided stops receiving new items."
+    )
     systems = models.ManyToManyField(System, related_name="campaigns", blank=True)
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -257,10 +281,12 @@ class Campaign(models.Model):
                 condition=Q(items_per_session__isnull=True) | Q(items_per_session__gte=1),
                 name="campaign_items_per_session_positive",
             ),
-            models.CheckConstraint(condition=Q(lab_access__in=["all", "listed", "none"]),
-                                   name="campaign_lab_access_known"),
-            models.CheckConstraint(condition=Q(tie_margin__gt=0) & Q(tie_margin__lte=MAX_TIE_MARGIN),
-                                   name="campaign_tie_margin_range"),
+            models.CheckConstraint(
+                condition=Q(lab_access__in=["all", "listed", "none"]), name="campaign_lab_access_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(tie_margin__gt=0) & Q(tie_margin__lte=MAX_TIE_MARGIN), name="campaign_tie_margin_range"
+            ),
         ]
 
     def __str__(self):
@@ -292,11 +318,13 @@ class CampaignInstance(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="sampled")
     instance = models.ForeignKey(Instance, on_delete=models.PROTECT)
     position = models.PositiveIntegerField()
-    rating_order = models.PositiveIntegerField(null=True, blank=True,
-                                               help_text="0-based place in the campaign's random rating order.")
+    rating_order = models.PositiveIntegerField(
+        null=True, blank=True, help_text="0-based place in the campaign's random rating order."
+    )
     retired_at = models.DateTimeField(null=True, blank=True)
-    retired_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
+    retired_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     retired_reason = models.TextField(blank=True, default="")
 
     objects = CampaignInstanceQuerySet.as_manager()
@@ -362,7 +390,8 @@ class Item(models.Model):
     done_count = models.PositiveSmallIntegerField(default=0)
     shuffle_key = models.BigIntegerField(default=0, help_text="Random key; per-rater order derives from it.")
     retired = models.BooleanField(
-        default=False, help_text="Its instance was retired: it takes no more ratings and none of its ratings count.")
+        default=False, help_text="Its instance was retired: it takes no more ratings and none of its ratings count."
+    )
 
     class Meta:
         ordering = ["campaign", "id"]
@@ -374,13 +403,13 @@ class Item(models.Model):
             models.CheckConstraint(condition=Q(active_count__lte=F("needed")), name="item_active_le_needed"),
             models.CheckConstraint(condition=Q(done_count__lte=F("active_count")), name="item_done_le_active"),
             models.CheckConstraint(
-                condition=(Q(kind="system") & Q(control_kind=""))
-                | (Q(kind="control") & ~Q(control_kind="")),
+                condition=(Q(kind="system") & Q(control_kind="")) | (Q(kind="control") & ~Q(control_kind="")),
                 name="item_control_kind_matches",
             ),
             # A retired item is full: the engine's pick (``active_count < needed``) never sees it again.
-            models.CheckConstraint(condition=Q(retired=False) | Q(active_count=F("needed")),
-                                   name="item_retired_is_full"),
+            models.CheckConstraint(
+                condition=Q(retired=False) | Q(active_count=F("needed")), name="item_retired_is_full"
+            ),
         ]
 
     def __str__(self):
@@ -432,16 +461,16 @@ class Rater(models.Model):
             ),
         ]
 
-    @property
-    def is_crowd_account(self):
-        """A crowd platform's worker: enters only through a campaign's crowd entry address (core.doors)."""
-        return self.platform in CROWD_RATER_PLATFORMS
-
     def __str__(self):
         """The account: the username, or platform:worker id of a crowd worker (organizers' eyes only)."""
         if self.external_id:
             return f"{self.platform}:{self.external_id}"
         return self.user.get_username() if self.user_id else f"rater {self.pk}"
+
+    @property
+    def is_crowd_account(self):
+        """A crowd platform's worker: enters only through a campaign's crowd entry address (core.doors)."""
+        return self.platform in CROWD_RATER_PLATFORMS
 
     @property
     def label(self):
@@ -478,9 +507,14 @@ class Assignment(models.Model):
     lease_expires_at = models.DateTimeField()
     completed_at = models.DateTimeField(null=True, blank=True)
     sequence = models.PositiveIntegerField(default=0, help_text="1-based position in the rater's queue.")
-    crowd_session = models.ForeignKey("CrowdSession", null=True, blank=True, on_delete=models.SET_NULL,
-                                      related_name="assignments",
-                                      help_text="The crowd session (MTurk assignment, Prolific session) that took it.")
+    crowd_session = models.ForeignKey(
+        "CrowdSession",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="assignments",
+        help_text="The crowd session (MTurk assignment, Prolific session) that took it.",
+    )
 
     class Meta:
         indexes = [
@@ -492,8 +526,9 @@ class Assignment(models.Model):
             # One live lease per rater per campaign, whatever the concurrency (issue 18): a partial
             # unique index, on SQLite and PostgreSQL alike. A lease past its time still counts as held
             # until it is expired; the engine expires the rater's own before leasing anew.
-            models.UniqueConstraint(fields=["rater", "campaign"], condition=Q(status="leased"),
-                                    name="assignment_one_lease_per_rater"),
+            models.UniqueConstraint(
+                fields=["rater", "campaign"], condition=Q(status="leased"), name="assignment_one_lease_per_rater"
+            ),
             models.CheckConstraint(
                 condition=Q(status="done", completed_at__isnull=False) | ~Q(status="done"),
                 name="assignment_done_has_time",
@@ -508,7 +543,8 @@ class RatingQuerySet(models.QuerySet):
         """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
 
         A rating counts when it is of a system item (never a control item) of an instance not retired
-        (:func:`core.flags.retire_instance`), neither it nor its rater was excluded, and it came through a door the campaign opened (:mod:`core.doors`):
+        (:func:`core.flags.retire_instance`), neither it nor its rater was excluded, and it came through a
+        door the campaign opened (:mod:`core.doors`):
 
         - imported from a file by an organizer (an MTurk batch or long-form import): counts;
         - made in the app by a lab account (any account that is not a crowd platform's): counts while the
@@ -518,8 +554,9 @@ class RatingQuerySet(models.QuerySet):
           platform's records. A crowd account's rating outside any crowd session never counts.
         """
         excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-        ratings = (self.filter(campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM, item__retired=False)
-                   .exclude(rater_id__in=excluded_raters))
+        ratings = self.filter(
+            campaign=campaign, excluded=False, item__kind=Item.Kind.SYSTEM, item__retired=False
+        ).exclude(rater_id__in=excluded_raters)
         return ratings.filter(_counting_doors(campaign))
 
 
@@ -531,17 +568,22 @@ def _counting_doors(campaign):
         lab &= Q(rater_id__in=campaign.lab_raters.values("pk"))
     elif campaign.lab_access == Campaign.LabAccess.NONE:
         lab = Q(pk__in=[])
-    statuses = ([CrowdSession.Status.VERIFIED] if campaign.count_reconciled_only
-                else [CrowdSession.Status.VERIFIED, CrowdSession.Status.UNVERIFIED])
-    crowd = Q(source=Rating.Source.APP, rater__platform__in=CROWD_RATER_PLATFORMS,
-              assignment__crowd_session__campaign=campaign, assignment__crowd_session__status__in=statuses)
+    statuses = (
+        [CrowdSession.Status.VERIFIED]
+        if campaign.count_reconciled_only
+        else [CrowdSession.Status.VERIFIED, CrowdSession.Status.UNVERIFIED]
+    )
+    crowd = Q(
+        source=Rating.Source.APP,
+        rater__platform__in=CROWD_RATER_PLATFORMS,
+        assignment__crowd_session__campaign=campaign,
+        assignment__crowd_session__status__in=statuses,
+    )
     return imported | lab | crowd
 
 
 class Rating(models.Model):
     """A score 0-3 for an item by a rater, made in the app or imported from a file."""
-
-    objects = RatingQuerySet.as_manager()
 
     class Source(models.TextChoices):
         APP = "app", "rated in the app"
@@ -559,6 +601,8 @@ class Rating(models.Model):
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP)
     excluded = models.BooleanField(default=False, help_text="Set when the rater is excluded (S8).")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RatingQuerySet.as_manager()
 
     class Meta:
         indexes = [models.Index(fields=["campaign", "excluded"], name="rating_campaign_idx")]
@@ -585,9 +629,13 @@ class RatingCorrection(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(condition=Q(old_score__gte=SCORE_MIN) & Q(old_score__lte=SCORE_MAX)
-                                   & Q(new_score__gte=SCORE_MIN) & Q(new_score__lte=SCORE_MAX),
-                                   name="correction_scores_0_3"),
+            models.CheckConstraint(
+                condition=Q(old_score__gte=SCORE_MIN)
+                & Q(old_score__lte=SCORE_MAX)
+                & Q(new_score__gte=SCORE_MIN)
+                & Q(new_score__lte=SCORE_MAX),
+                name="correction_scores_0_3",
+            ),
             models.CheckConstraint(condition=~Q(old_score=F("new_score")), name="correction_changes_score"),
         ]
 
@@ -607,16 +655,19 @@ class ItemFlag(models.Model):
     note = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                    related_name="+")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["item", "rater"], name="flag_unique_item_rater"),
-            models.CheckConstraint(condition=Q(status="open", resolved_at__isnull=True)
-                                   | (~Q(status="open") & Q(resolved_at__isnull=False)),
-                                   name="flag_resolved_has_time"),
+            models.CheckConstraint(
+                condition=Q(status="open", resolved_at__isnull=True)
+                | (~Q(status="open") & Q(resolved_at__isnull=False)),
+                name="flag_resolved_has_time",
+            ),
         ]
 
 
@@ -654,12 +705,17 @@ class CrowdSession(models.Model):
     platform = models.CharField(max_length=10, choices=Rater.Platform.choices)
     session_id = models.CharField(max_length=255, help_text="MTurk assignmentId, or Prolific SESSION_ID.")
     task_id = models.CharField(max_length=255, help_text="MTurk hitId, or Prolific STUDY_ID.")
-    submit_to = models.CharField(max_length=255, blank=True, default="",
-                                 help_text="MTurk: the checked turkSubmitTo origin the HIT is submitted to.")
+    submit_to = models.CharField(
+        max_length=255,
+        blank=True,
+        default="",
+        help_text="MTurk: the checked turkSubmitTo origin the HIT is submitted to.",
+    )
     started_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.UNVERIFIED)
-    platform_status = models.CharField(max_length=40, blank=True, default="",
-                                       help_text="The status the platform's records gave, as written there.")
+    platform_status = models.CharField(
+        max_length=40, blank=True, default="", help_text="The status the platform's records gave, as written there."
+    )
     reconciled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

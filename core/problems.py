@@ -4,6 +4,7 @@ A user who fixes a file wants the whole list at once, not one error per attempt;
 from the wrong dataset can have a thousand bad rows, so the list is capped with a count.
 The commands print these records, the web pages list them and the API returns them as JSON.
 """
+
 from dataclasses import dataclass
 
 MAX_REPORTED_PROBLEMS = 50
@@ -28,8 +29,13 @@ class Problem:
         return f"{where}: {self.message}"
 
     def as_dict(self):
-        return {"file": self.file, "line": self.line, "column": self.column, "message": self.message,
-                "value": self.value}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "value": self.value,
+        }
 
 
 class FormatError(ValueError):

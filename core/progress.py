@@ -6,6 +6,7 @@ screens (browser and API) all read progress here. Counts come from the items' co
 so they never disagree with the ratings that count: an excluded rater's ratings leave both.
 An item shared by several systems' identical outputs counts once per system.
 """
+
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
@@ -20,11 +21,12 @@ from core.models import (
     Item,
     ItemFlag,
     ItemOutput,
-    Rating,
     RaterExclusion,
+    Rating,
 )
 
 # --- a rater -----------------------------------------------------------------------------------
+
 
 class RaterProgress(NamedTuple):
     """``done`` ratings of the rater; ``total`` = done + held + items still open to them."""
@@ -59,6 +61,7 @@ def from_figures(figures):
 
 
 # --- a campaign --------------------------------------------------------------------------------
+
 
 class _RatingsAgainstExpected:
     """``ratings`` collected of ``expected``: complete when all are in, and the fraction done."""
@@ -101,7 +104,7 @@ class CampaignProgress(_RatingsAgainstExpected):
     leased: int = 0
     active_raters: int = 0
     raters: int = 0
-    flagged_items: int = 0      # items with a report waiting for the organizer's review
+    flagged_items: int = 0  # items with a report waiting for the organizer's review
     retired_instances: int = 0
     systems: list = field(default_factory=list)
     # Crowd sessions by what the platform's records say of them: {status: {"sessions", "ratings"}}.
@@ -119,8 +122,10 @@ def campaign_progress(campaign, now=None):
     """Totals of the campaign: items, ratings done/expected, live leases, raters, flagged items, per system."""
     now = now or timezone.now()
     progress = CampaignProgress()
-    for row in Item.objects.filter(campaign=campaign, retired=False).values("kind").annotate(
-        items=Count("pk"), ratings=Sum("done_count"), expected=Sum("needed")
+    for row in (
+        Item.objects.filter(campaign=campaign, retired=False)
+        .values("kind")
+        .annotate(items=Count("pk"), ratings=Sum("done_count"), expected=Sum("needed"))
     ):
         if row["kind"] == Item.Kind.SYSTEM:
             progress.items, progress.ratings, progress.expected = row["items"], row["ratings"], row["expected"]
@@ -130,36 +135,51 @@ def campaign_progress(campaign, now=None):
     live = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
     progress.leased = live.count()
     progress.active_raters = live.values("rater").distinct().count()
-    progress.raters = (Rating.objects.filter(campaign=campaign, excluded=False)
-                       .values("rater").distinct().count())
-    progress.flagged_items = (ItemFlag.objects.filter(item__campaign=campaign, status=ItemFlag.Status.OPEN)
-                              .values("item").distinct().count())
+    progress.raters = Rating.objects.filter(campaign=campaign, excluded=False).values("rater").distinct().count()
+    progress.flagged_items = (
+        ItemFlag.objects.filter(item__campaign=campaign, status=ItemFlag.Status.OPEN).values("item").distinct().count()
+    )
     progress.retired_instances = CampaignInstance.objects.filter(campaign=campaign).retired().count()
     progress.crowd = crowd_session_counts(campaign)
     per_system = {
         row["output__system"]: row
-        for row in ItemOutput.objects.filter(campaign=campaign, item__retired=False).values("output__system").annotate(
-            items=Count("pk"), ratings=Sum("item__done_count"), expected=Sum("item__needed"))
+        for row in ItemOutput.objects.filter(campaign=campaign, item__retired=False)
+        .values("output__system")
+        .annotate(items=Count("pk"), ratings=Sum("item__done_count"), expected=Sum("item__needed"))
     }
     for system in campaign.systems.order_by("-is_human", "name"):
         row = per_system.get(system.pk, {})
-        progress.systems.append(SystemProgress(
-            system.pk, system.name, system.marker, system.is_human,
-            row.get("items", 0), row.get("ratings") or 0, row.get("expected") or 0))
+        progress.systems.append(
+            SystemProgress(
+                system.pk,
+                system.name,
+                system.marker,
+                system.is_human,
+                row.get("items", 0),
+                row.get("ratings") or 0,
+                row.get("expected") or 0,
+            )
+        )
     return progress
 
 
 def crowd_session_counts(campaign):
     """The campaign's crowd sessions and their ratings, per verification status (every status listed)."""
     counts = {status: {"sessions": 0, "ratings": 0} for status in CrowdSession.Status.values}
-    for row in (CrowdSession.objects.filter(campaign=campaign).values("status")
-                .annotate(sessions=Count("pk", distinct=True),
-                          ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))):
+    for row in (
+        CrowdSession.objects.filter(campaign=campaign)
+        .values("status")
+        .annotate(
+            sessions=Count("pk", distinct=True),
+            ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)),
+        )
+    ):
         counts[row["status"]] = {"sessions": row["sessions"], "ratings": row["ratings"]}
     return counts
 
 
 # --- why a campaign does not finish ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Stall:
@@ -189,8 +209,9 @@ class Stall:
         raters = "1 rater has" if self.raters == 1 else f"{self.raters} of {self.raters} raters have"
         text = f"{items} a rater who has not seen {them}: {raters} rated or reported {them}."
         if self.reported:
-            which = ("It is" if self.waiting == 1 else
-                     f"{self.reported:,} of them {'is' if self.reported == 1 else 'are'}")
+            which = (
+                "It is" if self.waiting == 1 else f"{self.reported:,} of them {'is' if self.reported == 1 else 'are'}"
+            )
             text += f" {which} reported as broken and waiting for your review."
         return text
 
@@ -212,23 +233,29 @@ def campaign_stall(campaign, now=None):
     if not with_room:
         return None
     excluded = set(RaterExclusion.objects.filter(campaign=campaign).values_list("rater_id", flat=True))
-    raters = (set(Assignment.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct())
-              | set(campaign.lab_raters.values_list("pk", flat=True))
-              | set(Rating.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct()))
+    raters = (
+        set(Assignment.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct())
+        | set(campaign.lab_raters.values_list("pk", flat=True))
+        | set(Rating.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct())
+    )
     raters -= excluded
     seen = {}
-    had = (list(Assignment.objects.filter(item__in=room, rater__in=raters).values_list("item_id", "rater_id"))
-           + list(Rating.objects.filter(item__in=room, rater__in=raters, assignment__isnull=True)
-                  .values_list("item_id", "rater_id")))
+    had = list(Assignment.objects.filter(item__in=room, rater__in=raters).values_list("item_id", "rater_id")) + list(
+        Rating.objects.filter(item__in=room, rater__in=raters, assignment__isnull=True).values_list(
+            "item_id", "rater_id"
+        )
+    )
     for item_id, rater_id in had:
         seen.setdefault(item_id, set()).add(rater_id)
     waiting = {item_id for item_id in with_room if len(seen.get(item_id, ())) >= len(raters)}
     if not waiting:
         return None
-    reported = (ItemFlag.objects.filter(item_id__in=waiting, status=ItemFlag.Status.OPEN)
-                .values("item_id").distinct().count())
-    leased = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED,
-                                       lease_expires_at__gt=now).count()
+    reported = (
+        ItemFlag.objects.filter(item_id__in=waiting, status=ItemFlag.Status.OPEN).values("item_id").distinct().count()
+    )
+    leased = Assignment.objects.filter(
+        campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now
+    ).count()
     return Stall(len(waiting), len(raters), reported, len(with_room), leased)
 
 
@@ -236,5 +263,7 @@ def with_progress(campaigns):
     """``campaigns`` (a queryset) annotated with ``ratings_done`` and ``ratings_expected`` of their system
     items: the progress of many campaigns in one query (the campaign list, the home page)."""
     system_items = Q(items__kind=Item.Kind.SYSTEM, items__retired=False)
-    return campaigns.annotate(ratings_done=Sum("items__done_count", filter=system_items),
-                              ratings_expected=Sum("items__needed", filter=system_items))
+    return campaigns.annotate(
+        ratings_done=Sum("items__done_count", filter=system_items),
+        ratings_expected=Sum("items__needed", filter=system_items),
+    )

@@ -8,6 +8,7 @@ listed with their figures but is never flagged again.
 Control ratings count here and nowhere else: control items have no ``ItemOutput``, so no
 system score can include them.
 """
+
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from statistics import median
@@ -136,12 +137,18 @@ def summarize(record_list, thresholds):
         quality = {"ratings": len(own)}
         controls = [r for r in own if r.is_control]
         passed = sum(control_passes(r.score, r.expected_min, r.expected_max) for r in controls)
-        quality.update(control_ratings=len(controls), control_passed=passed,
-                       control_pass_rate=passed / len(controls) if controls else None)
+        quality.update(
+            control_ratings=len(controls),
+            control_passed=passed,
+            control_pass_rate=passed / len(controls) if controls else None,
+        )
 
-        differences = [abs(mine.score - other.score)
-                       for mine in own
-                       for other in counting_by_item[mine.item_id] if other.rater_id != rater_id]
+        differences = [
+            abs(mine.score - other.score)
+            for mine in own
+            for other in counting_by_item[mine.item_id]
+            if other.rater_id != rater_id
+        ]
         quality.update(
             compared_pairs=len(differences),
             exact_agreement=sum(d == 0 for d in differences) / len(differences) if differences else None,
@@ -166,7 +173,8 @@ def fails_controls(control_ratings, control_pass_rate, min_control_pass_rate):
 def control_figures(campaign, rater):
     """``(control ratings, passed)`` of one rater in the campaign, excluded ratings included."""
     rows = Rating.objects.filter(campaign=campaign, rater=rater, item__kind=Item.Kind.CONTROL).values_list(
-        "score", "item__expected_min", "item__expected_max")
+        "score", "item__expected_min", "item__expected_max"
+    )
     passed = [control_passes(score, low, high) for score, low, high in rows]
     return len(passed), sum(passed)
 
@@ -175,28 +183,32 @@ def shortfalls(quality, thresholds):
     """Why a rater falls below the thresholds, in words; empty when they do not (or data is too thin)."""
     found = []
     if fails_controls(quality["control_ratings"], quality["control_pass_rate"], thresholds.min_control_pass_rate):
-        found.append(f"control pass rate {quality['control_pass_rate']:.0%} is below "
-                     f"{thresholds.min_control_pass_rate:.0%}")
-    if (quality["compared_pairs"] >= MIN_COMPARED_PAIRS
-            and quality["exact_agreement"] < thresholds.min_coagreement):
-        found.append(f"agreement with co-raters {quality['exact_agreement']:.0%} is below "
-                     f"{thresholds.min_coagreement:.0%}")
-    if (quality["timed_ratings"] >= MIN_TIMED_RATINGS
-            and quality["median_seconds"] < thresholds.min_median_seconds):
-        found.append(f"median {quality['median_seconds']:.1f} s per item is below "
-                     f"{thresholds.min_median_seconds:g} s")
+        found.append(
+            f"control pass rate {quality['control_pass_rate']:.0%} is below {thresholds.min_control_pass_rate:.0%}"
+        )
+    if quality["compared_pairs"] >= MIN_COMPARED_PAIRS and quality["exact_agreement"] < thresholds.min_coagreement:
+        found.append(
+            f"agreement with co-raters {quality['exact_agreement']:.0%} is below {thresholds.min_coagreement:.0%}"
+        )
+    if quality["timed_ratings"] >= MIN_TIMED_RATINGS and quality["median_seconds"] < thresholds.min_median_seconds:
+        found.append(f"median {quality['median_seconds']:.1f} s per item is below {thresholds.min_median_seconds:g} s")
     return found
 
 
 def rating_records(campaign):
     """Every rating of the campaign as :class:`RatingRecord`, in one query."""
     rows = Rating.objects.filter(campaign=campaign).values_list(
-        "item_id", "rater_id", "score", "seconds", "excluded",
-        "item__kind", "item__expected_min", "item__expected_max",
+        "item_id",
+        "rater_id",
+        "score",
+        "seconds",
+        "excluded",
+        "item__kind",
+        "item__expected_min",
+        "item__expected_max",
     )
     return [
-        RatingRecord(item_id, rater_id, score, seconds, excluded,
-                     expected_min, expected_max, kind == Item.Kind.CONTROL)
+        RatingRecord(item_id, rater_id, score, seconds, excluded, expected_min, expected_max, kind == Item.Kind.CONTROL)
         for item_id, rater_id, score, seconds, excluded, kind, expected_min, expected_max in rows
     ]
 
@@ -216,10 +228,15 @@ def rater_quality(campaign):
 
     records = []
     for rater in Rater.objects.filter(pk__in=rater_ids).select_related("user"):
-        records.append(RaterQuality(
-            rater_id=rater.pk, rater=str(rater), platform=rater.platform,
-            flags_raised=flags[rater.pk], excluded=rater.pk in excluded,
-            **figures.get(rater.pk, {}),
-        ))
+        records.append(
+            RaterQuality(
+                rater_id=rater.pk,
+                rater=str(rater),
+                platform=rater.platform,
+                flags_raised=flags[rater.pk],
+                excluded=rater.pk in excluded,
+                **figures.get(rater.pk, {}),
+            )
+        )
     records.sort(key=lambda q: (not q.flagged, q.excluded, q.rater_id))
     return records

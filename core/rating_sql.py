@@ -14,8 +14,9 @@ checks every column against the database), values go in as named parameters
 (``%(campaign)s``), datetimes are adapted as the ORM adapts them, and datetimes read back are
 made aware as the ORM makes them.
 """
-from datetime import timezone as dt_timezone
-from functools import lru_cache
+
+from datetime import UTC
+from functools import cache
 
 from django.db import connection
 from django.utils import timezone
@@ -48,9 +49,9 @@ class Table:
 
 
 A = Table(Assignment, "a")
-H = Table(Assignment, "h")      # the rater's earlier assignments, in "never had" tests
-I = Table(Item, "i")             # noqa: E741 (the item table's alias, as in the SQL)
-C = Table(Item, "c")             # an item chosen from a window
+H = Table(Assignment, "h")  # the rater's earlier assignments, in "never had" tests
+I = Table(Item, "i")  # noqa: E741 (the item table's alias, as in the SQL)
+C = Table(Item, "c")  # an item chosen from a window
 R = Table(Rater, "r")
 E = Table(RaterExclusion, "e")
 G = Table(Rating, "g")
@@ -61,12 +62,16 @@ LEASED = Assignment.Status.LEASED
 DONE = Assignment.Status.DONE
 
 # The items the rater never had: neither an assignment (any status) nor an imported rating.
-NEVER_HAD = (f"NOT EXISTS (SELECT 1 FROM {H} WHERE {H('item')} = {I('id')} AND {H('rater')} = %(rater)s) "
-             f"AND NOT EXISTS (SELECT 1 FROM {G} WHERE {G('item')} = {I('id')} AND {G('rater')} = %(rater)s)")
+NEVER_HAD = (
+    f"NOT EXISTS (SELECT 1 FROM {H} WHERE {H('item')} = {I('id')} AND {H('rater')} = %(rater)s) "
+    f"AND NOT EXISTS (SELECT 1 FROM {G} WHERE {G('item')} = {I('id')} AND {G('rater')} = %(rater)s)"
+)
 # ``active_count < M`` repeats ``active_count < needed`` as a constant bound, so that the
 # database reads only the open part of the item index (``item_pick_idx``).
-WITH_ROOM = (f"{I('campaign')} = %(campaign)s AND {I('active_count')} < {I('needed')} "
-             f"AND {I('active_count')} < %(raters_per_item)s")
+WITH_ROOM = (
+    f"{I('campaign')} = %(campaign)s AND {I('active_count')} < {I('needed')} "
+    f"AND {I('active_count')} < %(raters_per_item)s"
+)
 # The same for counting: every item needs the campaign's M (``Item.needed`` is set so when the
 # campaign is made), and without the per-row ``needed`` the count reads the index alone.
 OPEN_SLOTS = f"{I('campaign')} = %(campaign)s AND {I('active_count')} < %(raters_per_item)s"
@@ -81,8 +86,10 @@ def take_slot_sql(also_done=False):
     """Count one more lease (and rating, with ``also_done``) on an item that has room; parameter ``item``."""
     active, done, needed = I.column("active_count"), I.column("done_count"), I.column("needed")
     more_done = f", {done} = {done} + 1" if also_done else ""
-    return (f"UPDATE {I.name} SET {active} = {active} + 1{more_done} "
-            f"WHERE {I.column('id')} = %(item)s AND {active} < {needed}")
+    return (
+        f"UPDATE {I.name} SET {active} = {active} + 1{more_done} "
+        f"WHERE {I.column('id')} = %(item)s AND {active} < {needed}"
+    )
 
 
 def writes_combine():
@@ -117,7 +124,7 @@ def aware(value):
     """A datetime read by raw SQL, as the ORM would return it (SQLite gives naive UTC)."""
     if value is None or timezone.is_aware(value):
         return value
-    return timezone.make_aware(value, dt_timezone.utc)
+    return timezone.make_aware(value, UTC)
 
 
 def fetchone(sql, params):
@@ -142,11 +149,13 @@ def open_campaign(campaign_id):
     """The campaign if it is open, else None: both rater requests start with it."""
     query = Campaign.objects.raw(
         f"SELECT * FROM {K.name} WHERE {K.column('id')} = %(campaign)s AND {K.column('status')} = %(open)s",
-        {"campaign": campaign_id, "open": Campaign.Status.OPEN})
+        {"campaign": campaign_id, "open": Campaign.Status.OPEN},
+    )
     return next(iter(query), None)
 
 
 # --- leasing -------------------------------------------------------------------------------
+
 
 def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_id=None):
     """Lock the rater's row and read ``(excluded, live lease id, assignments held, other leases)`` in one
@@ -169,8 +178,13 @@ def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_
         f"AND {A('status')} = %(leased)s{not_submitting}) "
         f"FROM {R} WHERE {R('id')} = %(rater)s" + lock_clause()
     )
-    params = {"campaign": campaign_id, "rater": rater_id, "leased": LEASED, "now": db_datetime(now),
-              "crowd_session": crowd_session_id}
+    params = {
+        "campaign": campaign_id,
+        "rater": rater_id,
+        "leased": LEASED,
+        "now": db_datetime(now),
+        "crowd_session": crowd_session_id,
+    }
     if submitting is not None:
         params["submitting"] = submitting
     row = fetchone(sql, params)
@@ -179,9 +193,11 @@ def lock_rater_state(rater_id, campaign_id, now, submitting=None, crowd_session_
 
 def fullest_open_level(campaign_id, rater_id, raters_per_item):
     """The highest ``active_count`` among the open items the rater never had, or None."""
-    row = fetchone(f"SELECT {I('active_count')} FROM {I} WHERE {WITH_ROOM} AND {NEVER_HAD} "
-                   f"ORDER BY {I('active_count')} DESC LIMIT 1",
-                   {"campaign": campaign_id, "raters_per_item": raters_per_item, "rater": rater_id})
+    row = fetchone(
+        f"SELECT {I('active_count')} FROM {I} WHERE {WITH_ROOM} AND {NEVER_HAD} "
+        f"ORDER BY {I('active_count')} DESC LIMIT 1",
+        {"campaign": campaign_id, "raters_per_item": raters_per_item, "rater": rater_id},
+    )
     return None if row is None else row[0]
 
 
@@ -196,17 +212,28 @@ def lock_item_in_window(campaign_id, rater_id, level, stride, multiplier, offset
         f"JOIN {C} ON {C('id')} = w.id ORDER BY {C('shuffle_key')} / %(stride)s, {rater_order(C)}, {C('id')} "
         "LIMIT 1" + lock_clause(C, skip_locked)
     )
-    row = fetchone(sql, {"campaign": campaign_id, "level": level, "rater": rater_id, "window": window,
-                         "stride": stride, "multiplier": multiplier, "offset": offset})
+    row = fetchone(
+        sql,
+        {
+            "campaign": campaign_id,
+            "level": level,
+            "rater": rater_id,
+            "window": window,
+            "stride": stride,
+            "multiplier": multiplier,
+            "offset": offset,
+        },
+    )
     return None if row is None else row[0]
 
 
 def lock_any_open_item(campaign_id, rater_id, raters_per_item, skip_locked):
     """Lock the best open item anywhere (fullest first, then the front of the key order); its id or None."""
-    row = fetchone(f"SELECT {I('id')} FROM {I} WHERE {WITH_ROOM} AND {NEVER_HAD} "
-                   f"ORDER BY {I('active_count')} DESC, {I('shuffle_key')}, {I('id')} LIMIT 1"
-                   + lock_clause(I, skip_locked),
-                   {"campaign": campaign_id, "raters_per_item": raters_per_item, "rater": rater_id})
+    row = fetchone(
+        f"SELECT {I('id')} FROM {I} WHERE {WITH_ROOM} AND {NEVER_HAD} "
+        f"ORDER BY {I('active_count')} DESC, {I('shuffle_key')}, {I('id')} LIMIT 1" + lock_clause(I, skip_locked),
+        {"campaign": campaign_id, "raters_per_item": raters_per_item, "rater": rater_id},
+    )
     return None if row is None else row[0]
 
 
@@ -223,13 +250,22 @@ def lease_item(item_id, rater_id, campaign_id, now, expires_at, sequence, crowd_
     """Take a slot on the item and record the rater's lease (in their crowd session, if any): the new
     assignment's id, or None if the item was full."""
     insert = f"INSERT INTO {A.name} ({A.columns(*LEASE_FIELDS)}) "
-    params = {"item": item_id, "rater": rater_id, "campaign": campaign_id, "status": LEASED,
-              "leased_at": db_datetime(now), "lease_expires_at": db_datetime(expires_at), "sequence": sequence,
-              "crowd_session": crowd_session_id}
+    params = {
+        "item": item_id,
+        "rater": rater_id,
+        "campaign": campaign_id,
+        "status": LEASED,
+        "leased_at": db_datetime(now),
+        "lease_expires_at": db_datetime(expires_at),
+        "sequence": sequence,
+        "crowd_session": crowd_session_id,
+    }
     if writes_combine():
-        row = fetchone(f"WITH slot AS ({take_slot_sql()} RETURNING {I.column('id')}) "
-                       f"{insert}SELECT slot.{I.column('id')}, {LEASE_VALUES} FROM slot RETURNING {A.column('id')}",
-                       params)
+        row = fetchone(
+            f"WITH slot AS ({take_slot_sql()} RETURNING {I.column('id')}) "
+            f"{insert}SELECT slot.{I.column('id')}, {LEASE_VALUES} FROM slot RETURNING {A.column('id')}",
+            params,
+        )
         return None if row is None else row[0]
     if not take_slot(item_id):
         return None
@@ -245,7 +281,7 @@ def live_lease_sql():
     return _live_lease_sql(connection.vendor)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _live_lease_sql(vendor):
     """Built once per database vendor (the null-safe comparison differs), not on every page."""
     return (
@@ -260,8 +296,16 @@ def _live_lease_sql(vendor):
 def live_lease(campaign_id, rater_id, now, crowd_session_id=None):
     """The rater's unexpired lease in the campaign (in the crowd session, if any) as an Assignment
     with its item and statement, or None."""
-    row = fetchone(live_lease_sql(), {"campaign": campaign_id, "rater": rater_id, "leased": LEASED,
-                                      "now": db_datetime(now), "crowd_session": crowd_session_id})
+    row = fetchone(
+        live_lease_sql(),
+        {
+            "campaign": campaign_id,
+            "rater": rater_id,
+            "leased": LEASED,
+            "now": db_datetime(now),
+            "crowd_session": crowd_session_id,
+        },
+    )
     return _lease_from_row(campaign_id, rater_id, row, crowd_session_id)
 
 
@@ -270,10 +314,32 @@ def _lease_from_row(campaign_id, rater_id, row, crowd_session_id=None):
         return None
     assignment_id, item_id, leased_at, expires_at, sequence, text, instance_id, false_sent = row
     assignment = from_row(
-        Assignment, ("id", "item", "rater", "campaign", "status", "leased_at", "lease_expires_at", "completed_at",
-                     "sequence", "crowd_session"),
-        (assignment_id, item_id, rater_id, campaign_id, LEASED, aware(leased_at), aware(expires_at), None, sequence,
-         crowd_session_id))
+        Assignment,
+        (
+            "id",
+            "item",
+            "rater",
+            "campaign",
+            "status",
+            "leased_at",
+            "lease_expires_at",
+            "completed_at",
+            "sequence",
+            "crowd_session",
+        ),
+        (
+            assignment_id,
+            item_id,
+            rater_id,
+            campaign_id,
+            LEASED,
+            aware(leased_at),
+            aware(expires_at),
+            None,
+            sequence,
+            crowd_session_id,
+        ),
+    )
     # Only what a rater may see is read; any other field of the two loads on access.
     item = from_row(Item, ("id", "instance", "text"), (item_id, instance_id, text))
     item.instance = from_row(Instance, ("id", "false_sent"), (instance_id, false_sent))
@@ -282,6 +348,7 @@ def _lease_from_row(campaign_id, rater_id, row, crowd_session_id=None):
 
 
 # --- submitting ----------------------------------------------------------------------------
+
 
 def lock_assignment(assignment_id, rater_id, campaign_id=None, crowd_session_id=None):
     """Lock the rater's assignment; ``(item_id, campaign_id, status, leased_at, campaign status, needed)`` or None.
@@ -297,7 +364,9 @@ def lock_assignment(assignment_id, rater_id, campaign_id=None, crowd_session_id=
         f"SELECT {A('item')}, {A('campaign')}, {A('status')}, {A('leased_at')}, {K('status')}, {I('needed')} "
         f"FROM {A} JOIN {K} ON {K('id')} = {A('campaign')} JOIN {I} ON {I('id')} = {A('item')} "
         f"WHERE {A('id')} = %(assignment)s AND {A('rater')} = %(rater)s{in_campaign} "
-        f"AND {same_session(A('crowd_session'))}" + lock_clause(A), params)
+        f"AND {same_session(A('crowd_session'))}" + lock_clause(A),
+        params,
+    )
     if row is None:
         return None
     item_id, campaign_id, status, leased_at, campaign_status, needed = row
@@ -310,15 +379,27 @@ RATING_FIELDS = ("item", "rater", "campaign", "assignment", "score", "seconds", 
 def record_rating(assignment_id, item_id, rater_id, campaign_id, score, seconds, now, count=True):
     """Mark the assignment done, count the rating on its item (unless ``count`` is false: the
     caller counted it already) and insert it; the new Rating (no second query to read it back)."""
-    values = {"item": item_id, "rater": rater_id, "campaign": campaign_id, "assignment": assignment_id,
-              "score": score, "seconds": seconds, "source": Rating.Source.APP, "excluded": False}
+    values = {
+        "item": item_id,
+        "rater": rater_id,
+        "campaign": campaign_id,
+        "assignment": assignment_id,
+        "score": score,
+        "seconds": seconds,
+        "source": Rating.Source.APP,
+        "excluded": False,
+    }
     params = {**values, "created_at": db_datetime(now), "done": DONE}
     done_count = I.column("done_count")
     count_it = f"UPDATE {I.name} SET {done_count} = {done_count} + 1 WHERE {I.column('id')} = %(item)s"
-    finish = (f"UPDATE {A.name} SET {A.column('status')} = %(done)s, {A.column('completed_at')} = %(created_at)s "
-              f"WHERE {A.column('id')} = %(assignment)s")
-    insert = (f"INSERT INTO {G.name} ({G.columns(*RATING_FIELDS)}) "
-              f"VALUES ({', '.join(f'%({field})s' for field in RATING_FIELDS)}) RETURNING {G.column('id')}")
+    finish = (
+        f"UPDATE {A.name} SET {A.column('status')} = %(done)s, {A.column('completed_at')} = %(created_at)s "
+        f"WHERE {A.column('id')} = %(assignment)s"
+    )
+    insert = (
+        f"INSERT INTO {G.name} ({G.columns(*RATING_FIELDS)}) "
+        f"VALUES ({', '.join(f'%({field})s' for field in RATING_FIELDS)}) RETURNING {G.column('id')}"
+    )
     writes = [("counted", count_it)] if count else []
     writes.append(("finished", finish))
     if writes_combine():
@@ -354,8 +435,13 @@ PROGRESS_FIGURES = 6
 
 
 def _progress_params(campaign_id, rater_id, raters_per_item):
-    return {"campaign": campaign_id, "rater": rater_id, "raters_per_item": raters_per_item, "done": DONE,
-            "leased": LEASED}
+    return {
+        "campaign": campaign_id,
+        "rater": rater_id,
+        "raters_per_item": raters_per_item,
+        "done": DONE,
+        "leased": LEASED,
+    }
 
 
 def _progress_from_row(row):
@@ -365,16 +451,23 @@ def _progress_from_row(row):
 
 def progress_counts(campaign_id, rater_id, raters_per_item):
     """The figures of the rater's progress in one statement."""
-    return _progress_from_row(fetchone(f"SELECT {PROGRESS_COLUMNS} {PROGRESS_FROM}",
-                                       _progress_params(campaign_id, rater_id, raters_per_item)))
+    return _progress_from_row(
+        fetchone(f"SELECT {PROGRESS_COLUMNS} {PROGRESS_FROM}", _progress_params(campaign_id, rater_id, raters_per_item))
+    )
 
 
 def live_lease_and_progress(campaign_id, rater_id, raters_per_item, now, crowd_session_id=None):
     """What the item page shows, in one statement: ``(live lease or None, progress figures)``."""
     row = fetchone(
         f"SELECT l.*, {PROGRESS_COLUMNS} {PROGRESS_FROM} LEFT JOIN ({live_lease_sql()}) l ON 1 = 1",
-        {**_progress_params(campaign_id, rater_id, raters_per_item), "now": db_datetime(now),
-         "crowd_session": crowd_session_id})
+        {
+            **_progress_params(campaign_id, rater_id, raters_per_item),
+            "now": db_datetime(now),
+            "crowd_session": crowd_session_id,
+        },
+    )
     lease_columns = len(row) - PROGRESS_FIGURES
-    return (_lease_from_row(campaign_id, rater_id, row[:lease_columns], crowd_session_id),
-            _progress_from_row(row[lease_columns:]))
+    return (
+        _lease_from_row(campaign_id, rater_id, row[:lease_columns], crowd_session_id),
+        _progress_from_row(row[lease_columns:]),
+    )

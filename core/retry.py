@@ -5,6 +5,7 @@ or a serialisation conflict by aborting one transaction; SQLite reports "databas
 locked" when its busy timeout runs out. Both are transient: the whole transaction is run
 again after a short randomised backoff, so no caller ever sees them.
 """
+
 import fcntl
 import os
 import random
@@ -69,7 +70,7 @@ def _queue_file():
         return None
     key = (os.getpid(), str(connection.settings_dict["NAME"]))  # a forked worker opens its own
     if key not in _queue_files:
-        _queue_files[key] = open(key[1] + QUEUE_FILE_SUFFIX, "ab")  # noqa: SIM115 (kept open)
+        _queue_files[key] = open(key[1] + QUEUE_FILE_SUFFIX, "ab")
     return _queue_files[key]
 
 
@@ -88,5 +89,5 @@ def retry_on_contention(operation, retry_also=()):
             retryable = isinstance(exc, retry_also) or is_transient(exc)
             if not retryable or connection.in_atomic_block or attempt == MAX_ATTEMPTS:
                 raise
-        backoff = min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2 ** attempt)
+        backoff = min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2**attempt)
         time.sleep(random.uniform(0, backoff))

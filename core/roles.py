@@ -7,6 +7,7 @@
 What each may do is said once, in :data:`ROLE_DESCRIPTIONS`: the demo's login banner prints
 it and the manual quotes it (a test holds both to it).
 """
+
 from functools import wraps
 
 from django.contrib.auth.decorators import login_required
@@ -18,8 +19,10 @@ RESEARCHER = "researcher"
 RATER = "rater"
 ROLE_DESCRIPTIONS = {
     ORGANIZER: "loads data, runs campaigns, watches and excludes raters, and publishes results",
-    RESEARCHER: ("reads results, starts metric runs and imports their own metric scores, "
-                 "but never changes campaigns, ratings or raters"),
+    RESEARCHER: (
+        "reads results, starts metric runs and imports their own metric scores, "
+        "but never changes campaigns, ratings or raters"
+    ),
     RATER: "rates the explanations of their own assignments, and sees no system names",
 }
 

@@ -1,5 +1,6 @@
 """Reactions of the domain to changes elsewhere: a changed password revokes the account's API tokens;
 a login starts the session's idle clock."""
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import pre_save
@@ -25,5 +26,6 @@ def start_idle_clock(sender, request, user, **kwargs):
 
 def connect():
     user_logged_in.connect(start_idle_clock, dispatch_uid="core.start_idle_clock")
-    pre_save.connect(revoke_tokens_on_password_change, sender=get_user_model(),
-                     dispatch_uid="core.revoke_tokens_on_password_change")
+    pre_save.connect(
+        revoke_tokens_on_password_change, sender=get_user_model(), dispatch_uid="core.revoke_tokens_on_password_change"
+    )

@@ -6,6 +6,7 @@ entry makes an account and a session, and 40 invented worker ids from one addres
 made 40 of each (issue 18). The count is approximate under concurrency (the database cache's
 increment is a read and a write), which a throttle can afford.
 """
+
 import time
 
 from django.core.cache import cache

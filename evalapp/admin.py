@@ -1,4 +1,5 @@
 """Admin pages of the evaluation side: submissions, metric scores and metric runs."""
+
 from django.contrib import admin
 
 from evalapp import models

@@ -1,4 +1,5 @@
 """What only the evaluation side keeps: teams' submissions, metric scores and metric runs."""
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -59,7 +60,8 @@ class MetricScore(models.Model):
                 fields=["campaign", "metric", "system"], condition=Q(level="system"), name="metric_unique_system"
             ),
             models.UniqueConstraint(
-                fields=["campaign", "metric", "system", "instance"], condition=Q(level="segment"),
+                fields=["campaign", "metric", "system", "instance"],
+                condition=Q(level="segment"),
                 name="metric_unique_segment",
             ),
             models.CheckConstraint(

@@ -1,4 +1,5 @@
 """Background tasks (django-tasks). Workers: ``python manage.py db_worker`` (django_tasks_db)."""
+
 from django.core.cache import cache
 from django_tasks import task
 

@@ -1,4 +1,5 @@
 """Shared fixtures: the real ComVE files (../shared/comve) and role accounts."""
+
 import os
 from pathlib import Path
 
@@ -69,8 +70,10 @@ def rater_user(django_user_model):
 def _commits(request):
     """Whether the test's writes are committed (transactional tests, the live server): they outlive it."""
     marker = request.node.get_closest_marker("django_db")
-    return bool({"transactional_db", "live_server"} & set(request.fixturenames)
-                or (marker is not None and marker.kwargs.get("transaction")))
+    return bool(
+        {"transactional_db", "live_server"} & set(request.fixturenames)
+        or (marker is not None and marker.kwargs.get("transaction"))
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -6,118 +6,244 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('evalapp', '0001_initial'),
+        ("evalapp", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Rater',
+            name="Rater",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('platform', models.CharField(choices=[('site', 'site account'), ('mturk', 'Mechanical Turk'), ('prolific', 'Prolific'), ('import', 'imported ratings')], default='site', max_length=10)),
-                ('external_id', models.CharField(blank=True, default='', max_length=255)),
-                ('order_seed', models.BigIntegerField(default=0, help_text="Randomises this rater's item order.")),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='rater', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "platform",
+                    models.CharField(
+                        choices=[
+                            ("site", "site account"),
+                            ("mturk", "Mechanical Turk"),
+                            ("prolific", "Prolific"),
+                            ("import", "imported ratings"),
+                        ],
+                        default="site",
+                        max_length=10,
+                    ),
+                ),
+                ("external_id", models.CharField(blank=True, default="", max_length=255)),
+                ("order_seed", models.BigIntegerField(default=0, help_text="Randomises this rater's item order.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rater",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ItemFlag',
+            name="ItemFlag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('note', models.TextField(blank=True, default='')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='flags', to='evalapp.item')),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='flags', to='annotators.rater')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("note", models.TextField(blank=True, default="")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="flags", to="evalapp.item"
+                    ),
+                ),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="flags", to="annotators.rater"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Assignment',
+            name="Assignment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('leased', 'leased'), ('done', 'done'), ('expired', 'expired'), ('excluded', 'excluded')], default='leased', max_length=10)),
-                ('leased_at', models.DateTimeField()),
-                ('lease_expires_at', models.DateTimeField()),
-                ('completed_at', models.DateTimeField(blank=True, null=True)),
-                ('sequence', models.PositiveIntegerField(default=0, help_text="1-based position in the rater's queue.")),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='evalapp.campaign')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='evalapp.item')),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assignments', to='annotators.rater')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("leased", "leased"),
+                            ("done", "done"),
+                            ("expired", "expired"),
+                            ("excluded", "excluded"),
+                        ],
+                        default="leased",
+                        max_length=10,
+                    ),
+                ),
+                ("leased_at", models.DateTimeField()),
+                ("lease_expires_at", models.DateTimeField()),
+                ("completed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "sequence",
+                    models.PositiveIntegerField(default=0, help_text="1-based position in the rater's queue."),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="evalapp.item"
+                    ),
+                ),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="assignments", to="annotators.rater"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='RaterExclusion',
+            name="RaterExclusion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.TextField(blank=True, default='')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='exclusions', to='evalapp.campaign')),
-                ('excluded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='exclusions', to='annotators.rater')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("reason", models.TextField(blank=True, default="")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="exclusions", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "excluded_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="exclusions", to="annotators.rater"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('score', models.PositiveSmallIntegerField()),
-                ('seconds', models.FloatField(blank=True, help_text='Time spent on the item.', null=True)),
-                ('source', models.CharField(choices=[('app', 'rated in the app'), ('mturk', 'Mechanical Turk import'), ('long', 'long-form import')], default='app', max_length=10)),
-                ('excluded', models.BooleanField(default=False, help_text='Set when the rater is excluded (S8).')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assignment', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='rating', to='annotators.assignment')),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='evalapp.campaign')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='evalapp.item')),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='annotators.rater')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("score", models.PositiveSmallIntegerField()),
+                ("seconds", models.FloatField(blank=True, help_text="Time spent on the item.", null=True)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("app", "rated in the app"),
+                            ("mturk", "Mechanical Turk import"),
+                            ("long", "long-form import"),
+                        ],
+                        default="app",
+                        max_length=10,
+                    ),
+                ),
+                ("excluded", models.BooleanField(default=False, help_text="Set when the rater is excluded (S8).")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignment",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating",
+                        to="annotators.assignment",
+                    ),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="ratings", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="ratings", to="evalapp.item"
+                    ),
+                ),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="ratings", to="annotators.rater"
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='rater',
-            constraint=models.UniqueConstraint(condition=models.Q(('external_id', ''), _negated=True), fields=('platform', 'external_id'), name='rater_unique_external_id'),
+            model_name="rater",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("external_id", ""), _negated=True),
+                fields=("platform", "external_id"),
+                name="rater_unique_external_id",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='itemflag',
-            constraint=models.UniqueConstraint(fields=('item', 'rater'), name='flag_unique_item_rater'),
+            model_name="itemflag",
+            constraint=models.UniqueConstraint(fields=("item", "rater"), name="flag_unique_item_rater"),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['campaign', 'rater', 'status'], name='assignment_rater_idx'),
+            model_name="assignment",
+            index=models.Index(fields=["campaign", "rater", "status"], name="assignment_rater_idx"),
         ),
         migrations.AddIndex(
-            model_name='assignment',
-            index=models.Index(fields=['status', 'lease_expires_at'], name='assignment_lease_idx'),
+            model_name="assignment",
+            index=models.Index(fields=["status", "lease_expires_at"], name="assignment_lease_idx"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.UniqueConstraint(fields=('item', 'rater'), name='assignment_unique_item_rater'),
+            model_name="assignment",
+            constraint=models.UniqueConstraint(fields=("item", "rater"), name="assignment_unique_item_rater"),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('completed_at__isnull', False), ('status', 'done')), models.Q(('status', 'done'), _negated=True), _connector='OR'), name='assignment_done_has_time'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("completed_at__isnull", False), ("status", "done")),
+                    models.Q(("status", "done"), _negated=True),
+                    _connector="OR",
+                ),
+                name="assignment_done_has_time",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='raterexclusion',
-            constraint=models.UniqueConstraint(fields=('campaign', 'rater'), name='exclusion_unique'),
+            model_name="raterexclusion",
+            constraint=models.UniqueConstraint(fields=("campaign", "rater"), name="exclusion_unique"),
         ),
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(fields=['campaign', 'excluded'], name='rating_campaign_idx'),
+            model_name="rating",
+            index=models.Index(fields=["campaign", "excluded"], name="rating_campaign_idx"),
         ),
         migrations.AddConstraint(
-            model_name='rating',
-            constraint=models.UniqueConstraint(fields=('item', 'rater'), name='rating_unique_item_rater'),
+            model_name="rating",
+            constraint=models.UniqueConstraint(fields=("item", "rater"), name="rating_unique_item_rater"),
         ),
         migrations.AddConstraint(
-            model_name='rating',
-            constraint=models.CheckConstraint(condition=models.Q(('score__gte', 0), ('score__lte', 3)), name='rating_score_0_3'),
+            model_name="rating",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("score__gte", 0), ("score__lte", 3)), name="rating_score_0_3"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='rating',
-            constraint=models.CheckConstraint(condition=models.Q(('seconds__isnull', True), ('seconds__gte', 0), _connector='OR'), name='rating_seconds_nonneg'),
+            model_name="rating",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("seconds__isnull", True), ("seconds__gte", 0), _connector="OR"),
+                name="rating_seconds_nonneg",
+            ),
         ),
     ]

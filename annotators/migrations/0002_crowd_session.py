@@ -5,29 +5,81 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotators', '0001_initial'),
-        ('evalapp', '0003_crowd_items_per_session'),
+        ("annotators", "0001_initial"),
+        ("evalapp", "0003_crowd_items_per_session"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='CrowdSession',
+            name="CrowdSession",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('platform', models.CharField(choices=[('site', 'site account'), ('mturk', 'Mechanical Turk'), ('prolific', 'Prolific'), ('import', 'imported ratings')], max_length=10)),
-                ('session_id', models.CharField(help_text='MTurk assignmentId, or Prolific SESSION_ID.', max_length=255)),
-                ('task_id', models.CharField(help_text='MTurk hitId, or Prolific STUDY_ID.', max_length=255)),
-                ('submit_to', models.CharField(blank=True, default='', help_text='MTurk: the checked turkSubmitTo origin the HIT is submitted to.', max_length=255)),
-                ('assignments_before', models.PositiveIntegerField(default=0, help_text='How many assignments the rater had in the campaign when the session started.')),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='crowd_sessions', to='evalapp.campaign')),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='crowd_sessions', to='annotators.rater')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "platform",
+                    models.CharField(
+                        choices=[
+                            ("site", "site account"),
+                            ("mturk", "Mechanical Turk"),
+                            ("prolific", "Prolific"),
+                            ("import", "imported ratings"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "session_id",
+                    models.CharField(help_text="MTurk assignmentId, or Prolific SESSION_ID.", max_length=255),
+                ),
+                ("task_id", models.CharField(help_text="MTurk hitId, or Prolific STUDY_ID.", max_length=255)),
+                (
+                    "submit_to",
+                    models.CharField(
+                        blank=True,
+                        default="",
+                        help_text="MTurk: the checked turkSubmitTo origin the HIT is submitted to.",
+                        max_length=255,
+                    ),
+                ),
+                (
+                    "assignments_before",
+                    models.PositiveIntegerField(
+                        default=0,
+                        help_text="How many assignments the rater had in the campaign when the session started.",
+                    ),
+                ),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="crowd_sessions",
+                        to="evalapp.campaign",
+                    ),
+                ),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="crowd_sessions",
+                        to="annotators.rater",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'started_at', 'pk'],
-                'constraints': [models.UniqueConstraint(fields=('platform', 'session_id'), name='crowd_session_unique_id'), models.CheckConstraint(condition=models.Q(('platform__in', ['mturk', 'prolific'])), name='crowd_session_platform'), models.CheckConstraint(condition=models.Q(models.Q(('session_id', ''), _negated=True), models.Q(('task_id', ''), _negated=True)), name='crowd_session_ids_not_empty')],
+                "ordering": ["campaign", "started_at", "pk"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("platform", "session_id"), name="crowd_session_unique_id"),
+                    models.CheckConstraint(
+                        condition=models.Q(("platform__in", ["mturk", "prolific"])), name="crowd_session_platform"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            models.Q(("session_id", ""), _negated=True), models.Q(("task_id", ""), _negated=True)
+                        ),
+                        name="crowd_session_ids_not_empty",
+                    ),
+                ],
             },
         ),
     ]

@@ -5,6 +5,7 @@ button whose form carries the platform's parameters. The POST of that button ide
 the worker (see :mod:`annotators.crowd`), logs them in and leases their first item; from
 then on they use the ordinary rater screens. Both pages may be framed by Mechanical Turk only.
 """
+
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
@@ -15,8 +16,8 @@ from annotators.instructions import WORKED_EXAMPLES, WORKED_STATEMENT
 from annotators.views.framing import frameable_by_mturk
 from annotators.views.rating import advance, instructions_context, open_campaign
 from core import doors, roles, throttle
-from core.login_protection import client_address
 from core.crowd import entry_allowed
+from core.login_protection import client_address
 from core.models import Rater
 
 # The worked example shown as the preview's sample item: a reason that is neither best nor worst.
@@ -68,10 +69,16 @@ def open_crowd_campaign(campaign_id, platform, key):
 
 def _preview(request, campaign):
     example = next(example for example in WORKED_EXAMPLES if example.score == PREVIEW_EXAMPLE_SCORE)
-    return render(request, "rate/crowd_preview.html", {
-        **instructions_context(campaign, progress=None), "crowd_platform": Rater.Platform.MTURK.label,
-        "example": example, "example_statement": WORKED_STATEMENT,
-    })
+    return render(
+        request,
+        "rate/crowd_preview.html",
+        {
+            **instructions_context(campaign, progress=None),
+            "crowd_platform": Rater.Platform.MTURK.label,
+            "example": example,
+            "example_statement": WORKED_STATEMENT,
+        },
+    )
 
 
 def _entry(request, campaign, platform):
@@ -84,8 +91,12 @@ def _entry(request, campaign, platform):
         return _landing(request, campaign, visit)
     wait = _throttled(request, campaign)
     if wait:
-        response = render(request, "rate/crowd_throttled.html", {
-            "campaign": campaign, "platform": Rater.Platform(platform).label, "wait": wait}, status=TOO_MANY_REQUESTS)
+        response = render(
+            request,
+            "rate/crowd_throttled.html",
+            {"campaign": campaign, "platform": Rater.Platform(platform).label, "wait": wait},
+            status=TOO_MANY_REQUESTS,
+        )
         response["Retry-After"] = str(wait)
         return response
     try:
@@ -101,8 +112,10 @@ def _throttled(request, campaign):
 
     Only the Start (POST) counts: it is what makes an account and a session.
     """
-    for scope, key, rate in (("crowd-entry-address", client_address(request), settings.COMVE_CROWD_ENTRY_RATE_PER_ADDRESS),
-                             ("crowd-entry-campaign", campaign.pk, settings.COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN)):
+    for scope, key, rate in (
+        ("crowd-entry-address", client_address(request), settings.COMVE_CROWD_ENTRY_RATE_PER_ADDRESS),
+        ("crowd-entry-campaign", campaign.pk, settings.COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN),
+    ):
         allowed, wait = throttle.allow(scope, key, rate)
         if not allowed:
             return wait
@@ -113,18 +126,28 @@ def _landing(request, campaign, visit):
     """The instructions with the Start form; the progress of a worker already inside this session."""
     rater = roles.rater_of(request.user)
     crowd_session = crowd.current_session(request, campaign, rater)
-    if crowd_session is not None and (crowd_session.platform, crowd_session.session_id) != (visit.platform,
-                                                                                            visit.session_id):
+    if crowd_session is not None and (crowd_session.platform, crowd_session.session_id) != (
+        visit.platform,
+        visit.session_id,
+    ):
         crowd_session = None
     progress = crowd.progress(campaign, rater, crowd_session) if crowd_session is not None else None
     context = instructions_context(campaign, progress, crowd_session)
-    context.update(crowd_platform=Rater.Platform(visit.platform).label,
-                   start_url=request.path, start_fields=visit.parameters())
+    context.update(
+        crowd_platform=Rater.Platform(visit.platform).label, start_url=request.path, start_fields=visit.parameters()
+    )
     return render(request, "rate/instructions.html", context)
 
 
 def _refusal(request, campaign, platform, parameter, message, status):
-    return render(request, "rate/crowd_refused.html", {
-        "campaign": campaign, "platform": Rater.Platform(platform).label,
-        "parameter": parameter, "message": message,
-    }, status=status)
+    return render(
+        request,
+        "rate/crowd_refused.html",
+        {
+            "campaign": campaign,
+            "platform": Rater.Platform(platform).label,
+            "parameter": parameter,
+            "message": message,
+        },
+        status=status,
+    )

@@ -5,6 +5,7 @@ in another tab) must not lose the choice they just made (S6): for the item and f
 posted choice is kept in a signed cookie and the rater is sent back to the item, where it is
 pre-selected. Every other failed request gets Django's standard 403 page.
 """
+
 from django.shortcuts import redirect
 from django.urls import Resolver404, resolve
 from django.views import csrf as django_csrf
@@ -30,11 +31,15 @@ def csrf_failure(request, reason=""):
         match = resolve(request.path_info)
     except Resolver404:
         match = None
-    if (match is not None and match.namespace == "annotators" and match.url_name in RATER_FORMS
-            and request.method == "POST" and token_expired(reason)):
+    if (
+        match is not None
+        and match.namespace == "annotators"
+        and match.url_name in RATER_FORMS
+        and request.method == "POST"
+        and token_expired(reason)
+    ):
         campaign_id = match.kwargs["campaign_id"]
-        choice = pending.from_post(request.POST, campaign_id, pending.CSRF_EXPIRED,
-                                   flag=RATER_FORMS[match.url_name])
+        choice = pending.from_post(request.POST, campaign_id, pending.CSRF_EXPIRED, flag=RATER_FORMS[match.url_name])
         if choice is not None:
             return pending.remember(redirect("annotators:item", campaign_id=campaign_id), choice)
     return django_csrf.csrf_failure(request, reason)

@@ -6,6 +6,7 @@ The rater screens replace that one directive with the MTurk origins
 (``annotators.crowd.frame_origins``); browsers that know CSP ignore X-Frame-Options when
 frame-ancestors is present, so that header is dropped for these views only.
 """
+
 from functools import wraps
 
 from annotators import crowd

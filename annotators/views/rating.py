@@ -9,6 +9,7 @@ auto-created account) uses the same screens once logged in by the platform's ent
 (:mod:`annotators.views.crowd`); within a crowd session progress, the cap on items and the
 completion page are the session's. Every rater screen may be framed by Mechanical Turk only.
 """
+
 from functools import partial
 
 from django.contrib import messages
@@ -60,8 +61,9 @@ def door_or_404(request, campaign, rater, reading=False):
 
 def _own_assignment(campaign, rater, assignment_id, crowd_session=None):
     """The rater's assignment in this campaign (and crowd session), or 404: another's id reveals nothing."""
-    return get_object_or_404(Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign,
-                             crowd_session=crowd_session)
+    return get_object_or_404(
+        Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign, crowd_session=crowd_session
+    )
 
 
 def advance(request, campaign, rater, crowd_session=None):
@@ -71,8 +73,10 @@ def advance(request, campaign, rater, crowd_session=None):
     ``crowd_session``: the one the caller has already read through the rater's door, if any.
     """
     crowd_session = crowd_session or door_or_404(request, campaign, rater).crowd_session
-    if crowd.session_full(campaign, crowd_session) or engine.next_assignment(
-            campaign, rater, crowd_session_id=crowd.session_id(crowd_session)) is None:
+    if (
+        crowd.session_full(campaign, crowd_session)
+        or engine.next_assignment(campaign, rater, crowd_session_id=crowd.session_id(crowd_session)) is None
+    ):
         return redirect("annotators:done", campaign_id=campaign.pk)
     return redirect("annotators:item", campaign_id=campaign.pk)
 
@@ -125,15 +129,22 @@ def instructions(request, campaign_id):
     campaign = open_campaign(campaign_id)
     rater = roles.rater_of(request.user)
     crowd_session = door_or_404(request, campaign, rater).crowd_session
-    return render(request, "rate/instructions.html", instructions_context(
-        campaign, crowd.progress(campaign, rater, crowd_session), crowd_session))
+    return render(
+        request,
+        "rate/instructions.html",
+        instructions_context(campaign, crowd.progress(campaign, rater, crowd_session), crowd_session),
+    )
 
 
 def instructions_context(campaign, progress, crowd_session=None):
     """What the instructions page shows (also the crowd entry pages, which add their start form)."""
-    return {"campaign": campaign, "progress": progress, "statement": WORKED_STATEMENT,
-            "examples": worked_examples(campaign),
-            "crowd_platform": crowd_session.get_platform_display() if crowd_session else ""}
+    return {
+        "campaign": campaign,
+        "progress": progress,
+        "statement": WORKED_STATEMENT,
+        "examples": worked_examples(campaign),
+        "crowd_platform": crowd_session.get_platform_display() if crowd_session else "",
+    }
 
 
 @frameable_by_mturk
@@ -174,13 +185,17 @@ def item(request, campaign_id):
 
 def _show(request, campaign, rater):
     crowd_session = door_or_404(request, campaign, rater).crowd_session
-    assignment, progress = engine.live_lease_and_progress(campaign, rater,
-                                                          crowd_session_id=crowd.session_id(crowd_session))
+    assignment, progress = engine.live_lease_and_progress(
+        campaign, rater, crowd_session_id=crowd.session_id(crowd_session)
+    )
     kept = pending.recall(request, campaign.pk)
     if kept is not None:
-        unsaved = (Assignment.objects.select_related("item__instance")
-                   .filter(pk=kept.assignment_id, rater=rater, campaign=campaign, crowd_session=crowd_session)
-                   .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED]).first())
+        unsaved = (
+            Assignment.objects.select_related("item__instance")
+            .filter(pk=kept.assignment_id, rater=rater, campaign=campaign, crowd_session=crowd_session)
+            .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED])
+            .first()
+        )
         assignment, kept = (unsaved, kept) if unsaved is not None else (assignment, None)
     if crowd_session is not None:
         progress = crowd.progress(campaign, rater, crowd_session, overall=progress)
@@ -188,22 +203,26 @@ def _show(request, campaign, rater):
         target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
         return pending.forget(redirect(target, campaign_id=campaign.pk))
     last = last_rating.recall(request, campaign.pk)
-    response = render(request, "rate/item.html", {
-        "campaign": campaign,
-        "assignment_id": assignment.pk,
-        "statement": assignment.item.instance.false_sent,
-        "reason": assignment.item.text,
-        "position": min(progress.done + 1, progress.total),
-        "total": progress.total,
-        "rubric": campaign.rubric,
-        "kept": kept,
-        "selected": kept.score if kept and not kept.flag else None,
-        "flag_note": kept.note if kept and kept.flag else "",
-        "note_max_chars": flags.MAX_NOTE_CHARS,
-        "last": last if last is not None and last.assignment_id != assignment.pk else None,
-        "scores": range(SCORE_MIN, SCORE_MAX + 1),
-        "correction_minutes": CORRECTION_WINDOW_SECONDS // 60,
-    })
+    response = render(
+        request,
+        "rate/item.html",
+        {
+            "campaign": campaign,
+            "assignment_id": assignment.pk,
+            "statement": assignment.item.instance.false_sent,
+            "reason": assignment.item.text,
+            "position": min(progress.done + 1, progress.total),
+            "total": progress.total,
+            "rubric": campaign.rubric,
+            "kept": kept,
+            "selected": kept.score if kept and not kept.flag else None,
+            "flag_note": kept.note if kept and kept.flag else "",
+            "note_max_chars": flags.MAX_NOTE_CHARS,
+            "last": last if last is not None and last.assignment_id != assignment.pk else None,
+            "scores": range(SCORE_MIN, SCORE_MAX + 1),
+            "correction_minutes": CORRECTION_WINDOW_SECONDS // 60,
+        },
+    )
     # The reason a choice was kept (an expired token or session) is said once: a reload, or the
     # next visit after logging in again, still pre-selects the choice but drops the stale banner.
     return pending.remember(response, kept.explained()) if kept is not None and kept.why else response
@@ -232,8 +251,9 @@ def _submit(request, campaign, rater):
             submitted = engine.submit_and_lease(assignment_id, rater, score, campaign, seconds=seconds, now=now)
             rating, created = submitted.rating, submitted.created
         else:
-            rating, created = engine.submit_rating(assignment_id, rater, score, now=now, campaign=campaign,
-                                                   seconds=seconds, crowd_session_id=session_id)
+            rating, created = engine.submit_rating(
+                assignment_id, rater, score, now=now, campaign=campaign, seconds=seconds, crowd_session_id=session_id
+            )
     except engine.SubmissionRefused as refusal:
         if refusal.code == engine.SubmissionRefused.NOT_FOUND:
             raise Http404(refusal.message) from None
@@ -279,8 +299,12 @@ def correct(request, campaign_id):
             raise Http404(refusal.message) from None
         messages.warning(request, refusal.message)
         return last_rating.forget(response)
-    messages.success(request, f"Your last score was changed from {correction.old_score} to {correction.new_score}."
-                     if correction.changed else f"Your last score stays {correction.new_score}.")
+    messages.success(
+        request,
+        f"Your last score was changed from {correction.old_score} to {correction.new_score}."
+        if correction.changed
+        else f"Your last score stays {correction.new_score}.",
+    )
     return last_rating.remember(response, last_rating.LastRating(campaign.pk, assignment_id, correction.new_score))
 
 
@@ -290,7 +314,8 @@ def flag(request, campaign_id):
     """Report the current item as broken, then skip it (see :mod:`core.flags`).
 
     Security: raters only, POST with CSRF, through their door (404 otherwise); the same checks as a
-    submit: an open campaign, a rater not excluded, and the rater's own live lease (of this crowd session, for a crowd worker):
+    submit: an open campaign, a rater not excluded, and the rater's own live lease (of this crowd
+    session, for a crowd worker):
     someone else's assignment is a 404, an expired or finished one a warning, and nothing is
     written. An anonymous POST keeps the note and sends the rater to log in.
     """
@@ -300,8 +325,13 @@ def flag(request, campaign_id):
     campaign = open_campaign(campaign_id)
     crowd_session = door_or_404(request, campaign, rater).crowd_session
     try:
-        flags.flag_item(_assignment_id(request.POST.get("assignment")), rater, campaign,
-                        request.POST.get("note", ""), crowd_session_id=crowd.session_id(crowd_session))
+        flags.flag_item(
+            _assignment_id(request.POST.get("assignment")),
+            rater,
+            campaign,
+            request.POST.get("note", ""),
+            crowd_session_id=crowd.session_id(crowd_session),
+        )
     except flags.FlagRefused as refusal:
         if refusal.code == flags.FlagRefused.NOT_FOUND:
             raise Http404(refusal.message) from None
@@ -330,15 +360,25 @@ def done(request, campaign_id):
     progress = crowd.progress(campaign, rater, crowd_session)
     finished = crowd.is_finished(progress)
     excluded = engine.is_excluded(campaign, rater)
-    submit_url = (crowd.external_submit_url(crowd_session)
-                  if crowd_session is not None and crowd_session.platform == crowd.MTURK else "")
-    response = render(request, "rate/done.html", {
-        "campaign": campaign, "progress": progress, "finished": finished,
-        "is_open": campaign.status == Campaign.Status.OPEN, "excluded": excluded,
-        "crowd_session": crowd_session,
-        "completion": crowd.completion(campaign, rater) if finished or excluded else None,
-        "submit_url": submit_url,
-    })
+    submit_url = (
+        crowd.external_submit_url(crowd_session)
+        if crowd_session is not None and crowd_session.platform == crowd.MTURK
+        else ""
+    )
+    response = render(
+        request,
+        "rate/done.html",
+        {
+            "campaign": campaign,
+            "progress": progress,
+            "finished": finished,
+            "is_open": campaign.status == Campaign.Status.OPEN,
+            "excluded": excluded,
+            "crowd_session": crowd_session,
+            "completion": crowd.completion(campaign, rater) if finished or excluded else None,
+            "submit_url": submit_url,
+        },
+    )
     if submit_url:
         # The HIT's completion form posts to MTurk: the one other origin this page's forms may send to.
         response._csp_update = {"form-action": [crowd.submit_origin(crowd_session.submit_to)]}

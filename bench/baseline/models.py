@@ -1,5 +1,6 @@
 """The table of the baseline's insert: ``bench/rater_load.py`` compares the rater loop with one
 authenticated read and one insert on the same stack."""
+
 from django.conf import settings
 from django.db import models
 

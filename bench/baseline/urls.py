@@ -1,4 +1,5 @@
 """The product's URLs plus the baseline's (the root URLconf of ``bench/settings.py``)."""
+
 from django.urls import path
 
 from bench.baseline.views import baseline

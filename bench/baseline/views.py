@@ -4,6 +4,7 @@
 of the stack's own limit (sessions, authentication, CSRF, one read, one insert, a page that
 extends ``base.html``) the rater loop reaches. Only ``bench/settings.py`` installs this app.
 """
+
 import random
 from functools import partial
 

@@ -4,6 +4,7 @@ Tokens are django-rest-knox's: only a hash is stored, each expires (``COMVE_TOKE
 owner lists and revokes their own, an admin anyone's (here or in the admin), and a password
 change revokes every token of the account (``core/signals.py``).
 """
+
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, inline_serializer
 from knox.models import AuthToken
@@ -52,10 +53,18 @@ class TokenView(ApiView):
 
     @extend_schema(
         request=AuthTokenSerializer,
-        responses={200: inline_serializer("Token", {"token": serializers.CharField(),
-                                                    "token_id": serializers.CharField(),
-                                                    "expiry": serializers.DateTimeField(allow_null=True)}),
-                   400: ErrorSerializer, 429: ErrorSerializer},
+        responses={
+            200: inline_serializer(
+                "Token",
+                {
+                    "token": serializers.CharField(),
+                    "token_id": serializers.CharField(),
+                    "expiry": serializers.DateTimeField(allow_null=True),
+                },
+            ),
+            400: ErrorSerializer,
+            429: ErrorSerializer,
+        },
         tags=["auth"],
     )
     def post(self, request):
@@ -138,19 +147,26 @@ class MeView(ApiView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
-        responses=inline_serializer("Me", {
-            "username": serializers.CharField(),
-            "roles": serializers.ListField(child=serializers.CharField()),
-            "rater_id": serializers.IntegerField(allow_null=True),
-        }),
+        responses=inline_serializer(
+            "Me",
+            {
+                "username": serializers.CharField(),
+                "roles": serializers.ListField(child=serializers.CharField()),
+                "rater_id": serializers.IntegerField(allow_null=True),
+            },
+        ),
         tags=["auth"],
     )
     def get(self, request):
         user = request.user
         rater = roles.rater_of(user)
-        return Response({"username": user.get_username(),
-                         "roles": [name for name, check in ROLE_CHECKS if check(user)],
-                         "rater_id": rater.pk if rater else None})
+        return Response(
+            {
+                "username": user.get_username(),
+                "roles": [name for name, check in ROLE_CHECKS if check(user)],
+                "rater_id": rater.pk if rater else None,
+            }
+        )
 
 
 class ApiIndexView(ApiView):
@@ -162,24 +178,38 @@ class ApiIndexView(ApiView):
     permission_classes = [AllowAny]
     authentication_classes = []
 
-    @extend_schema(responses=inline_serializer("ApiIndex", {
-        "docs": serializers.CharField(), "schema": serializers.CharField(),
-        "authentication": serializers.DictField(child=serializers.CharField()),
-        "parts": serializers.DictField(child=serializers.CharField()),
-    }), tags=["auth"])
+    @extend_schema(
+        responses=inline_serializer(
+            "ApiIndex",
+            {
+                "docs": serializers.CharField(),
+                "schema": serializers.CharField(),
+                "authentication": serializers.DictField(child=serializers.CharField()),
+                "parts": serializers.DictField(child=serializers.CharField()),
+            },
+        ),
+        tags=["auth"],
+    )
     def get(self, request):
         def url(name, **kwargs):
             return request.build_absolute_uri(reverse(f"api:{name}", kwargs=kwargs or None))
 
-        return Response({
-            "docs": url("docs"),
-            "schema": url("schema"),
-            "authentication": {"token": url("token"), "me": url("me"),
-                               "how": "POST username and password to the token address, then send "
-                                      "'Authorization: Token <token>' (or use the site's session)"},
-            "parts": {"datasets (organizers; researchers read)": url("datasets"),
-                      "campaigns, progress, quality and crowd (organizers; researchers read)": url("campaigns"),
-                      "results and metric studies (organizers and researchers)":
-                          url("campaigns") + "{campaign_id}/table6/",
-                      "rating (raters)": url("rate-campaigns")},
-        })
+        return Response(
+            {
+                "docs": url("docs"),
+                "schema": url("schema"),
+                "authentication": {
+                    "token": url("token"),
+                    "me": url("me"),
+                    "how": "POST username and password to the token address, then send "
+                    "'Authorization: Token <token>' (or use the site's session)",
+                },
+                "parts": {
+                    "datasets (organizers; researchers read)": url("datasets"),
+                    "campaigns, progress, quality and crowd (organizers; researchers read)": url("campaigns"),
+                    "results and metric studies (organizers and researchers)": url("campaigns")
+                    + "{campaign_id}/table6/",
+                    "rating (raters)": url("rate-campaigns"),
+                },
+            }
+        )

@@ -4,6 +4,7 @@ knox decodes the token as ASCII and raised UnicodeDecodeError (a 500, before any
 ``Authorization: Token \\xe9\\xe9``. A token is URL-safe ASCII: any other header that names the
 Token scheme is a 401 here, with the same message as a wrong token.
 """
+
 import re
 
 from django.utils.translation import gettext_lazy as _
@@ -23,7 +24,12 @@ class StrictTokenAuthentication(TokenAuthentication):
         header = get_authorization_header(request)
         prefix = self.authenticate_header(request).encode()
         words = header.split()
-        if words and words[0].lower() == prefix.lower() and len(words) == 2 and not TOKEN_CHARACTERS.fullmatch(words[1]):
+        if (
+            words
+            and words[0].lower() == prefix.lower()
+            and len(words) == 2
+            and not TOKEN_CHARACTERS.fullmatch(words[1])
+        ):
             raise exceptions.AuthenticationFailed(INVALID)
         return super().authenticate(request)
 

@@ -4,6 +4,7 @@ Token authentication is tried first so that an anonymous request gets 401 with
 ``WWW-Authenticate: Token`` (DRF answers 403 when session authentication comes first);
 a session still works from the browser, with DRF's CSRF check on unsafe methods.
 """
+
 from rest_framework import generics
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.pagination import PageNumberPagination

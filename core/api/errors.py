@@ -4,6 +4,7 @@
 field of the request (``{"field", "message"}``) or as a place in an uploaded file
 (``{"file", "line", "column", "message", "value"}``, the same records the commands print).
 """
+
 from rest_framework import exceptions, status
 from rest_framework.views import exception_handler as drf_exception_handler
 

@@ -4,6 +4,7 @@ Python's parser recurses once per nesting level, so ``[[[...]]]`` 50,000 deep wo
 RecursionError (a 500); a NUL byte or a lone surrogate in a string would reach the database as
 an error there. Each is a 400 here that says what is wrong and where (a JSON path).
 """
+
 import json
 
 from django.conf import settings
@@ -87,8 +88,9 @@ class SafeJSONParser(JSONParser):
         if trouble is not None:
             where, what = trouble
             # A 400 naming the field, as for any refused value (JSON path "$.note" -> field "note").
-            raise ValidationError({where.removeprefix("$.") if where != "$" else "body":
-                                   f"The text {what}, which no field accepts."})
+            raise ValidationError(
+                {where.removeprefix("$.") if where != "$" else "body": f"The text {what}, which no field accepts."}
+            )
         return value
 
 

@@ -4,6 +4,7 @@ Every check delegates to ``core.roles`` so that the web views and the API can ne
 disagree about who may do what. An anonymous request fails ``IsAuthenticated`` first and
 gets 401; an authenticated user without the role gets 403.
 """
+
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 
 from core import roles

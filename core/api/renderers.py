@@ -5,6 +5,7 @@ report, ratings CSV); these classes only label it with its media type. Anything 
 error body, OPTIONS metadata) is never rendered by them: :class:`core.api.base.ApiPolicy`
 switches it to JSON.
 """
+
 from rest_framework.renderers import BaseRenderer
 
 from core.defaults import DOWNLOAD_CHARSET, MEDIA_TYPES

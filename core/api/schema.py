@@ -3,6 +3,7 @@
 drf-spectacular documents only the success body; a client (and schemathesis) should also
 know that errors have the ``{"detail", "problems"}`` body and when they occur.
 """
+
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import generics
 from rest_framework.permissions import AllowAny

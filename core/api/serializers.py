@@ -1,4 +1,5 @@
 """The error body every API endpoint shares, for the schema: ``{"detail", "problems": [...]}``."""
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 

@@ -1,5 +1,6 @@
 """The API's shared URL pieces: the ``id`` path converter, the schema and docs, the account
 endpoints, and the catch-all that answers 404 in the API's error body."""
+
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -27,8 +28,9 @@ urlpatterns = [
     # start-up script is a file of its own (?script), as the Content-Security-Policy allows no inline script.
     # Its page is templates/api/docs.html: Swagger UI with the language set and colours of AA contrast.
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema", template_name="api/docs.html"),
-         name="docs"),
+    path(
+        "docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema", template_name="api/docs.html"), name="docs"
+    ),
     path("auth/token/", auth.TokenView.as_view(), name="token"),
     path("auth/tokens/", auth.TokenListView.as_view(), name="tokens"),
     path("auth/tokens/<str:token_id>/", auth.TokenRevokeView.as_view(), name="token-revoke"),

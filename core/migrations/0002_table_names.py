@@ -2,9 +2,23 @@
 
 A table rename keeps every row, index, constraint and foreign key (SQLite and PostgreSQL alike).
 """
+
 from django.db import migrations
 
-MOVED = {'evalapp': ['dataset', 'instance', 'reference', 'system', 'systemoutput', 'campaign', 'campaigninstance', 'item', 'itemoutput'], 'annotators': ['rater', 'assignment', 'rating', 'itemflag', 'raterexclusion', 'crowdsession']}
+MOVED = {
+    "evalapp": [
+        "dataset",
+        "instance",
+        "reference",
+        "system",
+        "systemoutput",
+        "campaign",
+        "campaigninstance",
+        "item",
+        "itemoutput",
+    ],
+    "annotators": ["rater", "assignment", "rating", "itemflag", "raterexclusion", "crowdsession"],
+}
 
 
 def move_content_types(apps, schema_editor):
@@ -23,29 +37,28 @@ def restore_content_types(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('contenttypes', '0002_remove_content_type_name'),
-        ('core', '0001_initial'),
-        ('annotators', '0003_models_moved_to_core'),
-        ('evalapp', '0005_models_moved_to_core'),
+        ("contenttypes", "0002_remove_content_type_name"),
+        ("core", "0001_initial"),
+        ("annotators", "0003_models_moved_to_core"),
+        ("evalapp", "0005_models_moved_to_core"),
     ]
 
     operations = [
-        migrations.AlterModelTable(name='dataset', table=None),
-        migrations.AlterModelTable(name='instance', table=None),
-        migrations.AlterModelTable(name='reference', table=None),
-        migrations.AlterModelTable(name='system', table=None),
-        migrations.AlterModelTable(name='systemoutput', table=None),
-        migrations.AlterModelTable(name='campaign', table=None),
-        migrations.AlterModelTable(name='campaigninstance', table=None),
-        migrations.AlterModelTable(name='item', table=None),
-        migrations.AlterModelTable(name='itemoutput', table=None),
-        migrations.AlterModelTable(name='rater', table=None),
-        migrations.AlterModelTable(name='assignment', table=None),
-        migrations.AlterModelTable(name='rating', table=None),
-        migrations.AlterModelTable(name='itemflag', table=None),
-        migrations.AlterModelTable(name='raterexclusion', table=None),
-        migrations.AlterModelTable(name='crowdsession', table=None),
+        migrations.AlterModelTable(name="dataset", table=None),
+        migrations.AlterModelTable(name="instance", table=None),
+        migrations.AlterModelTable(name="reference", table=None),
+        migrations.AlterModelTable(name="system", table=None),
+        migrations.AlterModelTable(name="systemoutput", table=None),
+        migrations.AlterModelTable(name="campaign", table=None),
+        migrations.AlterModelTable(name="campaigninstance", table=None),
+        migrations.AlterModelTable(name="item", table=None),
+        migrations.AlterModelTable(name="itemoutput", table=None),
+        migrations.AlterModelTable(name="rater", table=None),
+        migrations.AlterModelTable(name="assignment", table=None),
+        migrations.AlterModelTable(name="rating", table=None),
+        migrations.AlterModelTable(name="itemflag", table=None),
+        migrations.AlterModelTable(name="raterexclusion", table=None),
+        migrations.AlterModelTable(name="crowdsession", table=None),
         migrations.RunPython(move_content_types, restore_content_types),
     ]

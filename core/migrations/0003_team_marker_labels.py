@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0002_table_names'),
+        ("core", "0002_table_names"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='system',
-            name='marker',
-            field=models.CharField(blank=True, choices=[('', 'none'), ('*', '* no system description paper'), ('+', '+ the system description paper does not describe Subtask C')], default='', max_length=1),
+            model_name="system",
+            name="marker",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("", "none"),
+                    ("*", "* no system description paper"),
+                    ("+", "+ the system description paper does not describe Subtask C"),
+                ],
+                default="",
+                max_length=1,
+            ),
         ),
     ]

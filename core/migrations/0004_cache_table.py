@@ -2,6 +2,7 @@
 
 Made here so that every prepared database has it, as ``manage.py createcachetable`` would make it.
 """
+
 from django.core.management import call_command
 from django.db import migrations
 
@@ -11,9 +12,8 @@ def create_cache_table(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0003_team_marker_labels'),
+        ("core", "0003_team_marker_labels"),
     ]
 
     operations = [

@@ -6,67 +6,81 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0006_campaign_doors_and_one_lease_per_rater'),
+        ("core", "0006_campaign_doors_and_one_lease_per_rater"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SystemRetirement',
+            name="SystemRetirement",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('instances', models.PositiveIntegerField()),
-                ('retired_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("instances", models.PositiveIntegerField()),
+                ("retired_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['campaign', 'retired_at', 'system'],
+                "ordering": ["campaign", "retired_at", "system"],
             },
         ),
         migrations.RemoveConstraint(
-            model_name='item',
-            name='item_needed_positive',
+            model_name="item",
+            name="item_needed_positive",
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='racing',
-            field=models.BooleanField(default=False, help_text='A system whose comparisons are all decided stops receiving new items.'),
+            model_name="campaign",
+            name="racing",
+            field=models.BooleanField(
+                default=False, help_text="A system whose comparisons are all decided stops receiving new items."
+            ),
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='tie_margin',
-            field=models.FloatField(default=0.1, help_text='Two systems whose true difference is inside (-margin, margin) may be called a tie (0-3 scale).'),
+            model_name="campaign",
+            name="tie_margin",
+            field=models.FloatField(
+                default=0.1,
+                help_text="Two systems whose true difference is inside (-margin, margin) may be called a tie (0-3 scale).",
+            ),
         ),
         migrations.AddField(
-            model_name='campaigninstance',
-            name='rating_order',
-            field=models.PositiveIntegerField(blank=True, help_text="0-based place in the campaign's random rating order.", null=True),
+            model_name="campaigninstance",
+            name="rating_order",
+            field=models.PositiveIntegerField(
+                blank=True, help_text="0-based place in the campaign's random rating order.", null=True
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('tie_margin__gt', 0), ('tie_margin__lte', 1.5)), name='campaign_tie_margin_range'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("tie_margin__gt", 0), ("tie_margin__lte", 1.5)), name="campaign_tie_margin_range"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaigninstance',
-            constraint=models.UniqueConstraint(fields=('campaign', 'rating_order'), name='campaign_instance_rating_order_unique'),
+            model_name="campaigninstance",
+            constraint=models.UniqueConstraint(
+                fields=("campaign", "rating_order"), name="campaign_instance_rating_order_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(('needed__gte', 0)), name='item_needed_not_negative'),
+            model_name="item",
+            constraint=models.CheckConstraint(condition=models.Q(("needed__gte", 0)), name="item_needed_not_negative"),
         ),
         migrations.AddField(
-            model_name='systemretirement',
-            name='campaign',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='retirements', to='core.campaign'),
+            model_name="systemretirement",
+            name="campaign",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="retirements", to="core.campaign"
+            ),
         ),
         migrations.AddField(
-            model_name='systemretirement',
-            name='system',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='retirements', to='core.system'),
+            model_name="systemretirement",
+            name="system",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.PROTECT, related_name="retirements", to="core.system"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='systemretirement',
-            constraint=models.UniqueConstraint(fields=('campaign', 'system'), name='retirement_unique'),
+            model_name="systemretirement",
+            constraint=models.UniqueConstraint(fields=("campaign", "system"), name="retirement_unique"),
         ),
     ]

@@ -11,6 +11,7 @@ from core.item_order import instance_rating_order, ordered_shuffle_keys
 
 BATCH = 1000
 
+
 def order_existing(apps, schema_editor):
     Campaign = apps.get_model("core", "Campaign")
     CampaignInstance = apps.get_model("core", "CampaignInstance")
@@ -34,8 +35,8 @@ def order_existing(apps, schema_editor):
         if campaign.sample_size != len(sampled):  # the engine reads the instances' key bands from it
             Campaign.objects.filter(pk=campaign.pk).update(sample_size=len(sampled))
 
-class Migration(migrations.Migration):
 
+class Migration(migrations.Migration):
     dependencies = [("core", "0007_sequential_stopping")]
 
     operations = [migrations.RunPython(order_existing, migrations.RunPython.noop)]

@@ -5,23 +5,38 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0008_rating_order_for_existing_campaigns'),
+        ("core", "0008_rating_order_for_existing_campaigns"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RatingCorrection',
+            name="RatingCorrection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('old_score', models.PositiveSmallIntegerField()),
-                ('new_score', models.PositiveSmallIntegerField()),
-                ('corrected_at', models.DateTimeField()),
-                ('rating', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='corrections', to='core.rating')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("old_score", models.PositiveSmallIntegerField()),
+                ("new_score", models.PositiveSmallIntegerField()),
+                ("corrected_at", models.DateTimeField()),
+                (
+                    "rating",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="corrections", to="core.rating"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.CheckConstraint(condition=models.Q(('old_score__gte', 0), ('old_score__lte', 3), ('new_score__gte', 0), ('new_score__lte', 3)), name='correction_scores_0_3'), models.CheckConstraint(condition=models.Q(('old_score', models.F('new_score')), _negated=True), name='correction_changes_score')],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("old_score__gte", 0), ("old_score__lte", 3), ("new_score__gte", 0), ("new_score__lte", 3)
+                        ),
+                        name="correction_scores_0_3",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("old_score", models.F("new_score")), _negated=True),
+                        name="correction_changes_score",
+                    ),
+                ],
             },
         ),
     ]

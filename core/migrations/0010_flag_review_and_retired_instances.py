@@ -6,54 +6,86 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0009_rating_corrections'),
+        ("core", "0009_rating_corrections"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='campaigninstance',
-            name='retired_at',
+            model_name="campaigninstance",
+            name="retired_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='campaigninstance',
-            name='retired_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="campaigninstance",
+            name="retired_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='campaigninstance',
-            name='retired_reason',
-            field=models.TextField(blank=True, default=''),
+            model_name="campaigninstance",
+            name="retired_reason",
+            field=models.TextField(blank=True, default=""),
         ),
         migrations.AddField(
-            model_name='item',
-            name='retired',
-            field=models.BooleanField(default=False, help_text='Its instance was retired: it takes no more ratings and none of its ratings count.'),
+            model_name="item",
+            name="retired",
+            field=models.BooleanField(
+                default=False,
+                help_text="Its instance was retired: it takes no more ratings and none of its ratings count.",
+            ),
         ),
         migrations.AddField(
-            model_name='itemflag',
-            name='resolved_at',
+            model_name="itemflag",
+            name="resolved_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='itemflag',
-            name='resolved_by',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),
+            model_name="itemflag",
+            name="resolved_by",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to=settings.AUTH_USER_MODEL,
+            ),
         ),
         migrations.AddField(
-            model_name='itemflag',
-            name='status',
-            field=models.CharField(choices=[('open', 'waiting for review'), ('dismissed', 'dismissed: the item is rated as it stands'), ('retired', 'its instance was retired')], default='open', max_length=10),
+            model_name="itemflag",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("open", "waiting for review"),
+                    ("dismissed", "dismissed: the item is rated as it stands"),
+                    ("retired", "its instance was retired"),
+                ],
+                default="open",
+                max_length=10,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(('retired', False), ('active_count', models.F('needed')), _connector='OR'), name='item_retired_is_full'),
+            model_name="item",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("retired", False), ("active_count", models.F("needed")), _connector="OR"),
+                name="item_retired_is_full",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='itemflag',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('resolved_at__isnull', True), ('status', 'open')), models.Q(models.Q(('status', 'open'), _negated=True), ('resolved_at__isnull', False)), _connector='OR'), name='flag_resolved_has_time'),
+            model_name="itemflag",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("resolved_at__isnull", True), ("status", "open")),
+                    models.Q(models.Q(("status", "open"), _negated=True), ("resolved_at__isnull", False)),
+                    _connector="OR",
+                ),
+                name="flag_resolved_has_time",
+            ),
         ),
     ]

@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0010_flag_review_and_retired_instances'),
+        ("core", "0010_flag_review_and_retired_instances"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='campaign',
-            name='table6_exported_at',
-            field=models.DateTimeField(blank=True, help_text="When Table 6 was last exported (web, API or command): the checklist's last step.", null=True),
+            model_name="campaign",
+            name="table6_exported_at",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="When Table 6 was last exported (web, API or command): the checklist's last step.",
+                null=True,
+            ),
         ),
     ]

@@ -1,4 +1,5 @@
 """Campaigns: list, create, settings, progress, rater quality, item flags and rater exclusion."""
+
 from dataclasses import asdict
 
 from django.shortcuts import get_object_or_404
@@ -64,11 +65,12 @@ class CampaignListView(ListApiView):
         form.is_valid(raise_exception=True)
         options = dict(form.validated_data)
         try:
-            campaign = create_campaign(options.pop("dataset"), options.pop("name"), created_by=request.user,
-                                       **options)
+            campaign = create_campaign(options.pop("dataset"), options.pop("name"), created_by=request.user, **options)
         except CampaignError as error:
-            raise Unprocessable(NOT_CREATED, [{**problem.as_dict(), "field": field}
-                                              for field, problem in zip(error.fields, error.problems)]) from None
+            raise Unprocessable(
+                NOT_CREATED,
+                [{**problem.as_dict(), "field": field} for field, problem in zip(error.fields, error.problems)],
+            ) from None
         return Response(campaign_summary(campaign), status=status.HTTP_201_CREATED)
 
 
@@ -102,8 +104,9 @@ class CampaignProgressView(ApiView):
         campaign = campaign_or_404(campaign_id)
         stall = campaign_stall(campaign)
         body = campaign_progress(campaign).as_dict()
-        body["stall"] = None if stall is None else {**asdict(stall), "stuck": stall.stuck,
-                                                    "explanation": stall.explanation}
+        body["stall"] = (
+            None if stall is None else {**asdict(stall), "stuck": stall.stuck, "explanation": stall.explanation}
+        )
         return Response(body)
 
 
@@ -168,17 +171,25 @@ class RaterExclusionView(ApiView):
     permission_classes = ORGANIZER
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(request=ExclusionSerializer,
-                   responses={201: ExclusionResultSerializer, 200: ExclusionResultSerializer}, tags=["quality"])
+    @extend_schema(
+        request=ExclusionSerializer,
+        responses={201: ExclusionResultSerializer, 200: ExclusionResultSerializer},
+        tags=["quality"],
+    )
     def post(self, request, campaign_id, rater_id):
         campaign = campaign_or_404(campaign_id)
         rater = get_object_or_404(Rater, pk=rater_id)
         form = ExclusionSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         result = engine.exclude_rater(campaign, rater, by=request.user, reason=form.validated_data["reason"])
-        body = {"rater_id": rater.pk, "excluded": True, "created": result.created,
-                "ratings_excluded": result.ratings_excluded, "items_reopened": result.items_reopened,
-                "reason": result.exclusion.reason}
+        body = {
+            "rater_id": rater.pk,
+            "excluded": True,
+            "created": result.created,
+            "ratings_excluded": result.ratings_excluded,
+            "items_reopened": result.items_reopened,
+            "reason": result.exclusion.reason,
+        }
         return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
@@ -233,12 +244,19 @@ class CrowdSubmissionsView(ApiView):
     permission_classes = ORGANIZER
     parser_classes = [MultiPartParser]
 
-    @extend_schema(request={"multipart/form-data": CrowdSubmissionsUploadSerializer},
-                   responses={200: ReconciliationSerializer}, tags=["crowd"])
+    @extend_schema(
+        request={"multipart/form-data": CrowdSubmissionsUploadSerializer},
+        responses={200: ReconciliationSerializer},
+        tags=["crowd"],
+    )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
         form = CrowdSubmissionsUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        result = crowd.import_crowd_submissions(campaign, form.validated_data["platform"], form.validated_data["file"],
-                                                replace=form.validated_data["replace"])
+        result = crowd.import_crowd_submissions(
+            campaign,
+            form.validated_data["platform"],
+            form.validated_data["file"],
+            replace=form.validated_data["replace"],
+        )
         return Response(result.as_json())

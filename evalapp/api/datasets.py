@@ -4,6 +4,7 @@ Uploads are multipart and go to :mod:`evalapp.services.imports`, the service beh
 ``manage.py import_comve`` / ``import_submission`` and the data pages; a refused file gives
 400 with every problem (file, line, column) and nothing is written.
 """
+
 from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
@@ -27,8 +28,9 @@ from evalapp.services.imports import import_comve, import_submission
 
 
 def datasets_with_counts():
-    return Dataset.objects.annotate(instance_count=Count("instances", distinct=True),
-                                    system_count=Count("systems", distinct=True)).order_by("name")
+    return Dataset.objects.annotate(
+        instance_count=Count("instances", distinct=True), system_count=Count("systems", distinct=True)
+    ).order_by("name")
 
 
 class DatasetListView(ListApiView):
@@ -49,14 +51,21 @@ class DatasetListView(ListApiView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request={"multipart/form-data": DatasetImportSerializer},
-                   responses={201: ImportReportSerializer}, tags=["data"])
+    @extend_schema(
+        request={"multipart/form-data": DatasetImportSerializer}, responses={201: ImportReportSerializer}, tags=["data"]
+    )
     def post(self, request):
         form = DatasetImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        result = import_comve(data["name"], data["statements"], data["references"], pairs=data.get("pairs"),
-                              pair_answers=data.get("pair_answers"), split=data["split"])
+        result = import_comve(
+            data["name"],
+            data["statements"],
+            data["references"],
+            pairs=data.get("pairs"),
+            pair_answers=data.get("pair_answers"),
+            split=data["split"],
+        )
         return Response({**result.as_json(), "id": result.dataset.pk}, status=status.HTTP_201_CREATED)
 
 
@@ -90,11 +99,15 @@ class SystemListView(ListApiView):
     def get_queryset(self):
         dataset = get_object_or_404(Dataset, pk=self.kwargs["dataset_id"])
         latest = Submission.objects.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
-        return (System.objects.filter(dataset=dataset)
-                .annotate(output_count=Count("outputs"),
-                          latest_bleu=Subquery(latest.values("official_bleu")[:1]),
-                          latest_partial=Subquery(latest.values("partial")[:1]))
-                .order_by("-is_human", "name"))
+        return (
+            System.objects.filter(dataset=dataset)
+            .annotate(
+                output_count=Count("outputs"),
+                latest_bleu=Subquery(latest.values("official_bleu")[:1]),
+                latest_partial=Subquery(latest.values("partial")[:1]),
+            )
+            .order_by("-is_human", "name")
+        )
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):
@@ -111,13 +124,22 @@ class SubmissionUploadView(ApiView):
     permission_classes = ORGANIZER
     parser_classes = [MultiPartParser]
 
-    @extend_schema(request={"multipart/form-data": SubmissionUploadSerializer},
-                   responses={201: SubmissionReportSerializer}, tags=["data"])
+    @extend_schema(
+        request={"multipart/form-data": SubmissionUploadSerializer},
+        responses={201: SubmissionReportSerializer},
+        tags=["data"],
+    )
     def post(self, request, dataset_id):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
         form = SubmissionUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        result = import_submission(dataset, data["system"], data["file"], marker=data.get("marker"),
-                                   allow_partial=data["allow_partial"], user=request.user)
+        result = import_submission(
+            dataset,
+            data["system"],
+            data["file"],
+            marker=data.get("marker"),
+            allow_partial=data["allow_partial"],
+            user=request.user,
+        )
         return Response({**result.as_json(), "system_id": result.system.pk}, status=status.HTTP_201_CREATED)

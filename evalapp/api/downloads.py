@@ -1,4 +1,5 @@
 """Downloads through the API: the exports of :mod:`evalapp.services.exports`, labelled by renderers."""
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.response import Response
@@ -8,8 +9,13 @@ from core.api.renderers import CSVRenderer, HTMLReportRenderer, JSONTextRenderer
 from evalapp.services import exports
 
 TEXT = OpenApiTypes.STR
-RENDERERS = {"csv": CSVRenderer, "json": JSONTextRenderer, "markdown": MarkdownRenderer, "latex": LaTeXRenderer,
-             "html": HTMLReportRenderer}
+RENDERERS = {
+    "csv": CSVRenderer,
+    "json": JSONTextRenderer,
+    "markdown": MarkdownRenderer,
+    "latex": LaTeXRenderer,
+    "html": HTMLReportRenderer,
+}
 
 
 def renderers_for(kind):

@@ -1,6 +1,7 @@
 """Finishing a campaign: the review of reported items (dismiss, retire the instance) and the campaign's
 lab rater accounts (create, new sign-in, deactivate). The same functions as the web pages and the
 commands (:mod:`core.flags`, :mod:`evalapp.services.lab_raters`)."""
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound
@@ -43,14 +44,14 @@ class FlaggedItemsView(ListApiView):
     serializer_class = FlaggedItemSerializer
 
     def get_queryset(self):
-        return flags.review_queue(campaign_or_404(self.kwargs["campaign_id"]),
-                                  include_resolved=_flag(self.request, "resolved"))
+        return flags.review_queue(
+            campaign_or_404(self.kwargs["campaign_id"]), include_resolved=_flag(self.request, "resolved")
+        )
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "systems": _flag(self.request, "systems")}
 
-    @extend_schema(parameters=[OpenApiParameter("resolved", bool), OpenApiParameter("systems", bool)],
-                   tags=["quality"])
+    @extend_schema(parameters=[OpenApiParameter("resolved", bool), OpenApiParameter("systems", bool)], tags=["quality"])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
@@ -90,16 +91,22 @@ class RetirementView(ApiView):
     permission_classes = ORGANIZER
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(request=RetirementSerializer, responses={201: ReviewDecisionSerializer,
-                                                            200: ReviewDecisionSerializer}, tags=["quality"])
+    @extend_schema(
+        request=RetirementSerializer,
+        responses={201: ReviewDecisionSerializer, 200: ReviewDecisionSerializer},
+        tags=["quality"],
+    )
     def post(self, request, campaign_id, item_id):
         campaign = campaign_or_404(campaign_id)
         form = RetirementSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        decision = _decision(lambda: flags.retire_instance(campaign, item_id, by=request.user,
-                                                           reason=form.validated_data["reason"]))
-        return Response(ReviewDecisionSerializer(decision).data,
-                        status=status.HTTP_200_OK if decision.already else status.HTTP_201_CREATED)
+        decision = _decision(
+            lambda: flags.retire_instance(campaign, item_id, by=request.user, reason=form.validated_data["reason"])
+        )
+        return Response(
+            ReviewDecisionSerializer(decision).data,
+            status=status.HTTP_200_OK if decision.already else status.HTTP_201_CREATED,
+        )
 
 
 def _absolute(request, credential):
@@ -130,9 +137,11 @@ class LabRatersView(ListApiView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request={"application/json": LabRatersCreateSerializer,
-                            "multipart/form-data": LabRatersCreateSerializer},
-                   responses={201: CredentialSerializer(many=True)}, tags=["raters"])
+    @extend_schema(
+        request={"application/json": LabRatersCreateSerializer, "multipart/form-data": LabRatersCreateSerializer},
+        responses={201: CredentialSerializer(many=True)},
+        tags=["raters"],
+    )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
         form = LabRatersCreateSerializer(data=request.data)
@@ -141,8 +150,9 @@ class LabRatersView(ListApiView):
         if data.get("file"):
             entries, filename = read_rater_list(data["file"].data, data["file"].name), data["file"].name
         else:
-            entries = [RaterEntry(position, entry["name"], entry["email"])
-                       for position, entry in enumerate(data["raters"], 1)]
+            entries = [
+                RaterEntry(position, entry["name"], entry["email"]) for position, entry in enumerate(data["raters"], 1)
+            ]
             filename = "raters"
         made = lab_raters.add_lab_raters(campaign, entries, data["sign_in"], by=request.user, filename=filename)
         return Response([_absolute(request, credential) for credential in made], status=status.HTTP_201_CREATED)

@@ -6,6 +6,7 @@ changes neither ratings nor human scores. Runs go through :mod:`evalapp.services
 (queued as a django-tasks job, run by ``manage.py db_worker``), with the pages' caps on
 resamples so one request cannot queue unbounded work.
 """
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -17,8 +18,8 @@ from rest_framework.response import Response
 from core.api.base import ApiView, ListApiView
 from core.api.errors import Conflict, Unprocessable
 from core.api.parsers import SafeJSONParser
-from core.api.serializers import ErrorSerializer
 from core.api.permissions import METRIC_STUDY, RESULTS_VIEWER
+from core.api.serializers import ErrorSerializer
 from core.defaults import MAX_ID
 from evalapp.api.campaigns import campaign_or_404
 from evalapp.api.downloads import TEXT, export_response, format_parameter, renderers_for
@@ -117,10 +118,16 @@ class MetricReportView(ApiView):
     renderer_classes = renderers_for(exports.METRIC_REPORT)
 
     @extend_schema(
-        parameters=[format_parameter(exports.FORMATS[exports.METRIC_REPORT]),
-                    OpenApiParameter("run", int, description="A finished run of this campaign; default the latest.")],
-        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): TEXT,
-                   (200, "application/x-latex"): TEXT, (200, "text/html"): TEXT},
+        parameters=[
+            format_parameter(exports.FORMATS[exports.METRIC_REPORT]),
+            OpenApiParameter("run", int, description="A finished run of this campaign; default the latest."),
+        ],
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): TEXT,
+            (200, "application/x-latex"): TEXT,
+            (200, "text/html"): TEXT,
+        },
         tags=["metrics"],
     )
     def get(self, request, campaign_id):
@@ -145,8 +152,11 @@ class MetricScoresImportView(ApiView):
     permission_classes = METRIC_STUDY
     parser_classes = [MultiPartParser]
 
-    @extend_schema(request={"multipart/form-data": MetricScoresImportSerializer},
-                   responses={201: MetricImportReportSerializer}, tags=["metrics"])
+    @extend_schema(
+        request={"multipart/form-data": MetricScoresImportSerializer},
+        responses={201: MetricImportReportSerializer},
+        tags=["metrics"],
+    )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
         form = MetricScoresImportSerializer(data=request.data)

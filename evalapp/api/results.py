@@ -4,6 +4,7 @@ Every download is made by :mod:`evalapp.services.exports`, as the pages' and ``m
 export``'s are, so the API, the pages and the commands give byte-identical files. Raters are
 pseudonymous (``rater-<id>``) in every export.
 """
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -41,18 +42,25 @@ from evalapp.services.ratings_import import import_ratings
 class Table6Options(serializers.Serializer):
     halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
     latex_intervals = serializers.BooleanField(
-        default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}.")
+        default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}."
+    )
     bootstrap = serializers.IntegerField(
-        default=0, min_value=0, max_value=MAX_REQUEST_RESAMPLES,
+        default=0,
+        min_value=0,
+        max_value=MAX_REQUEST_RESAMPLES,
         help_text="N > 0: add the rater-aware 95% intervals (analytic, two-way cluster-robust over raters and "
-                  "instances) and significance clusters.")
+        "instances) and significance clusters.",
+    )
     clusters = serializers.ChoiceField(
-        choices=CLUSTER_RULES, default=DEFAULT_CLUSTER_RULE,
+        choices=CLUSTER_RULES,
+        default=DEFAULT_CLUSTER_RULE,
         help_text="Clustering rule: holm (Holm-corrected, every system above beats every system below) or wmt "
-                  "(mt-metrics-eval's AssignRanks on one-sided p, no correction).")
+        "(mt-metrics-eval's AssignRanks on one-sided p, no correction).",
+    )
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    permutations = serializers.IntegerField(default=DEFAULT_PERMUTATIONS, min_value=1,
-                                            max_value=MAX_REQUEST_PERMUTATIONS)
+    permutations = serializers.IntegerField(
+        default=DEFAULT_PERMUTATIONS, min_value=1, max_value=MAX_REQUEST_PERMUTATIONS
+    )
 
 
 class Table6View(ApiView):
@@ -67,8 +75,12 @@ class Table6View(ApiView):
 
     @extend_schema(
         parameters=[format_parameter(exports.FORMATS[exports.TABLE6]), Table6Options],
-        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): TEXT,
-                   (200, "text/markdown"): TEXT, (200, "application/x-latex"): TEXT},
+        responses={
+            (200, "application/json"): OpenApiTypes.OBJECT,
+            (200, "text/csv"): TEXT,
+            (200, "text/markdown"): TEXT,
+            (200, "application/x-latex"): TEXT,
+        },
         tags=["results"],
     )
     def get(self, request, campaign_id):
@@ -93,10 +105,11 @@ class RatingsExportView(ApiView):
     renderer_classes = renderers_for(exports.RATINGS)
     pagination_class = None  # a download: every counted rating at once
 
-    @extend_schema(parameters=[format_parameter(exports.FORMATS[exports.RATINGS])],
-                   responses={(200, "text/csv"): TEXT,
-                              (200, "application/json"): RatingRecordSerializer(many=True)},
-                   tags=["results"])
+    @extend_schema(
+        parameters=[format_parameter(exports.FORMATS[exports.RATINGS])],
+        responses={(200, "text/csv"): TEXT, (200, "application/json"): RatingRecordSerializer(many=True)},
+        tags=["results"],
+    )
     def get(self, request, campaign_id):
         return export_response(exports.ratings(campaign_or_404(campaign_id), request.accepted_renderer.format))
 
@@ -111,15 +124,24 @@ class RatingsImportView(ApiView):
     permission_classes = ORGANIZER
     parser_classes = [MultiPartParser]
 
-    @extend_schema(request={"multipart/form-data": RatingsImportSerializer},
-                   responses={201: RatingsImportReportSerializer}, tags=["results"])
+    @extend_schema(
+        request={"multipart/form-data": RatingsImportSerializer},
+        responses={201: RatingsImportReportSerializer},
+        tags=["results"],
+    )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
         form = RatingsImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
-        result = import_ratings(campaign, upload.data, upload.name, form.validated_data["format"],
-                                system=form.validated_data.get("system"), columns=form.columns())
+        result = import_ratings(
+            campaign,
+            upload.data,
+            upload.name,
+            form.validated_data["format"],
+            system=form.validated_data.get("system"),
+            columns=form.columns(),
+        )
         return Response(result.as_json(), status=status.HTTP_201_CREATED)
 
 
@@ -139,14 +161,25 @@ class AgreementView(ApiView):
 
 
 class StudyPlanOptions(serializers.Serializer):
-    alpha = serializers.FloatField(default=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
-                                   help_text="Significance level of the clustering rule (holm: the family's).")
+    alpha = serializers.FloatField(
+        default=PLANNER_ALPHA,
+        min_value=1e-6,
+        max_value=PLANNER_MAX_ALPHA,
+        help_text="Significance level of the clustering rule (holm: the family's).",
+    )
     power = serializers.FloatField(default=PLANNER_POWER, min_value=0.05, max_value=0.999999)
-    raters_per_item = serializers.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
-                                               help_text="Raters per item to plan for (default: the campaign's).")
+    raters_per_item = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_RATERS_PER_ITEM,
+        help_text="Raters per item to plan for (default: the campaign's).",
+    )
     seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    clusters = serializers.ChoiceField(choices=CLUSTER_RULES, default=DEFAULT_CLUSTER_RULE,
-                                       help_text="The clustering rule to plan for (its correction and sidedness).")
+    clusters = serializers.ChoiceField(
+        choices=CLUSTER_RULES,
+        default=DEFAULT_CLUSTER_RULE,
+        help_text="The clustering rule to plan for (its correction and sidedness).",
+    )
 
 
 class StudyPlanView(ApiView):
@@ -167,8 +200,9 @@ class StudyPlanView(ApiView):
         options.is_valid(raise_exception=True)
         data = options.validated_data
         try:
-            plan = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
-                                       data["seed"], data["clusters"])
+            plan = planning.plan_study(
+                campaign, data["alpha"], data["power"], data.get("raters_per_item"), data["seed"], data["clusters"]
+            )
         except planning.BadPlan as error:
             raise ValidationError({error.field: error.message}) from None
         return Response(plan)

@@ -3,6 +3,7 @@
 Write serializers only validate the shape of a request; the work is done by the services
 (``evalapp/services``, ``annotators/engine.py``), exactly as for the commands and the web.
 """
+
 from django.conf import settings
 from rest_framework import serializers
 
@@ -30,8 +31,7 @@ from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
 from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
-from evalapp.services.crowd import lab_rater_choices
-from evalapp.services.crowd import entry_url, settings_problems
+from evalapp.services.crowd import entry_url, lab_rater_choices, settings_problems
 from evalapp.services.metric_runs import seconds_left, status_line, time_left_line
 from evalapp.services.metric_study import CORPUS_SCOPES
 
@@ -48,6 +48,7 @@ class UploadField(serializers.FileField):
 
 
 # Data ------------------------------------------------------------------------------------------
+
 
 class DatasetSerializer(serializers.ModelSerializer):
     instances = serializers.IntegerField(source="instance_count", read_only=True)
@@ -108,27 +109,46 @@ class SubmissionUploadSerializer(serializers.Serializer):
 
     system = serializers.CharField(max_length=NAME_MAX_CHARS, help_text="Team/system name as in Table 6.")
     file = UploadField(help_text="The official format: id,reason per line, no header, UTF-8.")
-    marker = serializers.ChoiceField(choices=System.Marker.choices, required=False, allow_blank=True,
-                                     help_text="Table 6 marker: '*', '+' or '' (none). Omitted: keep the current one.")
-    allow_partial = serializers.BooleanField(default=False,
-                                             help_text="Accept a subset of the ids (then no official BLEU).")
+    marker = serializers.ChoiceField(
+        choices=System.Marker.choices,
+        required=False,
+        allow_blank=True,
+        help_text="Table 6 marker: '*', '+' or '' (none). Omitted: keep the current one.",
+    )
+    allow_partial = serializers.BooleanField(
+        default=False, help_text="Accept a subset of the ids (then no official BLEU)."
+    )
 
 
 class SystemSerializer(serializers.ModelSerializer):
     """A system with the figures of its latest accepted submission."""
 
     outputs = serializers.IntegerField(source="output_count", read_only=True)
-    official_bleu = serializers.FloatField(source="latest_bleu", read_only=True, allow_null=True,
-                                           help_text="Official Subtask C BLEU (0-100); null when partial.")
+    official_bleu = serializers.FloatField(
+        source="latest_bleu",
+        read_only=True,
+        allow_null=True,
+        help_text="Official Subtask C BLEU (0-100); null when partial.",
+    )
     partial = serializers.BooleanField(source="latest_partial", read_only=True, allow_null=True)
 
     class Meta:
         model = System
-        fields = ["id", "name", "marker", "is_human", "human_reference", "outputs", "official_bleu", "partial",
-                  "created_at"]
+        fields = [
+            "id",
+            "name",
+            "marker",
+            "is_human",
+            "human_reference",
+            "outputs",
+            "official_bleu",
+            "partial",
+            "created_at",
+        ]
 
 
 # Campaigns -------------------------------------------------------------------------------------
+
 
 class CampaignSerializer(serializers.ModelSerializer):
     """A campaign's settings. The crowd-platform completion URL and codes are not shown: only a
@@ -139,10 +159,28 @@ class CampaignSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Campaign
-        fields = ["id", "name", "dataset", "status", "seed", "sample_size", "raters_per_item", "systems",
-                  "human_reference", "rubric", "instructions", "lease_seconds", "share_identical_outputs",
-                  "control_rate", "min_control_pass_rate", "min_coagreement", "min_median_seconds", "tie_margin",
-                  "racing", "created_at"]
+        fields = [
+            "id",
+            "name",
+            "dataset",
+            "status",
+            "seed",
+            "sample_size",
+            "raters_per_item",
+            "systems",
+            "human_reference",
+            "rubric",
+            "instructions",
+            "lease_seconds",
+            "share_identical_outputs",
+            "control_rate",
+            "min_control_pass_rate",
+            "min_coagreement",
+            "min_median_seconds",
+            "tie_margin",
+            "racing",
+            "created_at",
+        ]
         read_only_fields = fields
 
 
@@ -151,30 +189,55 @@ class CampaignCreateSerializer(serializers.Serializer):
 
     dataset = serializers.PrimaryKeyRelatedField(queryset=Dataset.objects.all())
     name = serializers.CharField(max_length=NAME_MAX_CHARS)
-    sample = serializers.IntegerField(required=False, allow_null=True, min_value=1,
-                                      help_text="Sample this many instances at random (paper: 100).")
-    seed = serializers.IntegerField(required=False, allow_null=True, min_value=0,
-                                    help_text="Seed of the sample, controls and order; drawn and stored when omitted.")
-    instance_ids = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_null=True,
-                                         allow_empty=False, help_text="Exactly these instances (instead of a sample).")
+    sample = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="Sample this many instances at random (paper: 100)."
+    )
+    seed = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=0,
+        help_text="Seed of the sample, controls and order; drawn and stored when omitted.",
+    )
+    instance_ids = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        required=False,
+        allow_null=True,
+        allow_empty=False,
+        help_text="Exactly these instances (instead of a sample).",
+    )
     raters_per_item = serializers.IntegerField(default=DEFAULT_RATERS_PER_ITEM, min_value=1)
-    systems = serializers.ListField(child=serializers.CharField(max_length=NAME_MAX_CHARS), required=False,
-                                    allow_null=True, help_text="System names; default: every system covering the sample.")
-    human_reference = serializers.ChoiceField(choices=REFERENCE_POSITIONS, required=False, allow_null=True,
-                                              help_text="Also rate reference k as the pseudo-system Human.")
-    rubric = serializers.JSONField(required=False, allow_null=True,
-                                   help_text="[{score, label, description}] for scores 0-3; default Table 1.")
+    systems = serializers.ListField(
+        child=serializers.CharField(max_length=NAME_MAX_CHARS),
+        required=False,
+        allow_null=True,
+        help_text="System names; default: every system covering the sample.",
+    )
+    human_reference = serializers.ChoiceField(
+        choices=REFERENCE_POSITIONS,
+        required=False,
+        allow_null=True,
+        help_text="Also rate reference k as the pseudo-system Human.",
+    )
+    rubric = serializers.JSONField(
+        required=False, allow_null=True, help_text="[{score, label, description}] for scores 0-3; default Table 1."
+    )
     lease_seconds = serializers.IntegerField(default=DEFAULT_LEASE_SECONDS, min_value=1)
     share_identical_outputs = serializers.BooleanField(default=False)
     control_rate = serializers.FloatField(default=0.0, min_value=0, max_value=1)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     mturk_enabled = serializers.BooleanField(default=False, help_text="Let workers in from a Mechanical Turk HIT.")
     prolific_enabled = serializers.BooleanField(default=False, help_text="Let participants in from a Prolific study.")
-    tie_margin = serializers.FloatField(default=DEFAULT_TIE_MARGIN, help_text=(
-        "Two systems closer than this on the 0-3 scale may be decided a tie (above 0, at most "
-        f"{MAX_TIE_MARGIN}); fixed before rating starts."))
-    racing = serializers.BooleanField(default=False, help_text=(
-        "A system whose comparisons are all decided stops receiving new items (off: the paper's protocol)."))
+    tie_margin = serializers.FloatField(
+        default=DEFAULT_TIE_MARGIN,
+        help_text=(
+            "Two systems closer than this on the 0-3 scale may be decided a tie (above 0, at most "
+            f"{MAX_TIE_MARGIN}); fixed before rating starts."
+        ),
+    )
+    racing = serializers.BooleanField(
+        default=False,
+        help_text=("A system whose comparisons are all decided stops receiving new items (off: the paper's protocol)."),
+    )
 
 
 class CampaignSummarySerializer(serializers.Serializer):
@@ -246,15 +309,17 @@ class CampaignProgressSerializer(serializers.Serializer):
     raters = serializers.IntegerField()
     flagged_items = serializers.IntegerField(help_text="Items with a report waiting for the organizer's review.")
     retired_instances = serializers.IntegerField(help_text="Instances retired by the organizer (count for no system).")
-    stall = StallSerializer(allow_null=True, help_text="Why the campaign does not finish, when no rater can "
-                                                       "take some item; null otherwise.")
+    stall = StallSerializer(
+        allow_null=True, help_text="Why the campaign does not finish, when no rater can take some item; null otherwise."
+    )
     complete = serializers.BooleanField()
     fraction = serializers.FloatField()
     systems = SystemProgressSerializer(many=True)
     crowd = serializers.DictField(
         child=CrowdCountSerializer(),
         help_text="Crowd sessions and their ratings by what the platforms' records say: verified, unverified, "
-                  "rejected.")
+        "rejected.",
+    )
 
 
 class ReportSerializer(serializers.Serializer):
@@ -280,8 +345,9 @@ class FlaggedItemSerializer(serializers.Serializer):
     retired = serializers.BooleanField()
     ratings = serializers.IntegerField()
     needed = serializers.IntegerField()
-    systems = serializers.SerializerMethodField(help_text="The systems whose reason it is (``?systems=true``); "
-                                                          "null otherwise, so a review can stay blind.")
+    systems = serializers.SerializerMethodField(
+        help_text="The systems whose reason it is (``?systems=true``); null otherwise, so a review can stay blind."
+    )
 
     def get_flags(self, entry) -> int:
         return len(entry.reports)
@@ -302,8 +368,13 @@ class ReviewDecisionSerializer(serializers.Serializer):
 
 
 class RetirementSerializer(serializers.Serializer):
-    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=NOTE_MAX_CHARS,
-                                   help_text="Why the statement is broken (printed under Table 6).")
+    reason = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=NOTE_MAX_CHARS,
+        help_text="Why the statement is broken (printed under Table 6).",
+    )
 
 
 class LabRaterEntrySerializer(serializers.Serializer):
@@ -313,8 +384,11 @@ class LabRaterEntrySerializer(serializers.Serializer):
     email = serializers.CharField(allow_blank=True)
 
 
-SIGN_IN_FIELD = {"choices": ["link", "password"], "default": "link",
-                 "help_text": "link: a one-time sign-in link; password: a printed password."}
+SIGN_IN_FIELD = {
+    "choices": ["link", "password"],
+    "default": "link",
+    "help_text": "link: a one-time sign-in link; password: a printed password.",
+}
 
 
 class LabRatersCreateSerializer(serializers.Serializer):
@@ -389,8 +463,11 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
 
     completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
     lab_raters = serializers.PrimaryKeyRelatedField(
-        many=True, required=False, queryset=lab_rater_choices(),
-        help_text="Rater ids of the lab raters the campaign lists (used when lab_access is 'listed').")
+        many=True,
+        required=False,
+        queryset=lab_rater_choices(),
+        help_text="Rater ids of the lab raters the campaign lists (used when lab_access is 'listed').",
+    )
     mturk_url = serializers.SerializerMethodField(help_text="The HIT's ExternalURL (with the crowd key).")
     prolific_url = serializers.SerializerMethodField(help_text="The study URL (with the crowd key).")
 
@@ -399,8 +476,7 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
         fields = [*CROWD_SETTINGS, "mturk_url", "prolific_url"]
 
     def validate(self, attrs):
-        problems = settings_problems({**{name: getattr(self.instance, name) for name in CROWD_SETTINGS},
-                                      **attrs})
+        problems = settings_problems({**{name: getattr(self.instance, name) for name in CROWD_SETTINGS}, **attrs})
         if problems:
             raise serializers.ValidationError(problems)
         return attrs
@@ -419,8 +495,10 @@ class CrowdSubmissionsUploadSerializer(serializers.Serializer):
     platform = serializers.ChoiceField(choices=CROWD_PLATFORMS)
     file = UploadField(help_text="MTurk batch results CSV, or Prolific's submissions export CSV.")
     replace = serializers.BooleanField(
-        default=False, help_text="The file is the whole record: verified sessions it does not confirm become "
-                                 "unverified again (default: they stay verified until a file rejects them).")
+        default=False,
+        help_text="The file is the whole record: verified sessions it does not confirm become "
+        "unverified again (default: they stay verified until a file rejects them).",
+    )
 
 
 class ReconciliationSerializer(serializers.Serializer):
@@ -432,15 +510,18 @@ class ReconciliationSerializer(serializers.Serializer):
     rejected = serializers.IntegerField()
     kept_unlisted = serializers.IntegerField(help_text="Verified sessions the file does not list: kept verified.")
     unverified_unlisted = serializers.IntegerField(
-        help_text="With replace: verified sessions the file does not confirm, unverified again.")
+        help_text="With replace: verified sessions the file does not confirm, unverified again."
+    )
     ratings_excluded = serializers.IntegerField(help_text="Ratings of newly rejected sessions, which no longer count.")
     items_reopened = serializers.IntegerField()
     not_in_campaign_count = serializers.IntegerField(help_text="Records of no session here.")
-    not_in_campaign = serializers.ListField(child=serializers.DictField(),
-                                            help_text="The first 50 records of no session here.")
+    not_in_campaign = serializers.ListField(
+        child=serializers.DictField(), help_text="The first 50 records of no session here."
+    )
     other_worker_count = serializers.IntegerField(help_text="Sessions the file lists under another worker.")
-    other_worker = serializers.ListField(child=serializers.DictField(),
-                                        help_text="The first 50 sessions the file lists under another worker (rejected).")
+    other_worker = serializers.ListField(
+        child=serializers.DictField(), help_text="The first 50 sessions the file lists under another worker (rejected)."
+    )
     notes = serializers.ListField(child=serializers.CharField(), help_text="What to know beyond the counts, in words.")
 
 
@@ -455,8 +536,9 @@ class CrowdSessionSerializer(serializers.Serializer):
     ratings = serializers.IntegerField()
     screened_out = serializers.BooleanField()
     code = serializers.CharField(allow_blank=True, help_text="Prolific: the code the worker was shown.")
-    status = serializers.ChoiceField(choices=CrowdSession.Status.choices,
-                                     help_text="What the platform's records say of the session.")
+    status = serializers.ChoiceField(
+        choices=CrowdSession.Status.choices, help_text="What the platform's records say of the session."
+    )
     platform_status = serializers.CharField(allow_blank=True, help_text="The status as the platform's file wrote it.")
 
 
@@ -466,20 +548,25 @@ class ExclusionSerializer(serializers.Serializer):
 
 # Results ---------------------------------------------------------------------------------------
 
+
 class RatingsImportSerializer(serializers.Serializer):
     """``manage.py import_ratings`` as a multipart upload; ``<option>_column`` names a column."""
 
     file = UploadField()
-    format = serializers.ChoiceField(choices=RATINGS_FORMATS,
-                                     help_text="mturk: Mechanical Turk batch results; long: instance_id,system,rater,score[,seconds].")
-    system = serializers.CharField(required=False, max_length=NAME_MAX_CHARS,
-                                   help_text="mturk only: the system every row rates.")
+    format = serializers.ChoiceField(
+        choices=RATINGS_FORMATS,
+        help_text="mturk: Mechanical Turk batch results; long: instance_id,system,rater,score[,seconds].",
+    )
+    system = serializers.CharField(
+        required=False, max_length=NAME_MAX_CHARS, help_text="mturk only: the system every row rates."
+    )
 
     def get_fields(self):
         fields = super().get_fields()
         for option in RATINGS_COLUMN_OPTIONS:
-            fields[f"{option}_column"] = serializers.CharField(required=False, max_length=NAME_MAX_CHARS,
-                                                               help_text=f"Column holding the {option}.")
+            fields[f"{option}_column"] = serializers.CharField(
+                required=False, max_length=NAME_MAX_CHARS, help_text=f"Column holding the {option}."
+            )
         return fields
 
     def columns(self):
@@ -493,9 +580,9 @@ class RatingRecordSerializer(serializers.Serializer):
     system = serializers.CharField()
     rater = serializers.CharField(help_text="Pseudonym rater-<id>.")
     score = serializers.IntegerField()
-    seconds = serializers.JSONField(help_text="Seconds spent, or \"\" when unknown.")
+    seconds = serializers.JSONField(help_text='Seconds spent, or "" when unknown.')
     source = serializers.CharField()
-    shared_item = serializers.CharField(help_text="\"true\" when the item stood for several identical outputs.")
+    shared_item = serializers.CharField(help_text='"true" when the item stood for several identical outputs.')
 
 
 class RatingsImportReportSerializer(serializers.Serializer):
@@ -504,8 +591,9 @@ class RatingsImportReportSerializer(serializers.Serializer):
     file = serializers.CharField()
     format = serializers.CharField()
     accepted = serializers.IntegerField()
-    rejected = serializers.ListField(child=serializers.DictField(),
-                                    help_text="Rows not counted: {line, value, reason, column}.")
+    rejected = serializers.ListField(
+        child=serializers.DictField(), help_text="Rows not counted: {line, value, reason, column}."
+    )
     skipped = serializers.IntegerField(help_text="Rows of rejected Mechanical Turk assignments.")
     skipped_rows = serializers.ListField(child=serializers.DictField())
     unknown = serializers.ListField(child=serializers.CharField(), help_text="What the file could not tell.")
@@ -545,6 +633,7 @@ class AgreementSerializer(serializers.Serializer):
 
 # Metrics ---------------------------------------------------------------------------------------
 
+
 class MetricScoresImportSerializer(serializers.Serializer):
     """``manage.py import_metric_scores`` as a multipart upload."""
 
@@ -563,14 +652,21 @@ class MetricImportReportSerializer(serializers.Serializer):
 class NewMetricRunSerializer(serializers.Serializer):
     """What to compute; the caps on resamples are those of the metric pages."""
 
-    metrics = serializers.ListField(child=serializers.CharField(max_length=NAME_MAX_CHARS), required=False,
-                                    help_text="Built-in metric keys or output names, or imported metric names; "
-                                              "default: every built-in and imported metric.")
+    metrics = serializers.ListField(
+        child=serializers.CharField(max_length=NAME_MAX_CHARS),
+        required=False,
+        help_text="Built-in metric keys or output names, or imported metric names; "
+        "default: every built-in and imported metric.",
+    )
     bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
     permutations = serializers.IntegerField(required=False, min_value=1, max_value=MAX_STUDY_PERMUTATIONS)
     seed = serializers.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    top_k = serializers.IntegerField(required=False, min_value=2, max_value=MAX_TOP_K,
-                                     help_text="Also correlate on the k best systems by human score.")
+    top_k = serializers.IntegerField(
+        required=False,
+        min_value=2,
+        max_value=MAX_TOP_K,
+        help_text="Also correlate on the k best systems by human score.",
+    )
     corpus_scope = serializers.ChoiceField(choices=CORPUS_SCOPES, required=False)
     bertscore_model = serializers.CharField(required=False, max_length=MODEL_NAME_MAX_CHARS)
     bertscore_layer = serializers.IntegerField(required=False, min_value=0, max_value=MAX_MODEL_LAYER)
@@ -579,17 +675,33 @@ class NewMetricRunSerializer(serializers.Serializer):
 class MetricRunSerializer(serializers.ModelSerializer):
     campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
     status_line = serializers.SerializerMethodField(
-        help_text='What the run is doing, each thing once, e.g. "Running: BERTScore: 4,120 of 13,854 sentences".')
+        help_text='What the run is doing, each thing once, e.g. "Running: BERTScore: 4,120 of 13,854 sentences".'
+    )
     seconds_left = serializers.SerializerMethodField(
         help_text="Estimated seconds until a running run is done (elapsed x (1 - progress) / progress); "
-                  "null when not running or too early to tell.")
-    time_left = serializers.SerializerMethodField(help_text='The estimate in words, e.g. "About 3 minutes left."; '
-                                                            "empty without one.")
+        "null when not running or too early to tell."
+    )
+    time_left = serializers.SerializerMethodField(
+        help_text='The estimate in words, e.g. "About 3 minutes left."; empty without one.'
+    )
 
     class Meta:
         model = MetricRun
-        fields = ["id", "campaign", "metrics", "options", "status", "progress", "message", "status_line",
-                  "seconds_left", "time_left", "created_at", "started_at", "finished_at"]
+        fields = [
+            "id",
+            "campaign",
+            "metrics",
+            "options",
+            "status",
+            "progress",
+            "message",
+            "status_line",
+            "seconds_left",
+            "time_left",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
         read_only_fields = fields
 
     def get_status_line(self, run) -> str:

@@ -2,6 +2,7 @@
 
 Resources are addressed by their numeric id (the ``id`` converter of ``core/api/urls.py``).
 """
+
 from django.urls import path
 
 from evalapp.api import campaigns, datasets, finishing, metrics, results
@@ -24,10 +25,14 @@ urlpatterns = [
     path(campaign + "flags/<id:item_id>/dismissal/", finishing.DismissalView.as_view(), name="flag-dismissal"),
     path(campaign + "flags/<id:item_id>/retirement/", finishing.RetirementView.as_view(), name="flag-retirement"),
     path(campaign + "lab-raters/", finishing.LabRatersView.as_view(), name="lab-raters"),
-    path(campaign + "lab-raters/<id:rater_id>/sign-in/", finishing.LabRaterSignInView.as_view(),
-         name="lab-rater-sign-in"),
-    path(campaign + "lab-raters/<id:rater_id>/deactivation/", finishing.LabRaterDeactivationView.as_view(),
-         name="lab-rater-deactivation"),
+    path(
+        campaign + "lab-raters/<id:rater_id>/sign-in/", finishing.LabRaterSignInView.as_view(), name="lab-rater-sign-in"
+    ),
+    path(
+        campaign + "lab-raters/<id:rater_id>/deactivation/",
+        finishing.LabRaterDeactivationView.as_view(),
+        name="lab-rater-deactivation",
+    ),
     path(campaign + "crowd-sessions/", campaigns.CrowdSessionsView.as_view(), name="crowd-sessions"),
     path(campaign + "crowd/", campaigns.CrowdSettingsView.as_view(), name="crowd"),
     path(campaign + "crowd/key/", campaigns.CrowdKeyView.as_view(), name="crowd-key"),

@@ -18,6 +18,7 @@ work, so each coefficient says how it treats them:
 
 A coefficient that is undefined on the data (no pairable unit, no variation at all) is None.
 """
+
 import numpy as np
 
 from evalapp.compute.human_score import codes
@@ -84,7 +85,7 @@ def fleiss_kappa(counts, raters_per_item):
         return None, int(len(table))
     shares = table.sum(axis=0) / table.sum()
     observed = ((table * (table - 1)).sum(axis=1) / (raters_per_item * (raters_per_item - 1))).mean()
-    chance = (shares ** 2).sum()
+    chance = (shares**2).sum()
     if chance == 1:
         return None, int(len(table))
     return float((observed - chance) / (1 - chance)), int(len(table))
@@ -122,8 +123,7 @@ def rating_pairs(units, raters, scores):
     return tuple(np.concatenate(parts) for parts in zip(*pieces))
 
 
-def pairwise_qwk(rater_a, rater_b, score_a, score_b, n_raters, scale=DEFAULT_SCALE,
-                 min_shared=MIN_SHARED_UNITS):
+def pairwise_qwk(rater_a, rater_b, score_a, score_b, n_raters, scale=DEFAULT_SCALE, min_shared=MIN_SHARED_UNITS):
     """Quadratic-weighted Cohen's kappa of every rater pair sharing >= ``min_shared`` units.
 
     Returns (pair_a, pair_b, shared, kappa) arrays; kappa is NaN where undefined.
@@ -133,8 +133,11 @@ def pairwise_qwk(rater_a, rater_b, score_a, score_b, n_raters, scale=DEFAULT_SCA
     pos_a, pos_b = np.searchsorted(scale, score_a), np.searchsorted(scale, score_b)
     pair_codes, pair_keys = np.unique(np.asarray(rater_a, dtype=np.int64) * n_raters + rater_b, return_inverse=True)
     pair_keys = pair_keys.reshape(-1)
-    confusion = np.bincount(pair_keys * k * k + pos_a * k + pos_b,
-                            minlength=len(pair_codes) * k * k).reshape(len(pair_codes), k, k).astype(float)
+    confusion = (
+        np.bincount(pair_keys * k * k + pos_a * k + pos_b, minlength=len(pair_codes) * k * k)
+        .reshape(len(pair_codes), k, k)
+        .astype(float)
+    )
     shared = confusion.sum(axis=(1, 2))
     keep = shared >= min_shared
     confusion, shared, pair_codes = confusion[keep], shared[keep], pair_codes[keep]
@@ -170,25 +173,29 @@ def agreement(units, raters, scores, raters_per_item, scale=DEFAULT_SCALE, min_s
     fleiss, fleiss_units = fleiss_kappa(counts, raters_per_item)
     agree = (sa == sb).astype(float)
     pairs_per_rater = np.bincount(a, minlength=n_raters) + np.bincount(b, minlength=n_raters)
-    agree_per_rater = (np.bincount(a, weights=agree, minlength=n_raters)
-                       + np.bincount(b, weights=agree, minlength=n_raters))
+    agree_per_rater = np.bincount(a, weights=agree, minlength=n_raters) + np.bincount(
+        b, weights=agree, minlength=n_raters
+    )
     defined = np.isfinite(kappa)
-    kappa_sum = (np.bincount(pair_a[defined], weights=kappa[defined], minlength=n_raters)
-                 + np.bincount(pair_b[defined], weights=kappa[defined], minlength=n_raters))
-    kappa_n = (np.bincount(pair_a[defined], minlength=n_raters) + np.bincount(pair_b[defined], minlength=n_raters))
+    kappa_sum = np.bincount(pair_a[defined], weights=kappa[defined], minlength=n_raters) + np.bincount(
+        pair_b[defined], weights=kappa[defined], minlength=n_raters
+    )
+    kappa_n = np.bincount(pair_a[defined], minlength=n_raters) + np.bincount(pair_b[defined], minlength=n_raters)
     ratings = np.bincount(rater_codes, minlength=n_raters)
     score_sum = np.bincount(rater_codes, weights=scores, minlength=n_raters)
     raters_report = []
     for r, label in enumerate(rater_labels):
-        raters_report.append({
-            "rater": label,
-            "ratings": int(ratings[r]),
-            "mean_score": float(score_sum[r] / ratings[r]) if ratings[r] else None,
-            "pairs": int(pairs_per_rater[r]),
-            "exact_agreement": float(agree_per_rater[r] / pairs_per_rater[r]) if pairs_per_rater[r] else None,
-            "mean_qwk": float(kappa_sum[r] / kappa_n[r]) if kappa_n[r] else None,
-            "qwk_pairs": int(kappa_n[r]),
-        })
+        raters_report.append(
+            {
+                "rater": label,
+                "ratings": int(ratings[r]),
+                "mean_score": float(score_sum[r] / ratings[r]) if ratings[r] else None,
+                "pairs": int(pairs_per_rater[r]),
+                "exact_agreement": float(agree_per_rater[r] / pairs_per_rater[r]) if pairs_per_rater[r] else None,
+                "mean_qwk": float(kappa_sum[r] / kappa_n[r]) if kappa_n[r] else None,
+                "qwk_pairs": int(kappa_n[r]),
+            }
+        )
     return {
         "krippendorff_alpha_ordinal": krippendorff_alpha(counts, "ordinal", scale),
         "krippendorff_alpha_interval": krippendorff_alpha(counts, "interval", scale),

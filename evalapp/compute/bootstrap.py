@@ -8,6 +8,7 @@ and the same resamples are used for every system, so intervals are paired across
 The metric study reuses :func:`resample_indices` / :func:`resample_counts` to recompute
 corpus metrics on exactly the resamples used for the human scores.
 """
+
 import warnings
 from dataclasses import dataclass
 
@@ -53,8 +54,14 @@ class Interval:
     seed: int
 
     def as_dict(self):
-        return {"low": self.low, "high": self.high, "level": self.level, "resamples": self.resamples,
-                "seed": self.seed, "method": "percentile bootstrap over instances"}
+        return {
+            "low": self.low,
+            "high": self.high,
+            "level": self.level,
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "method": "percentile bootstrap over instances",
+        }
 
 
 def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=0, level=CONFIDENCE_LEVEL):
@@ -70,9 +77,9 @@ def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=0, level=C
     indices = resample_indices(n_items, n_resamples, seed)
     estimates = np.empty((n_resamples, sums.shape[0]))
     for start in range(0, n_resamples, BLOCK_RESAMPLES):
-        weights = resample_counts(indices[start:start + BLOCK_RESAMPLES], n_items).astype(float)
+        weights = resample_counts(indices[start : start + BLOCK_RESAMPLES], n_items).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            estimates[start:start + BLOCK_RESAMPLES] = (weights @ sums.T) / (weights @ counts.T)
+            estimates[start : start + BLOCK_RESAMPLES] = (weights @ sums.T) / (weights @ counts.T)
     low, high = percentile_interval(estimates, level)
     return [Interval(_finite(lo), _finite(hi), level, n_resamples, seed) for lo, hi in zip(low, high)]
 

@@ -7,12 +7,12 @@ generator, ``random.Random(f"{seed}:{purpose}")`` (string seeds are hashed with 
 Python, independent of PYTHONHASHSEED), so changing e.g. the control rate never changes
 the sample.
 """
+
 import math
 import random
 import re
 import unicodedata
 from dataclasses import dataclass
-
 
 OTHER_REASON = "other_reason"
 STATEMENT = "statement"
@@ -96,14 +96,18 @@ def plan_controls(instances, count, seed, human_reference=None):
     rng = random.Random(f"{seed}:controls")
 
     def usable(material):
-        return [text for position, text in sorted(material.references.items())
-                if position != human_reference and text.strip()]
+        return [
+            text
+            for position, text in sorted(material.references.items())
+            if position != human_reference and text.strip()
+        ]
 
     with_references = [material for material in instances if usable(material)]
     kinds_needed = {CONTROL_KINDS[index % len(CONTROL_KINDS)] for index in range(count)}
     if OTHER_REASON in kinds_needed and (len(instances) < 2 or not with_references):
-        raise PlanError("control items need at least 2 sampled instances and references to take "
-                        "a reason from another instance")
+        raise PlanError(
+            "control items need at least 2 sampled instances and references to take a reason from another instance"
+        )
     if REFERENCE in kinds_needed and not with_references:
         raise PlanError("control items need references other than the Human pseudo-system's")
 

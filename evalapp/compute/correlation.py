@@ -4,6 +4,7 @@ Every function takes plain sequences and returns plain floats or dicts. A coeffi
 is undefined (a constant vector, too few points) is NaN, computed without calling SciPy on
 the degenerate input, so no ``ConstantInputWarning`` is raised.
 """
+
 import math
 
 import numpy as np
@@ -12,8 +13,8 @@ from scipy import stats
 from core.defaults import METRIC_STUDY_PERMUTATIONS
 
 CONFIDENCE = 0.95
-MIN_POINTS = 2           # below this no coefficient is defined
-MIN_POINTS_FISHER = 4    # the Fisher-z standard error is 1 / sqrt(n - 3)
+MIN_POINTS = 2  # below this no coefficient is defined
+MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
 SWAP_BLOCK = 128  # permutation rows turned into a float matrix at a time (memory: 128 x points floats)
 ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
@@ -177,8 +178,13 @@ def wmt_pair_counts(metric, human, groups):
 def wmt_kendall_like(metric, human, groups):
     """WMT Kendall-like tau = (concordant - discordant) / (concordant + discordant); see :func:`wmt_pair_counts`."""
     concordant, discordant = wmt_pair_counts(metric, human, groups).sum(axis=0)
-    return {"r": tau_from_counts(concordant, discordant), "p": None, "n": int(len(metric)),
-            "concordant": int(concordant), "discordant": int(discordant)}
+    return {
+        "r": tau_from_counts(concordant, discordant),
+        "p": None,
+        "n": int(len(metric)),
+        "concordant": int(concordant),
+        "discordant": int(discordant),
+    }
 
 
 def tau_from_counts(concordant, discordant):
@@ -198,7 +204,7 @@ def williams_test(r12, r13, r23, n):
     """
     if n < MIN_POINTS_FISHER or not all(math.isfinite(v) for v in (r12, r13, r23)):
         return {"t": NAN, "df": max(n - 3, 0), "p": NAN}
-    determinant = 1 - r12 ** 2 - r13 ** 2 - r23 ** 2 + 2 * r12 * r13 * r23
+    determinant = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
     denominator = 2 * (n - 1) / (n - 3) * determinant + ((r12 + r13) / 2) ** 2 * (1 - r23) ** 3
     if denominator <= 0:
         return {"t": NAN, "df": n - 3, "p": NAN}
@@ -213,8 +219,7 @@ def standardize(values):
     return (values - values.mean()) / spread if spread > 0 else values - values.mean()
 
 
-def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=METRIC_STUDY_PERMUTATIONS,
-                            rng=None):
+def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=METRIC_STUDY_PERMUTATIONS, rng=None):
     """Paired permutation test of corr(A, human) - corr(B, human) (Deutsch et al. 2021, PERM-BOTH style).
 
     Both metrics are standardised; in each permutation every unit (a system, or a segment)
@@ -236,8 +241,12 @@ def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples
         deltas = rowwise_kendall(np.where(swaps, zb, za), human) - rowwise_kendall(np.where(swaps, za, zb), human)
     else:
         left, right = np.where(swaps, zb, za), np.where(swaps, za, zb)
-        deltas = np.array([coefficient_value(name, left[i], human) - coefficient_value(name, right[i], human)
-                           for i in range(resamples)])
+        deltas = np.array(
+            [
+                coefficient_value(name, left[i], human) - coefficient_value(name, right[i], human)
+                for i in range(resamples)
+            ]
+        )
     extreme = np.count_nonzero(np.abs(deltas) >= abs(observed) - tolerance)
     return {"delta": float(observed), "p": float((1 + extreme) / (1 + resamples)), "resamples": resamples}
 
@@ -260,21 +269,20 @@ def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
     scale = n * np.finfo(float).eps * ROUNDING_SAFETY * (1.0 + (za * za).sum() + (zb * zb).sum())
     deltas = np.empty(len(swaps))
     for start in range(0, len(swaps), SWAP_BLOCK):
-        s = swaps[start:start + SWAP_BLOCK].astype(float)
+        s = swaps[start : start + SWAP_BLOCK].astype(float)
         left_sum, left_sq, left_h = za.sum() + s @ step, (za * za).sum() + s @ step_sq, za @ centred + s @ step_h
         right_sum, right_sq, right_h = totals[0] - left_sum, totals[1] - left_sq, totals[2] - left_h
-        left_var, right_var = left_sq - left_sum ** 2 / n, right_sq - right_sum ** 2 / n
+        left_var, right_var = left_sq - left_sum**2 / n, right_sq - right_sum**2 / n
         with np.errstate(invalid="ignore", divide="ignore"):
             left = left_h / (np.sqrt(np.maximum(left_var, 0.0)) * h_norm)
             right = right_h / (np.sqrt(np.maximum(right_var, 0.0)) * h_norm)
         # a (nearly) constant row is NaN in the direct computation: leave it to that
         delta = np.where(np.minimum(left_var, right_var) > scale, left - right, NAN)
-        deltas[start:start + SWAP_BLOCK] = delta
+        deltas[start : start + SWAP_BLOCK] = delta
     near = ~np.isfinite(deltas) | (np.abs(np.abs(deltas) - threshold) <= scale * (1.0 + abs(threshold)))
     if near.any():
         rows = swaps[near]
-        deltas[near] = (_rowwise_pearson(np.where(rows, zb, za), human)
-                        - _rowwise_pearson(np.where(rows, za, zb), human))
+        deltas[near] = _rowwise_pearson(np.where(rows, zb, za), human) - _rowwise_pearson(np.where(rows, za, zb), human)
     return deltas
 
 
@@ -298,7 +306,7 @@ def rowwise_kendall(rows, y, variant="b"):
     with np.errstate(invalid="ignore", divide="ignore"):
         if variant == "c":
             m = np.minimum(_distinct_per_row(rows), _distinct_per_row(y)).astype(float)
-            values = 2 * s / (n ** 2 * (m - 1) / m)
+            values = 2 * s / (n**2 * (m - 1) / m)
         else:
             values = s / np.sqrt(np.count_nonzero(dx, axis=1).astype(float) * np.count_nonzero(dy, axis=1))
     result[defined] = values[defined]

@@ -7,9 +7,10 @@ segment scores of the campaign's instances are resampled together (paired), and 
 metric computed on the whole test set is recomputed on a resample of the test set from its
 per-segment sufficient statistics.
 """
+
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Callable
 
 import numpy as np
 
@@ -33,8 +34,12 @@ PROGRESS_EVERY = 25  # resamples between two progress reports
 PERMUTATION_STREAM = 0  # the bootstrap's non-campaign domains use streams 1, 2, ...
 SPA_STREAM = 1000  # soft pairwise accuracy's permutations: streams 1000 + domain position
 CORRELATION_SHARE = 0.6  # of the report's progress, the correlations' bootstrap; the rest is the WMT statistics
-WMT_STATISTICS = {"pairwise_accuracy": "system_level", "soft_pairwise_accuracy": "system_level",
-                  "acc_eq": "segment_level", "acc_eq_grouped": "segment_level"}
+WMT_STATISTICS = {
+    "pairwise_accuracy": "system_level",
+    "soft_pairwise_accuracy": "system_level",
+    "acc_eq": "segment_level",
+    "acc_eq_grouped": "segment_level",
+}
 NAN = float("nan")
 
 
@@ -69,7 +74,7 @@ class Resampler:
     def scores_many(self, counts):
         """(resamples, systems) scores, one row per row of ``counts`` (resamples, instances)."""
         counts = np.asarray(counts, float)
-        summed = np.tensordot(counts, self.stats, axes=([1], [1]))       # (resamples, systems, k)
+        summed = np.tensordot(counts, self.stats, axes=([1], [1]))  # (resamples, systems, k)
         flat = np.asarray(self.score(summed.reshape(-1, summed.shape[-1])), float)
         return flat.reshape(summed.shape[0], summed.shape[1])
 
@@ -105,7 +110,7 @@ class MetricData:
 @dataclass
 class StudyData:
     systems: list
-    human: Resampler                     # domain "campaign": rating sums and counts per item
+    human: Resampler  # domain "campaign": rating sums and counts per item
     metrics: list = field(default_factory=list)
 
     @property
@@ -125,8 +130,15 @@ def default_top_k(n_systems):
     return min(n_systems, max(MIN_TOP_K, -(-n_systems // 2)))
 
 
-def correlation_report(data, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, top_k=None,
-                       permutations=METRIC_STUDY_PERMUTATIONS, confidence=corr.CONFIDENCE, progress=None):
+def correlation_report(
+    data,
+    bootstrap=DEFAULT_RESAMPLES,
+    seed=DEFAULT_SEED,
+    top_k=None,
+    permutations=METRIC_STUDY_PERMUTATIONS,
+    confidence=corr.CONFIDENCE,
+    progress=None,
+):
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
     the WMT statistics (:func:`wmt_statistics`) of all systems.
 
@@ -135,13 +147,14 @@ def correlation_report(data, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, top
     human = data.human_system
     k = top_k if top_k is not None else default_top_k(len(data.systems))
     best = corr.top_k(data.systems, [h if np.isfinite(h) else -np.inf for h in human], k)
-    subsets = {"all": np.ones(len(data.systems), bool),
-               "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
+    subsets = {"all": np.ones(len(data.systems), bool), "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
     figures = {name: _point_figures(data, mask) for name, mask in subsets.items()}
 
     def correlation_step(fraction):
         if progress is not None:
-            progress(fraction * CORRELATION_SHARE, f"Bootstrap: {round(fraction * bootstrap):,} of {bootstrap:,} resamples")
+            progress(
+                fraction * CORRELATION_SHARE, f"Bootstrap: {round(fraction * bootstrap):,} of {bootstrap:,} resamples"
+            )
 
     def wmt_step(fraction, detail):
         if progress is not None:
@@ -162,18 +175,30 @@ def correlation_report(data, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, top
         "system_level": figures["all"]["system_level"],
         "segment_level": figures["all"]["segment_level"],
         "comparisons": _comparisons(data, subsets["all"], permutations, permutation_rng),
-        "top_k": {"k": k, "systems": best, "system_level": figures["top_k"]["system_level"],
-                  "segment_level": figures["top_k"]["segment_level"]},
-        "bootstrap": {"resamples": bootstrap, "seed": seed, "confidence": confidence,
-                      "method": "percentile interval over resamples of instances (with replacement); "
-                                "corpus metrics recomputed from per-segment sufficient statistics"},
-        "ci_methods": {"system_level.pearson.ci": "Fisher z", "bootstrap_ci": "bootstrap percentile",
-                       "every other ci": "bootstrap percentile"},
+        "top_k": {
+            "k": k,
+            "systems": best,
+            "system_level": figures["top_k"]["system_level"],
+            "segment_level": figures["top_k"]["segment_level"],
+        },
+        "bootstrap": {
+            "resamples": bootstrap,
+            "seed": seed,
+            "confidence": confidence,
+            "method": "percentile interval over resamples of instances (with replacement); "
+            "corpus metrics recomputed from per-segment sufficient statistics",
+        },
+        "ci_methods": {
+            "system_level.pearson.ci": "Fisher z",
+            "bootstrap_ci": "bootstrap percentile",
+            "every other ci": "bootstrap percentile",
+        },
         "permutation": {"resamples": permutations, "seed": seed},
     }
 
 
 # --- point estimates ---------------------------------------------------------------------
+
 
 def _system_vectors(data, metric, mask, metric_scores=None, human=None):
     metric_scores = metric.system if metric_scores is None else metric_scores
@@ -209,13 +234,17 @@ def _point_figures(data, mask):
             }
             # Fisher-z assumes independent points; outputs for one instance are not, so every
             # segment-level interval is the bootstrap's.
-            for entry in [*flattened.values(), *segment_level[metric.name]["grouped_by_instance"].values(),
-                          segment_level[metric.name]["wmt_kendall"]]:
+            for entry in [
+                *flattened.values(),
+                *segment_level[metric.name]["grouped_by_instance"].values(),
+                segment_level[metric.name]["wmt_kendall"],
+            ]:
                 entry["ci"] = [NAN, NAN]
     return {"system_level": system_level, "segment_level": segment_level}
 
 
 # --- bootstrap ---------------------------------------------------------------------------
+
 
 def _domain_sizes(data):
     sizes = {CAMPAIGN_DOMAIN: data.human.size}
@@ -223,8 +252,10 @@ def _domain_sizes(data):
         if metric.resampler is not None:
             size = sizes.setdefault(metric.resampler.domain, metric.resampler.size)
             if size != metric.resampler.size:
-                raise ValueError(f"metric {metric.name}: domain {metric.resampler.domain!r} has "
-                                 f"{metric.resampler.size} instances, another metric has {size}")
+                raise ValueError(
+                    f"metric {metric.name}: domain {metric.resampler.domain!r} has "
+                    f"{metric.resampler.size} instances, another metric has {size}"
+                )
     return sizes
 
 
@@ -272,8 +303,11 @@ def _bootstrap(data, subsets, resamples, seed, progress=None):
     samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
     human = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1])
     for metric in data.metrics:
-        scores = (metric.resampler.scores_many(draws[metric.resampler.domain][1]) if metric.resampler
-                  else np.broadcast_to(np.asarray(metric.system, float), human.shape))
+        scores = (
+            metric.resampler.scores_many(draws[metric.resampler.domain][1])
+            if metric.resampler
+            else np.broadcast_to(np.asarray(metric.system, float), human.shape)
+        )
         for subset, mask in subsets.items():
             samples[subset]["system_level"][metric.name] = _system_samples(scores[:, mask], human[:, mask])
     segment_metrics = [metric for metric in data.metrics if metric.segment is not None]
@@ -288,8 +322,14 @@ def _bootstrap(data, subsets, resamples, seed, progress=None):
         columns = draws[CAMPAIGN_DOMAIN][0][b]
         for metric in segment_metrics:
             for subset, mask in subsets.items():
-                _segment_sample(data, metric, mask, columns, caches[subset][metric.name],
-                                samples[subset]["segment_level"].setdefault(metric.name, {}))
+                _segment_sample(
+                    data,
+                    metric,
+                    mask,
+                    columns,
+                    caches[subset][metric.name],
+                    samples[subset]["segment_level"].setdefault(metric.name, {}),
+                )
         if progress is not None and (b + 1) % PROGRESS_EVERY == 0:
             progress((b + 1) / resamples)
     return samples
@@ -357,24 +397,27 @@ class FlattenedPoints:
         if len(self.metric) == 0:
             return values
         for start in range(0, len(counts), RESAMPLE_BLOCK):
-            weights = np.asarray(counts[start:start + RESAMPLE_BLOCK], float)[:, self.instances]
+            weights = np.asarray(counts[start : start + RESAMPLE_BLOCK], float)[:, self.instances]
             if name == "spearman":
                 x, y = self.sorted[0].ranks(weights), self.sorted[1].ranks(weights)
             else:
                 x, y = self.metric, self.human
-            values[start:start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
+            values[start : start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
         return values
 
     def _weighted_pearson(self, x, y, weights):
         total = weights.sum(axis=1)
         present = weights > 0
-        spread = [np.where(present, v, -np.inf).max(axis=1) - np.where(present, v, np.inf).min(axis=1)
-                  for v in (self.metric, self.human)]
+        spread = [
+            np.where(present, v, -np.inf).max(axis=1) - np.where(present, v, np.inf).min(axis=1)
+            for v in (self.metric, self.human)
+        ]
         with np.errstate(invalid="ignore", divide="ignore"):
             xc = x - ((weights * x).sum(axis=1) / total)[:, None]
             yc = y - ((weights * y).sum(axis=1) / total)[:, None]
-            r = (weights * xc * yc).sum(axis=1) / np.sqrt((weights * xc * xc).sum(axis=1)
-                                                           * (weights * yc * yc).sum(axis=1))
+            r = (weights * xc * yc).sum(axis=1) / np.sqrt(
+                (weights * xc * xc).sum(axis=1) * (weights * yc * yc).sum(axis=1)
+            )
         defined = (total >= corr.MIN_POINTS) & (spread[0] > 0) & (spread[1] > 0)
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
@@ -419,15 +462,20 @@ def _attach_intervals(figures, samples, confidence):
 
 # --- comparisons -------------------------------------------------------------------------
 
+
 def _comparisons(data, mask, permutations, rng):
     """Williams' test and paired permutation tests for every pair of metrics, system and segment level."""
     results = []
     for first, second in combinations(data.metrics, 2):
-        results.append(_compare(first.name, second.name, *_paired_system(data, first, second, mask),
-                                "system", permutations, rng))
+        results.append(
+            _compare(first.name, second.name, *_paired_system(data, first, second, mask), "system", permutations, rng)
+        )
         if first.segment is not None and second.segment is not None:
-            results.append(_compare(first.name, second.name, *_paired_segment(data, first, second, mask),
-                                    "segment", permutations, rng))
+            results.append(
+                _compare(
+                    first.name, second.name, *_paired_segment(data, first, second, mask), "segment", permutations, rng
+                )
+            )
     return results
 
 
@@ -451,13 +499,14 @@ def _compare(name_a, name_b, a, b, human, level, permutations, rng):
     r_ab = corr.coefficient_value("pearson", a, b)
     williams = corr.williams_test(r_a, r_b, r_ab, len(a))
     williams.update({"r_a": r_a, "r_b": r_b, "r_ab": r_ab, "n": int(len(a))})
-    permutation = {name: corr.paired_permutation_test(a, b, human, name, permutations, rng)
-                   for name in PERMUTED_COEFFICIENTS}
-    return {"level": level, "metric_a": name_a, "metric_b": name_b, "williams": williams,
-            "permutation": permutation}
+    permutation = {
+        name: corr.paired_permutation_test(a, b, human, name, permutations, rng) for name in PERMUTED_COEFFICIENTS
+    }
+    return {"level": level, "metric_a": name_a, "metric_b": name_b, "williams": williams, "permutation": permutation}
 
 
 # --- the WMT metrics tasks' statistics ----------------------------------------------------
+
 
 def _entry(value, samples, confidence, **extra):
     ci = interval(samples, confidence) if samples is not None and len(samples) else [NAN, NAN]
@@ -468,9 +517,17 @@ def _plain(value):
     return float(value) if value is not None and np.isfinite(value) else NAN
 
 
-def wmt_statistics(data, resamples, seed, confidence=corr.CONFIDENCE, spa_permutations=SPA_PERMUTATIONS,
-                   spa_resamples=SPA_BOOTSTRAP_RESAMPLES, spa_resample_permutations=SPA_BOOTSTRAP_PERMUTATIONS,
-                   alpha=RANKING_ALPHA, progress=None):
+def wmt_statistics(
+    data,
+    resamples,
+    seed,
+    confidence=corr.CONFIDENCE,
+    spa_permutations=SPA_PERMUTATIONS,
+    spa_resamples=SPA_BOOTSTRAP_RESAMPLES,
+    spa_resample_permutations=SPA_BOOTSTRAP_PERMUTATIONS,
+    alpha=RANKING_ALPHA,
+    progress=None,
+):
     """Pairwise accuracy, soft pairwise accuracy, acc_eq, acc_eq grouped and the metric ranking.
 
     Each statistic carries a 95% bootstrap interval over the same resamples of instances as
@@ -494,8 +551,11 @@ def wmt_statistics(data, resamples, seed, confidence=corr.CONFIDENCE, spa_permut
         value = meta_evaluation.pairwise_accuracy(human_system, metric.system)
         boot = None
         if resamples:
-            scores = (metric.resampler.scores_many(draws[metric.resampler.domain][1]) if metric.resampler
-                      else np.broadcast_to(metric.system, human_boot.shape))
+            scores = (
+                metric.resampler.scores_many(draws[metric.resampler.domain][1])
+                if metric.resampler
+                else np.broadcast_to(metric.system, human_boot.shape)
+            )
             boot = meta_evaluation.pairwise_accuracy_many(human_boot, scores)
         _, pairs = meta_evaluation.pairwise_agreement(human_system, metric.system)
         system_level.setdefault(metric.name, {})["pairwise_accuracy"] = _entry(value, boot, confidence, pairs=pairs)
@@ -513,25 +573,45 @@ def wmt_statistics(data, resamples, seed, confidence=corr.CONFIDENCE, spa_permut
         if resamples:
             counts = draws[CAMPAIGN_DOMAIN][1]
             n_systems = human_segment.shape[0]
-            flat_boot = np.array([tie_calibration.flat_accuracy_at(flat, result.epsilon,
-                                                                   np.tile(row, n_systems)[flat.keep])
-                                  for row in counts]) if np.isfinite(result.epsilon) else None
+            flat_boot = (
+                np.array(
+                    [
+                        tie_calibration.flat_accuracy_at(flat, result.epsilon, np.tile(row, n_systems)[flat.keep])
+                        for row in counts
+                    ]
+                )
+                if np.isfinite(result.epsilon)
+                else None
+            )
             grouped_boot, _ = grouped.optimise_many(counts)
         segment_level[metric.name] = {
             "acc_eq": _entry(result.value, flat_boot, confidence, epsilon=_plain(result.epsilon), pairs=result.pairs),
-            "acc_eq_grouped": _entry(grouped_value, grouped_boot, confidence, epsilon=_plain(grouped_epsilon),
-                                     pairs=grouped.pairs, groups=int(grouped.groups.sum())),
+            "acc_eq_grouped": _entry(
+                grouped_value,
+                grouped_boot,
+                confidence,
+                epsilon=_plain(grouped_epsilon),
+                pairs=grouped.pairs,
+                groups=int(grouped.groups.sum()),
+            ),
         }
         values["acc_eq"][metric.name], samples["acc_eq"][metric.name] = result.value, flat_boot
         values["acc_eq_grouped"][metric.name], samples["acc_eq_grouped"][metric.name] = grouped_value, grouped_boot
     # soft pairwise accuracy
-    spa, spa_p = _soft_pairwise(data, draws, seed, spa_permutations, min(spa_resamples, resamples),
-                                spa_resample_permutations,
-                                lambda fraction, detail: step(0.4 + 0.55 * fraction, detail))
+    spa, spa_p = _soft_pairwise(
+        data,
+        draws,
+        seed,
+        spa_permutations,
+        min(spa_resamples, resamples),
+        spa_resample_permutations,
+        lambda fraction, detail: step(0.4 + 0.55 * fraction, detail),
+    )
     for metric in data.metrics:
         value, boot = spa.get(metric.name, (NAN, None))
         system_level.setdefault(metric.name, {})["soft_pairwise_accuracy"] = _entry(
-            value, boot, confidence, permutations=spa_permutations)
+            value, boot, confidence, permutations=spa_permutations
+        )
         values["soft_pairwise_accuracy"][metric.name], samples["soft_pairwise_accuracy"][metric.name] = value, boot
     step(0.97, "Ranking the metrics")
     ranking = {}
@@ -545,8 +625,8 @@ def wmt_statistics(data, resamples, seed, confidence=corr.CONFIDENCE, spa_permut
         "metric_ranking": {
             "alpha": alpha,
             "method": "metrics ordered by the statistic; p(a above b) = share of bootstrap resamples where b's "
-                      "statistic is at least a's (paired: the same resamples for every metric); clusters as "
-                      "mt-metrics-eval's AssignRanks",
+            "statistic is at least a's (paired: the same resamples for every metric); clusters as "
+            "mt-metrics-eval's AssignRanks",
             "statistics": ranking,
         },
     }
@@ -555,37 +635,55 @@ def wmt_statistics(data, resamples, seed, confidence=corr.CONFIDENCE, spa_permut
 def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutations, step):
     """{metric: (SPA, bootstrap values)} and the per-pair p-values (human and each metric)."""
     domains = sorted({CAMPAIGN_DOMAIN} | {m.resampler.domain for m in data.metrics if m.resampler is not None})
-    rngs = {domain: np.random.default_rng(np.random.SeedSequence([seed, SPA_STREAM + position]))
-            for position, domain in enumerate(domains)}
+    rngs = {
+        domain: np.random.default_rng(np.random.SeedSequence([seed, SPA_STREAM + position]))
+        for position, domain in enumerate(domains)
+    }
     sizes = _domain_sizes(data)
-    signs = {domain: soft_pairwise.swap_signs(permutations, np.ones(sizes[domain], dtype=np.int64), rngs[domain])
-             for domain in domains}
+    signs = {
+        domain: soft_pairwise.swap_signs(permutations, np.ones(sizes[domain], dtype=np.int64), rngs[domain])
+        for domain in domains
+    }
     human_stats = soft_pairwise.Prepared(data.human.stats)
     human_p = soft_pairwise.pairwise_p_values(human_stats, data.human.score, signs[CAMPAIGN_DOMAIN])
     metrics = [m for m in data.metrics if m.resampler is not None]
     prepared = {m.name: soft_pairwise.Prepared(m.resampler.stats) for m in metrics}
-    metric_p = {m.name: soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score,
-                                                        signs[m.resampler.domain]) for m in metrics}
+    metric_p = {
+        m.name: soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score, signs[m.resampler.domain])
+        for m in metrics
+    }
     result = {m.name: [soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[m.name]), []] for m in metrics}
     for b in range(resamples):
         if b % PROGRESS_EVERY == 0:
             step(b / max(1, resamples), f"Soft pairwise accuracy: {b:,} of {resamples:,} resamples")
         counts = {domain: draws[domain][1][b] for domain in domains}
-        resample_signs = {domain: soft_pairwise.swap_signs(resample_permutations, counts[domain], rngs[domain])
-                          for domain in domains}
-        human_b = soft_pairwise.pairwise_p_values(human_stats, data.human.score,
-                                                  resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN])
+        resample_signs = {
+            domain: soft_pairwise.swap_signs(resample_permutations, counts[domain], rngs[domain]) for domain in domains
+        }
+        human_b = soft_pairwise.pairwise_p_values(
+            human_stats, data.human.score, resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN]
+        )
         for m in metrics:
             domain = m.resampler.domain
-            metric_b = soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score,
-                                                       resample_signs[domain], counts[domain])
+            metric_b = soft_pairwise.pairwise_p_values(
+                prepared[m.name], m.resampler.score, resample_signs[domain], counts[domain]
+            )
             result[m.name][1].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
     first, second = np.triu_indices(len(data.systems), 1)
-    pairs = [{"a": data.systems[i], "b": data.systems[j], "p_human": _plain(human_p[i, j]),
-              "p_metrics": {name: _plain(p[i, j]) for name, p in metric_p.items()}}
-             for i, j in zip(first, second)]
-    details = {"permutations": permutations, "bootstrap_resamples": resamples,
-               "bootstrap_permutations": resample_permutations,
-               "test": "one-sided paired permutation test over instances: p(a better than b)",
-               "pairs": pairs}
+    pairs = [
+        {
+            "a": data.systems[i],
+            "b": data.systems[j],
+            "p_human": _plain(human_p[i, j]),
+            "p_metrics": {name: _plain(p[i, j]) for name, p in metric_p.items()},
+        }
+        for i, j in zip(first, second)
+    ]
+    details = {
+        "permutations": permutations,
+        "bootstrap_resamples": resamples,
+        "bootstrap_permutations": resample_permutations,
+        "test": "one-sided paired permutation test over instances: p(a better than b)",
+        "pairs": pairs,
+    }
     return {name: (value, np.asarray(boot) if boot else None) for name, (value, boot) in result.items()}, details

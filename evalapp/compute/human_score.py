@@ -14,6 +14,7 @@ Formula (1), the bootstrap and the significance tests need only per (system, ins
 and counts, so a caller that can sum in the database builds the :class:`ScoreMatrix` from
 those cells (:func:`cell_matrix`) and never materialises a million per-rating records.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,13 +39,18 @@ class RatingRecords:
         if not rows:
             return cls.empty()
         instances, systems, raters, scores = zip(*rows)
-        return cls(np.asarray(instances, dtype=object), np.asarray(systems, dtype=object),
-                   np.asarray(raters, dtype=object), np.asarray(scores, dtype=np.int64))
+        return cls(
+            np.asarray(instances, dtype=object),
+            np.asarray(systems, dtype=object),
+            np.asarray(raters, dtype=object),
+            np.asarray(scores, dtype=np.int64),
+        )
 
     @classmethod
     def empty(cls):
-        return cls(np.empty(0, dtype=object), np.empty(0, dtype=object), np.empty(0, dtype=object),
-                   np.empty(0, dtype=np.int64))
+        return cls(
+            np.empty(0, dtype=object), np.empty(0, dtype=object), np.empty(0, dtype=object), np.empty(0, dtype=np.int64)
+        )
 
     def __len__(self):
         return len(self.scores)
@@ -68,8 +74,12 @@ class SystemScore:
         return self.ratings / self.expected_ratings if self.expected_ratings else 0.0
 
     def as_dict(self):
-        return {"human": self.human, "ratings": self.ratings, "expected_ratings": self.expected_ratings,
-                "complete": self.complete}
+        return {
+            "human": self.human,
+            "ratings": self.ratings,
+            "expected_ratings": self.expected_ratings,
+            "complete": self.complete,
+        }
 
 
 @dataclass(frozen=True)
@@ -121,8 +131,9 @@ def score_matrix(records, systems=(), instances=()):
 
     ``systems`` and ``instances`` fix the row/column order and include those without ratings.
     """
-    return cell_matrix(records.systems, records.instances, records.scores, np.ones(len(records), dtype=np.int64),
-                       systems, instances)
+    return cell_matrix(
+        records.systems, records.instances, records.scores, np.ones(len(records), dtype=np.int64), systems, instances
+    )
 
 
 def cell_matrix(cell_systems, cell_instances, cell_sums, cell_counts, systems=(), instances=()):
@@ -158,14 +169,21 @@ def matrix_system_scores(matrix, n_instances, raters_per_item):
         raise ValueError(f"ratings cover {rated_instances} instances; the campaign samples {n_instances}")
     if matrix.counts.size and matrix.counts.max() > raters_per_item:
         k, i = np.unravel_index(matrix.counts.argmax(), matrix.counts.shape)
-        raise ValueError(f"system {matrix.systems[k]!r} has {matrix.counts[k, i]} ratings on instance "
-                         f"{matrix.instances[i]!r}; at most {raters_per_item} (M) are expected")
+        raise ValueError(
+            f"system {matrix.systems[k]!r} has {matrix.counts[k, i]} ratings on instance "
+            f"{matrix.instances[i]!r}; at most {raters_per_item} (M) are expected"
+        )
     expected = n_instances * raters_per_item
     totals = matrix.sums.sum(axis=1)
     counts = matrix.counts.sum(axis=1)
     result = {}
     for k, system in enumerate(matrix.systems):
         n = int(counts[k])
-        result[system] = SystemScore(system=system, human=float(totals[k] / n) if n else None, ratings=n,
-                                     expected_ratings=expected, complete=n == expected)
+        result[system] = SystemScore(
+            system=system,
+            human=float(totals[k] / n) if n else None,
+            ratings=n,
+            expected_ratings=expected,
+            complete=n == expected,
+        )
     return result

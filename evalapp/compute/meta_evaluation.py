@@ -5,6 +5,7 @@ tied in both counts as agreement; a pair tied in only one counts as disagreement
 mt-metrics-eval's ``KendallVariants(variant="acc23", epsilon=0)``: (concordant + tied in
 both) / all pairs.
 """
+
 import numpy as np
 
 
@@ -31,8 +32,12 @@ def pairwise_accuracy_many(human, metric):
     """Pairwise accuracy of each row of (resamples, systems) score matrices, vectorised."""
     human, metric = np.atleast_2d(np.asarray(human, float)), np.atleast_2d(np.asarray(metric, float))
     first, second = np.triu_indices(human.shape[1], 1)
-    valid = (np.isfinite(human[:, first]) & np.isfinite(human[:, second])
-             & np.isfinite(metric[:, first]) & np.isfinite(metric[:, second]))
+    valid = (
+        np.isfinite(human[:, first])
+        & np.isfinite(human[:, second])
+        & np.isfinite(metric[:, first])
+        & np.isfinite(metric[:, second])
+    )
     with np.errstate(invalid="ignore"):
         agree = (np.sign(human[:, first] - human[:, second]) == np.sign(metric[:, first] - metric[:, second])) & valid
     pairs = valid.sum(axis=1)

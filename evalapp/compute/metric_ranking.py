@@ -7,6 +7,7 @@ Clusters are then assigned as mt-metrics-eval's ``AssignRanks``: walking down th
 metric starts a new rank when some metric of the current rank is significantly better
 (p <= alpha); otherwise it shares the current rank.
 """
+
 import numpy as np
 
 
@@ -37,8 +38,10 @@ def rank_metrics(values, samples, alpha):
     p_values = {}
     for i in range(n):
         for j in range(i + 1, n):
-            a, b = (np.asarray(samples.get(name) if samples.get(name) is not None else [], float)
-                    for name in (names[i], names[j]))
+            a, b = (
+                np.asarray(samples.get(name) if samples.get(name) is not None else [], float)
+                for name in (names[i], names[j])
+            )
             both = np.isfinite(a) & np.isfinite(b) if len(a) and len(a) == len(b) else np.zeros(0, bool)
             p = float(np.mean(b[both] >= a[both])) if both.any() else 1.0
             sig[i, j] = p

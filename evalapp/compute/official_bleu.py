@@ -14,6 +14,7 @@ Corpus BLEU is a function of sums of per-segment statistics, so :func:`segment_s
 :func:`stats_matrix` let a bootstrap recompute it on resampled instances with one matrix
 product (:func:`bleu_from_totals_array`) instead of re-counting n-grams.
 """
+
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ def _ngram_counts(tokens, max_order):
     counts = Counter()
     for order in range(1, max_order + 1):
         for start in range(len(tokens) - order + 1):
-            counts[tuple(tokens[start:start + order])] += 1
+            counts[tuple(tokens[start : start + order])] += 1
     return counts
 
 

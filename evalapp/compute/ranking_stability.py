@@ -19,6 +19,7 @@ The draws treat a team's missing ratings as exchangeable with its observed ones 
 mix, instances like the ones rated): the organizer's order of rating (random, as the engine leases)
 makes that reasonable; a campaign that rates its easiest instances first would look settled too early.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,22 +41,36 @@ class Stability:
     cluster_stability: list
     replicates: int
     threshold: float
-    unrated: tuple = ()    # teams of the campaign without a single counted rating: never settled
-    problem: str | None = None   # why it was not estimated (then never settled)
+    unrated: tuple = ()  # teams of the campaign without a single counted rating: never settled
+    problem: str | None = None  # why it was not estimated (then never settled)
 
     @property
     def settled(self):
-        return bool(self.teams) and not self.unrated and self.problem is None and all(
-            min(r, c) >= self.threshold for r, c in zip(self.rank_stability, self.cluster_stability))
+        return (
+            bool(self.teams)
+            and not self.unrated
+            and self.problem is None
+            and all(min(r, c) >= self.threshold for r, c in zip(self.rank_stability, self.cluster_stability))
+        )
 
     def as_dict(self):
-        rated = [{"system": team, "rank": rank, "cluster": cluster, "rank_stability": rs, "cluster_stability": cs}
-                 for team, rank, cluster, rs, cs in zip(self.teams, self.ranks, self.clusters, self.rank_stability,
-                                                        self.cluster_stability)]
-        unrated = [{"system": team, "rank": None, "cluster": None, "rank_stability": 0.0, "cluster_stability": 0.0}
-                   for team in self.unrated]
-        return {"settled": self.settled, "threshold": self.threshold, "replicates": self.replicates,
-                "problem": self.problem, "systems": rated + unrated}
+        rated = [
+            {"system": team, "rank": rank, "cluster": cluster, "rank_stability": rs, "cluster_stability": cs}
+            for team, rank, cluster, rs, cs in zip(
+                self.teams, self.ranks, self.clusters, self.rank_stability, self.cluster_stability
+            )
+        ]
+        unrated = [
+            {"system": team, "rank": None, "cluster": None, "rank_stability": 0.0, "cluster_stability": 0.0}
+            for team in self.unrated
+        ]
+        return {
+            "settled": self.settled,
+            "threshold": self.threshold,
+            "replicates": self.replicates,
+            "problem": self.problem,
+            "systems": rated + unrated,
+        }
 
 
 def ranking(teams, sums, counts, permutations, seed, alpha):
@@ -81,8 +96,7 @@ def _members(numbers):
     return [frozenset(groups[number]) for number in numbers]
 
 
-def stability(teams, sums, counts, score_counts, raters_per_item, replicates, permutations, seed, alpha,
-              threshold):
+def stability(teams, sums, counts, score_counts, raters_per_item, replicates, permutations, seed, alpha, threshold):
     """The :class:`Stability` of ``teams`` (best first, every one with ratings).
 
     ``sums``/``counts``: (teams x instances) score sums and rating counts so far; ``score_counts``:
@@ -116,5 +130,12 @@ def stability(teams, sums, counts, score_counts, raters_per_item, replicates, pe
         new_ranks, new_numbers = ranking(teams, completed, full, permutations, seed + 1 + replicate, alpha)
         same_rank += np.equal(new_ranks, ranks)
         same_cluster += [a == b for a, b in zip(_members(new_numbers), members)]
-    return Stability(list(teams), ranks, numbers, (same_rank / replicates).tolist(),
-                     (same_cluster / replicates).tolist(), replicates, threshold)
+    return Stability(
+        list(teams),
+        ranks,
+        numbers,
+        (same_rank / replicates).tolist(),
+        (same_cluster / replicates).tolist(),
+        replicates,
+        threshold,
+    )

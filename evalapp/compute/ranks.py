@@ -5,6 +5,7 @@ teams showing 1.84 share rank 4 and the next team is 6th ("1, 2, 2, 4" ranking).
 better. Rounding is half-up on the shortest decimal representation of the float, so 1.845
 shows as 1.85 (Python's ``round`` would give 1.84 from the binary value 1.84499...).
 """
+
 from decimal import ROUND_HALF_UP, Decimal
 
 BLEU_DIGITS = 1

@@ -34,6 +34,7 @@ When the columns mean nothing (:func:`secondary_problem`: raters unknown, or no 
 ratings, so a rater's effect cannot be told from the noise), both are left empty rather than printed
 as 0.00 and as a "rater variance 0" fit.
 """
+
 import math
 from dataclasses import dataclass
 from itertools import product
@@ -45,11 +46,15 @@ from threadpoolctl import threadpool_limits
 
 from core.defaults import CONFIDENCE_LEVEL
 
-Z_METHOD = ("mean of per-rater z-scores (WMT direct assessment): z = (score - rater mean) / rater SD, "
-            "population SD (ddof 0) over the rater's counted ratings; a rater with SD 0 gives z = 0")
-ADJUSTED_METHOD = ("linear mixed model fitted by REML (the model of statsmodels MixedLM with one group and "
-                   "variance components): score ~ 0 + system, rater and instance as crossed random intercepts; "
-                   "Wald interval")
+Z_METHOD = (
+    "mean of per-rater z-scores (WMT direct assessment): z = (score - rater mean) / rater SD, "
+    "population SD (ddof 0) over the rater's counted ratings; a rater with SD 0 gives z = 0"
+)
+ADJUSTED_METHOD = (
+    "linear mixed model fitted by REML (the model of statsmodels MixedLM with one group and "
+    "variance components): score ~ 0 + system, rater and instance as crossed random intercepts; "
+    "Wald interval"
+)
 # Decimals kept of the mixed model's iterative estimates (see the module doc).
 ADJUSTED_DIGITS = 6
 # Decimals kept of human_z: far below any figure printed, and above the last bits that the order of
@@ -83,8 +88,10 @@ def ratings_per_rater_problem(per_rater):
     if len(per_rater) < 2:
         return "not estimable: a single rater, so there is no difference between raters to correct for"
     if per_rater.max() < 2:
-        return ("not estimable: raters unknown or each rater with one rating (e.g. a crowd file without worker "
-                "ids), so a rater's effect cannot be told from the noise (rater variance not identifiable)")
+        return (
+            "not estimable: raters unknown or each rater with one rating (e.g. a crowd file without worker "
+            "ids), so a rater's effect cannot be told from the noise (rater variance not identifiable)"
+        )
     return None
 
 
@@ -97,7 +104,7 @@ def rater_z_scores(raters, scores):
     counts = np.bincount(rater_codes)
     means = np.bincount(rater_codes, weights=scores) / counts
     deviations = scores - means[rater_codes]
-    sds = np.sqrt(np.bincount(rater_codes, weights=deviations ** 2) / counts)
+    sds = np.sqrt(np.bincount(rater_codes, weights=deviations**2) / counts)
     spread = sds[rater_codes]
     return np.where(spread > 0, deviations / np.where(spread > 0, spread, 1.0), 0.0)
 
@@ -110,7 +117,7 @@ def system_z_means(rating_ids, raters, scores, systems, names):
     enters its rater's mean and SD once. ``names``: every system to report (None without ratings).
     """
     rating_ids = np.asarray(rating_ids)
-    result = {name: None for name in names}
+    result = dict.fromkeys(names)
     if not len(rating_ids):
         return result
     distinct, first, inverse = np.unique(rating_ids, return_index=True, return_inverse=True)
@@ -133,7 +140,7 @@ def system_z_from_sums(raters, cells, names):
     :data:`Z_DIGITS` decimals. This is what
     lets the database return a million ratings' z-scores as a few thousand grouped rows.
     """
-    result = {name: None for name in names}
+    result = dict.fromkeys(names)
     per_rater = {rater: (int(n), int(total), int(squares)) for rater, n, total, squares in raters}
     z_sums, rows = {}, {}
     for system, rater, count, total in cells:
@@ -167,18 +174,24 @@ NOT_ESTIMATED = AdjustedScore(None, None, None)
 class MixedModelFit:
     """The mixed model's system effects and variance components (None when it could not be fitted)."""
 
-    scores: dict                   # {system name: AdjustedScore}
+    scores: dict  # {system name: AdjustedScore}
     converged: bool
     rater_variance: float | None
     instance_variance: float | None
     residual_variance: float | None
     level: float
-    problem: str | None = None     # why there is no estimate, when there is none
+    problem: str | None = None  # why there is no estimate, when there is none
 
     def as_dict(self):
-        return {"method": ADJUSTED_METHOD, "level": self.level, "converged": self.converged,
-                "rater_variance": self.rater_variance, "instance_variance": self.instance_variance,
-                "residual_variance": self.residual_variance, "problem": self.problem}
+        return {
+            "method": ADJUSTED_METHOD,
+            "level": self.level,
+            "converged": self.converged,
+            "rater_variance": self.rater_variance,
+            "instance_variance": self.instance_variance,
+            "residual_variance": self.residual_variance,
+            "problem": self.problem,
+        }
 
 
 def _rounded(value):
@@ -208,25 +221,37 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
     instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
 
     def failed(problem):
-        return MixedModelFit({name: NOT_ESTIMATED for name in names}, False, None, None, None, level, problem)
+        return MixedModelFit(dict.fromkeys(names, NOT_ESTIMATED), False, None, None, None, level, problem)
 
     if len(rater_labels) < 2 or len(instance_labels) < 2:
         return failed("needs ratings from at least two raters on at least two instances")
     if weights.sum() <= len(labels) + 3:
         return failed("needs more ratings than the model has parameters")
-    design = _Design(y, system_codes, len(labels), [(rater_codes, len(rater_labels)),
-                                                    (instance_codes, len(instance_labels))], weights)
+    design = _Design(
+        y,
+        system_codes,
+        len(labels),
+        [(rater_codes, len(rater_labels)), (instance_codes, len(instance_labels))],
+        weights,
+    )
     with threadpool_limits(limits=1, user_api="blas"):  # small dense algebra: threads only contend
         theta, converged = design.optimize()
         solution = design.solve(theta)
     variance = solution.rss / (design.n - len(labels))
     errors = np.sqrt(variance * np.diag(linalg.cho_solve((solution.schur_factor, True), np.eye(len(labels)))))
     z = stats.norm.ppf(0.5 + level / 2.0)
-    fitted = {label: AdjustedScore(_rounded(estimate), _rounded(estimate - z * error), _rounded(estimate + z * error))
-              for label, estimate, error in zip(labels, solution.beta, errors)}
-    return MixedModelFit({name: fitted.get(name, NOT_ESTIMATED) for name in names}, converged,
-                         _rounded(theta[0] ** 2 * variance), _rounded(theta[1] ** 2 * variance), _rounded(variance),
-                         level)
+    fitted = {
+        label: AdjustedScore(_rounded(estimate), _rounded(estimate - z * error), _rounded(estimate + z * error))
+        for label, estimate, error in zip(labels, solution.beta, errors)
+    }
+    return MixedModelFit(
+        {name: fitted.get(name, NOT_ESTIMATED) for name in names},
+        converged,
+        _rounded(theta[0] ** 2 * variance),
+        _rounded(theta[1] ** 2 * variance),
+        _rounded(variance),
+        level,
+    )
 
 
 @dataclass(frozen=True)
@@ -246,8 +271,14 @@ class VarianceComponents:
     problem: str | None = None
 
     def as_dict(self):
-        return {"rater": self.rater, "instance": self.instance, "system_instance": self.system_instance,
-                "residual": self.residual, "converged": self.converged, "problem": self.problem}
+        return {
+            "rater": self.rater,
+            "instance": self.instance,
+            "system_instance": self.system_instance,
+            "residual": self.residual,
+            "converged": self.converged,
+            "problem": self.problem,
+        }
 
 
 def variance_components(instances, systems, raters, scores, weights=None):
@@ -260,28 +291,44 @@ def variance_components(instances, systems, raters, scores, weights=None):
     instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
     cell_codes, cell_labels = pd.factorize(system_codes.astype(np.int64) * len(instance_labels) + instance_codes)
     if len(rater_labels) < 2 or len(instance_labels) < 2 or len(labels) < 2:
-        return VarianceComponents(None, None, None, None, False,
-                                  "needs ratings of two systems from at least two raters on at least two instances")
+        return VarianceComponents(
+            None,
+            None,
+            None,
+            None,
+            False,
+            "needs ratings of two systems from at least two raters on at least two instances",
+        )
     if weights.sum() <= len(labels) + len(cell_labels):
-        return VarianceComponents(None, None, None, None, False,
-                                  "needs more ratings than system x instance cells (several ratings per item)")
-    design = _Design(y, system_codes, len(labels), [(rater_codes, len(rater_labels)),
-                                                    (instance_codes, len(instance_labels)),
-                                                    (cell_codes, len(cell_labels))], weights)
+        return VarianceComponents(
+            None, None, None, None, False, "needs more ratings than system x instance cells (several ratings per item)"
+        )
+    design = _Design(
+        y,
+        system_codes,
+        len(labels),
+        [(rater_codes, len(rater_labels)), (instance_codes, len(instance_labels)), (cell_codes, len(cell_labels))],
+        weights,
+    )
     with threadpool_limits(limits=1, user_api="blas"):
         theta, converged = design.optimize()
         solution = design.solve(theta)
     variance = solution.rss / (design.n - len(labels))
-    return VarianceComponents(_rounded(theta[0] ** 2 * variance), _rounded(theta[1] ** 2 * variance),
-                              _rounded(theta[2] ** 2 * variance), _rounded(variance), converged)
+    return VarianceComponents(
+        _rounded(theta[0] ** 2 * variance),
+        _rounded(theta[1] ** 2 * variance),
+        _rounded(theta[2] ** 2 * variance),
+        _rounded(variance),
+        converged,
+    )
 
 
 @dataclass(frozen=True)
 class _Solution:
-    deviance: float            # -2 x the REML log-likelihood
-    beta: np.ndarray           # the system effects
-    rss: float                 # the penalised residual sum of squares
-    schur_factor: np.ndarray   # Cholesky factor of X' V^-1 X (times the residual variance)
+    deviance: float  # -2 x the REML log-likelihood
+    beta: np.ndarray  # the system effects
+    rss: float  # the penalised residual sum of squares
+    schur_factor: np.ndarray  # Cholesky factor of X' V^-1 X (times the residual variance)
 
 
 class _Design:
@@ -341,12 +388,17 @@ class _Design:
             big = int(np.argmax(self.sizes))
             start = int(sum(self.sizes[:big]))
             inside = np.zeros(self.q, dtype=bool)
-            inside[start:start + self.sizes[big]] = True
-            self._blocks = (inside, np.diag(self.ztz)[inside], self.ztz[np.ix_(inside, ~inside)],
-                            self.ztz[np.ix_(~inside, ~inside)], np.column_stack([self.xtz.T, self.zty]))
+            inside[start : start + self.sizes[big]] = True
+            self._blocks = (
+                inside,
+                np.diag(self.ztz)[inside],
+                self.ztz[np.ix_(inside, ~inside)],
+                self.ztz[np.ix_(~inside, ~inside)],
+                np.column_stack([self.xtz.T, self.zty]),
+            )
         inside, ztz_diagonal, ztz_cross, ztz_rest, columns = self._blocks
         lam_in, lam_out = lam[inside], lam[~inside]
-        diagonal = lam_in ** 2 * ztz_diagonal + 1.0
+        diagonal = lam_in**2 * ztz_diagonal + 1.0
         cross = lam_in[:, None] * ztz_cross * lam_out[None, :]
         rest = lam_out[:, None] * ztz_rest * lam_out[None, :] + np.eye(len(lam_out))
         complement = linalg.cholesky(rest - cross.T @ (cross / diagonal[:, None]), lower=True)
@@ -354,7 +406,7 @@ class _Design:
         reduced = linalg.solve_triangular(complement, other - cross.T @ (outer / diagonal[:, None]), lower=True)
         forms = outer.T @ (outer / diagonal[:, None]) + reduced.T @ reduced
         log_det = np.log(diagonal).sum() + 2 * np.log(np.diag(complement)).sum()
-        return self._finish(log_det, forms[:self.p, :self.p], forms[:self.p, self.p], forms[self.p, self.p])
+        return self._finish(log_det, forms[: self.p, : self.p], forms[: self.p, self.p], forms[self.p, self.p])
 
     def optimize(self):
         """(theta, converged): the best point of a coarse grid (zero included), refined by L-BFGS-B on
@@ -364,15 +416,23 @@ class _Design:
         test decides convergence."""
         deviance = lambda theta: self.solve(np.abs(theta)).deviance  # noqa: E731
         start = min(product(THETA_GRID, repeat=len(self.sizes)), key=deviance)
-        rough = optimize.minimize(deviance, start, method="L-BFGS-B", bounds=[(0.0, None)] * len(self.sizes),
-                                  options={"maxiter": 500, "ftol": 1e-13, "gtol": 1e-9})
+        rough = optimize.minimize(
+            deviance,
+            start,
+            method="L-BFGS-B",
+            bounds=[(0.0, None)] * len(self.sizes),
+            options={"maxiter": 500, "ftol": 1e-13, "gtol": 1e-9},
+        )
         if rough.success:
             return np.abs(rough.x), True
         point = np.abs(rough.x)
         steps = np.maximum(1e-3, 0.01 * point)
         simplex = np.vstack([point, point + np.diag(steps)])
-        polished = optimize.minimize(deviance, point, method="Nelder-Mead",
-                                     options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 2000,
-                                              "initial_simplex": simplex})
+        polished = optimize.minimize(
+            deviance,
+            point,
+            method="Nelder-Mead",
+            options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 2000, "initial_simplex": simplex},
+        )
         best = polished if polished.fun <= rough.fun else rough
         return np.abs(best.x), bool(polished.success)

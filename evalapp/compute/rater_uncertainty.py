@@ -48,6 +48,7 @@ says so in its name (:func:`method_name`).
 The pieces are reusable (issue 23's sequential stopping reads them): :func:`cluster_totals`,
 :func:`robust_variance` and :func:`effective_clusters_df` work on any linear statistic given its weights.
 """
+
 import math
 from dataclasses import dataclass
 from itertools import combinations
@@ -58,8 +59,10 @@ from scipy import stats
 from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
 
 MIN_RATERS = RATER_AWARE_MIN_RATERS
-TWO_WAY = ("two-way cluster-robust variance over raters and instances (Cameron, Gelbach and Miller 2011; "
-           "the corrected crossed bootstrap of Owen 2007), t with the effective number of clusters")
+TWO_WAY = (
+    "two-way cluster-robust variance over raters and instances (Cameron, Gelbach and Miller 2011; "
+    "the corrected crossed bootstrap of Owen 2007), t with the effective number of clusters"
+)
 ONE_WAY = "cluster-robust variance over instances only, t over instances"
 
 
@@ -79,7 +82,7 @@ class RatingDesign:
     the same instance and rater codes, so its weight lands in the same clusters (it is one rating).
     """
 
-    systems: list            # system names, row codes index into it
+    systems: list  # system names, row codes index into it
     system_codes: np.ndarray
     instance_codes: np.ndarray
     rater_codes: np.ndarray
@@ -96,9 +99,15 @@ class RatingDesign:
         system_codes = np.array([index[name] for name in systems[keep].tolist()], dtype=np.int64)
         _, instance_codes = np.unique(np.asarray(instances)[keep].astype(str), return_inverse=True)
         _, rater_codes = np.unique(np.asarray(raters)[keep].astype(str), return_inverse=True)
-        return cls(list(names), system_codes, instance_codes.astype(np.int64), rater_codes.astype(np.int64),
-                   np.asarray(scores, dtype=float)[keep], int(instance_codes.max(initial=-1)) + 1,
-                   int(rater_codes.max(initial=-1)) + 1)
+        return cls(
+            list(names),
+            system_codes,
+            instance_codes.astype(np.int64),
+            rater_codes.astype(np.int64),
+            np.asarray(scores, dtype=float)[keep],
+            int(instance_codes.max(initial=-1)) + 1,
+            int(rater_codes.max(initial=-1)) + 1,
+        )
 
     def counts(self):
         return np.bincount(self.system_codes, minlength=len(self.systems))
@@ -146,7 +155,7 @@ def effective_clusters_df(variance, instance_fourth, rater_fourth, max_df):
     """``V^2 / (sum of the scaled fourth powers)``, bounded to [1, max_df] (see the module doc)."""
     denominator = instance_fourth + rater_fourth
     with np.errstate(invalid="ignore", divide="ignore"):
-        df = np.where(denominator > 0, variance ** 2 / np.where(denominator > 0, denominator, 1.0), max_df)
+        df = np.where(denominator > 0, variance**2 / np.where(denominator > 0, denominator, 1.0), max_df)
     return np.clip(df, 1.0, max(max_df, 1.0))
 
 
@@ -184,8 +193,9 @@ def contrasts(design, min_raters=MIN_RATERS):
     max_df = max(design.n_instances - 1, 1)
     if fallback is None:
         rater = cluster_totals(weighted, codes, design.rater_codes, n_systems, design.n_raters)
-        cell_codes, cell_index = np.unique(design.instance_codes * design.n_raters + design.rater_codes,
-                                           return_inverse=True)
+        cell_codes, cell_index = np.unique(
+            design.instance_codes * design.n_raters + design.rater_codes, return_inverse=True
+        )
         cell = cluster_totals(weighted, codes, cell_index, n_systems, len(cell_codes))
         parts["rater"] = (rater, small_sample_factor(design.n_raters))
         parts["cell"] = (cell, small_sample_factor(len(cell_codes)))
@@ -194,8 +204,11 @@ def contrasts(design, min_raters=MIN_RATERS):
     def variance_and_df(totals_of):
         """(variance, df) of the contrasts whose cluster totals ``totals_of(matrix)`` gives."""
         squares = {name: factor * (totals_of(matrix) ** 2).sum(axis=-1) for name, (matrix, factor) in parts.items()}
-        fourth = {name: (factor ** 2) * (totals_of(matrix) ** 4).sum(axis=-1)
-                  for name, (matrix, factor) in parts.items() if name != "cell"}
+        fourth = {
+            name: (factor**2) * (totals_of(matrix) ** 4).sum(axis=-1)
+            for name, (matrix, factor) in parts.items()
+            if name != "cell"
+        }
         if fallback is None:
             variance = robust_variance(squares["instance"], squares["rater"], squares["cell"])
             return variance, effective_clusters_df(variance, fourth["instance"], fourth["rater"], max_df)
@@ -223,8 +236,13 @@ class TInterval:
     level: float
 
     def as_dict(self):
-        return {"low": self.low, "high": self.high, "standard_error": self.standard_error, "df": self.df,
-                "level": self.level}
+        return {
+            "low": self.low,
+            "high": self.high,
+            "standard_error": self.standard_error,
+            "df": self.df,
+            "level": self.level,
+        }
 
 
 def _finite(value, digits=12):
@@ -255,7 +273,6 @@ def one_sided_pvalues(differences, variances, dfs):
     differences = np.asarray(differences, dtype=float)
     errors = np.sqrt(np.maximum(np.asarray(variances, dtype=float), 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = np.where(errors > 0, differences / np.where(errors > 0, errors, 1.0),
-                     np.sign(differences) * np.inf)
+        t = np.where(errors > 0, differences / np.where(errors > 0, errors, 1.0), np.sign(differences) * np.inf)
     t = np.where(differences == 0, 0.0, t)
     return stats.t.sf(t, np.asarray(dfs, dtype=float))

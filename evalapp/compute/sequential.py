@@ -41,14 +41,17 @@ raters rate both systems, and are treated as part of the instance's noise otherw
 ``tests/sequential/test_confidence_sequence.py`` checks the coverage over repeated looks by simulation, with
 rater effects, on pools rated in full.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
 
 SCORE_RANGE = 3.0  # D(i) lies in [-SCORE_RANGE, SCORE_RANGE]
 BETTER, TIE, OPEN = "better", "tie", "open"
-METHOD = ("hedged-capital betting confidence sequence with predictable plug-in bets (Waudby-Smith and Ramdas "
-          "2024), running intersection, Bonferroni over pairs")
+METHOD = (
+    "hedged-capital betting confidence sequence with predictable plug-in bets (Waudby-Smith and Ramdas "
+    "2024), running intersection, Bonferroni over pairs"
+)
 
 
 THETA = 0.5
@@ -82,8 +85,7 @@ def rejected(x, m, alpha, truncation, bets=None):
     up, down = log_capital(x, m, bets, truncation)
     threshold = np.log(1 / alpha) - np.log(THETA)  # theta K >= 1/alpha
     down_threshold = np.log(1 / alpha) - np.log(1 - THETA)
-    return (np.maximum.accumulate(up, axis=-1) >= threshold,
-            np.maximum.accumulate(down, axis=-1) >= down_threshold)
+    return (np.maximum.accumulate(up, axis=-1) >= threshold, np.maximum.accumulate(down, axis=-1) >= down_threshold)
 
 
 def left_out(x, m, alpha, truncation, bets, side):
@@ -201,8 +203,14 @@ class PairDecision:
     instances: int
 
     def as_dict(self):
-        return {"better": self.better, "worse": self.worse, "difference": self.difference,
-                "lower": self.lower, "upper": self.upper, "decision": self.decision}
+        return {
+            "better": self.better,
+            "worse": self.worse,
+            "difference": self.difference,
+            "lower": self.lower,
+            "upper": self.upper,
+            "decision": self.decision,
+        }
 
 
 def pair_decision(name_a, name_b, scores_a, scores_b, alpha, truncation, margin):
@@ -242,8 +250,12 @@ def pair_decisions(names, scores, prefix, alpha, truncation, margin):
         shape = np.ones(len(members))
         first = left_out(x, to_unit(0.0) * shape, alpha, truncation, bets, 0)
         second = left_out(x, to_unit(0.0) * shape, alpha, truncation, bets, 1)
-        tie = (left_out(x, to_unit(-margin) * shape, alpha, truncation, bets, 0)
-               & left_out(x, to_unit(margin) * shape, alpha, truncation, bets, 1) & ~first & ~second)
+        tie = (
+            left_out(x, to_unit(-margin) * shape, alpha, truncation, bets, 0)
+            & left_out(x, to_unit(margin) * shape, alpha, truncation, bets, 1)
+            & ~first
+            & ~second
+        )
         low, high = betting_cs_bounds(x, alpha, truncation)
         low, high = np.atleast_1d(from_unit(low)), np.atleast_1d(from_unit(high))
         for row, index in enumerate(members):

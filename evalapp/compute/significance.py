@@ -31,6 +31,7 @@ study planner's simulation still do): its comparisons come from the rater-aware 
 ``holm`` (the rule above, on two-sided p = 2 x one-sided) and ``wmt`` (mt-metrics-eval's AssignRanks on
 one-sided p-values, :func:`assign_ranks`).
 """
+
 from dataclasses import dataclass
 from itertools import combinations, product
 
@@ -93,8 +94,14 @@ class Comparison:
     significant: bool
 
     def as_dict(self):
-        return {"better": self.better, "worse": self.worse, "difference": self.difference,
-                "p_value": self.p_value, "p_holm": self.p_holm, "significant": self.significant}
+        return {
+            "better": self.better,
+            "worse": self.worse,
+            "difference": self.difference,
+            "p_value": self.p_value,
+            "p_holm": self.p_holm,
+            "significant": self.significant,
+        }
 
 
 def compare_systems(systems, instance_means, permutations=DEFAULT_PERMUTATIONS, seed=0, alpha=SIGNIFICANCE_ALPHA):
@@ -126,7 +133,7 @@ def _pairwise_tests(means, permutations, seed):
     error_scale = ROUNDING_SAFETY * n_items * np.finfo(float).eps * np.abs(filled_means).sum(axis=1)
     deltas, hits, thresholds, unshared, direct_pairs = [], [], [], [], []
     for a in range(n_systems - 1):
-        differences = means[a] - means[a + 1:]
+        differences = means[a] - means[a + 1 :]
         shared = np.isfinite(differences)
         filled = np.where(shared, differences, 0.0)
         n_shared = shared.sum(axis=1)
@@ -135,9 +142,9 @@ def _pairwise_tests(means, permutations, seed):
             deltas.append(np.where(n_shared > 0, filled.sum(axis=1) / n_shared, 0.0))
         observed = np.abs(filled.sum(axis=1))
         threshold = observed * (1 - STAT_TOLERANCE)
-        safe = observed * STAT_TOLERANCE > error_scale[a] + error_scale[a + 1:]
-        direct = ~(complete[a] & complete[a + 1:] & safe)
-        permuted = np.subtract(projected[:, a + 1:], projected[:, [a]])  # |x - y| == |y - x| exactly
+        safe = observed * STAT_TOLERANCE > error_scale[a] + error_scale[a + 1 :]
+        direct = ~(complete[a] & complete[a + 1 :] & safe)
+        permuted = np.subtract(projected[:, a + 1 :], projected[:, [a]])  # |x - y| == |y - x| exactly
         np.abs(permuted, out=permuted)
         hits_a = np.count_nonzero(permuted >= threshold, axis=0).astype(float)
         hits_a[direct] = np.nan  # the direct product decides these below
@@ -147,8 +154,8 @@ def _pairwise_tests(means, permutations, seed):
     hits, thresholds = np.concatenate(hits), np.concatenate(thresholds)
     pending = np.flatnonzero(np.isnan(hits))
     for start in range(0, len(pending), BLOCK_PAIRS):
-        firsts, seconds = np.array(direct_pairs[start:start + BLOCK_PAIRS]).T
-        block = pending[start:start + BLOCK_PAIRS]
+        firsts, seconds = np.array(direct_pairs[start : start + BLOCK_PAIRS]).T
+        block = pending[start : start + BLOCK_PAIRS]
         hits[block] = _hits(patterns, np.nan_to_num(means[firsts] - means[seconds], nan=0.0), thresholds[block])
     deltas = np.concatenate(deltas)
     pvalues = hits / len(patterns) if exact else (hits + 1) / (len(patterns) + 1)
@@ -160,7 +167,7 @@ def _hits(patterns, filled, threshold):
     """How many sign patterns give a statistic at least ``threshold`` for each row of ``filled``."""
     hits = np.zeros(filled.shape[0])
     for start in range(0, len(patterns), BLOCK_PERMUTATIONS):
-        permuted = np.abs(patterns[start:start + BLOCK_PERMUTATIONS] @ filled.T)
+        permuted = np.abs(patterns[start : start + BLOCK_PERMUTATIONS] @ filled.T)
         hits += (permuted >= threshold).sum(axis=0)
     return hits
 
@@ -169,7 +176,7 @@ def clusters(ordered_systems, comparisons):
     """Cluster numbers (1 = best) for ``ordered_systems`` (best first), by the rule in the module doc."""
     beats = {(c.better, c.worse) for c in comparisons if c.significant}
     numbers, current = [], 1
-    for k, system in enumerate(ordered_systems):
+    for k in range(len(ordered_systems)):
         if k and all((upper, lower) in beats for upper in ordered_systems[:k] for lower in ordered_systems[k:]):
             current += 1
         numbers.append(current)
@@ -179,12 +186,16 @@ def clusters(ordered_systems, comparisons):
 # --- the clustering rules of Table 6 (rater-aware tests, :mod:`.rater_uncertainty`) -----------------------
 
 RULE_TEXT = {
-    "holm": ("holm: systems in decreasing order of formula (1); a new cluster starts between positions k and k+1 "
-             "exactly when every system above is significantly better than every system below, each pair's "
-             "two-sided p (2 x the one-sided p_value) Holm-adjusted over all pairs and compared with alpha"),
-    "wmt": ("wmt: mt-metrics-eval's AssignRanks (WMT): systems in decreasing order of formula (1); a new cluster "
-            "starts at a system when any system of the current cluster beats it with a one-sided p_value <= alpha, "
-            "no multiplicity correction"),
+    "holm": (
+        "holm: systems in decreasing order of formula (1); a new cluster starts between positions k and k+1 "
+        "exactly when every system above is significantly better than every system below, each pair's "
+        "two-sided p (2 x the one-sided p_value) Holm-adjusted over all pairs and compared with alpha"
+    ),
+    "wmt": (
+        "wmt: mt-metrics-eval's AssignRanks (WMT): systems in decreasing order of formula (1); a new cluster "
+        "starts at a system when any system of the current cluster beats it with a one-sided p_value <= alpha, "
+        "no multiplicity correction"
+    ),
 }
 
 
@@ -204,9 +215,16 @@ class RuledComparison:
     significant: bool
 
     def as_dict(self):
-        return {"better": self.better, "worse": self.worse, "difference": self.difference,
-                "standard_error": self.standard_error, "df": self.df, "p_value": self.p_value,
-                "p_holm": self.p_holm, "significant": self.significant}
+        return {
+            "better": self.better,
+            "worse": self.worse,
+            "difference": self.difference,
+            "standard_error": self.standard_error,
+            "df": self.df,
+            "p_value": self.p_value,
+            "p_holm": self.p_holm,
+            "significant": self.significant,
+        }
 
 
 def assign_ranks(sig_matrix, alpha):
@@ -242,9 +260,18 @@ def ruled_comparisons(ordered, differences, errors, dfs, one_sided, alpha, rule)
     result = []
     for index, (a, b) in enumerate(pairs):
         significant = (adjusted[index] < alpha) if rule == "holm" else (one_sided[index] <= alpha)
-        result.append(RuledComparison(ordered[a], ordered[b], float(differences[index]), float(errors[index]),
-                                      float(dfs[index]), float(one_sided[index]), float(adjusted[index]),
-                                      bool(significant and differences[index] > 0)))
+        result.append(
+            RuledComparison(
+                ordered[a],
+                ordered[b],
+                float(differences[index]),
+                float(errors[index]),
+                float(dfs[index]),
+                float(one_sided[index]),
+                float(adjusted[index]),
+                bool(significant and differences[index] > 0),
+            )
+        )
     return result
 
 

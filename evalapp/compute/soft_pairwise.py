@@ -16,6 +16,7 @@ compares their sums (an equivalent statistic).
 A bootstrap resample with instance counts c draws each copy's swap on its own: the swap
 total of an instance drawn c times is 2 Binomial(c, 1/2) - c.
 """
+
 import numpy as np
 
 TOLERANCE = 1e-9  # relative: a permuted difference equal to the observed one up to rounding counts as reached
@@ -49,12 +50,12 @@ def pairwise_p_values(stats, score, signs, counts=None):
     stats = stats if isinstance(stats, Prepared) else Prepared(stats)
     n_systems, n_instances, width = stats.shape
     weights = np.ones(n_instances) if counts is None else np.asarray(counts, float)
-    totals = (weights @ stats.matrix).reshape(n_systems, width)              # (systems, k)
+    totals = (weights @ stats.matrix).reshape(n_systems, width)  # (systems, k)
     observed = np.asarray(score(totals), float)
     swapped = (np.asarray(signs, float) @ stats.matrix).reshape(len(signs), n_systems, width)
     first, second = np.triu_indices(n_systems, 1)
-    half_sum = (totals[first] + totals[second]) / 2                         # (pairs, k)
-    half_diff = (swapped[:, first] - swapped[:, second]) / 2                # (permutations, pairs, k)
+    half_sum = (totals[first] + totals[second]) / 2  # (pairs, k)
+    half_diff = (swapped[:, first] - swapped[:, second]) / 2  # (permutations, pairs, k)
     keep_i = (half_sum[None] + half_diff).reshape(-1, width)
     keep_j = (half_sum[None] - half_diff).reshape(-1, width)
     delta = (np.asarray(score(keep_i), float) - np.asarray(score(keep_j), float)).reshape(len(signs), -1)
@@ -66,8 +67,11 @@ def pairwise_p_values(stats, score, signs, counts=None):
     p = np.full((n_systems, n_systems), np.nan)
     counts_defined = defined.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        p[first, second] = np.where(np.isfinite(target) & (counts_defined > 0),
-                                    (reached & defined).sum(axis=0) / np.maximum(counts_defined, 1), np.nan)
+        p[first, second] = np.where(
+            np.isfinite(target) & (counts_defined > 0),
+            (reached & defined).sum(axis=0) / np.maximum(counts_defined, 1),
+            np.nan,
+        )
     return p
 
 

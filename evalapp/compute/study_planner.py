@@ -36,6 +36,7 @@ through the normal power curve's shape onto N (``N x ((z_level + z_{power +- h})
 the range of N the search could have returned for the same true power curve. ``agrees`` is true when
 the normal figure lies in it: the two figures then differ by simulation noise only.
 """
+
 import math
 import warnings
 from dataclasses import dataclass
@@ -57,14 +58,19 @@ class PairLevel:
     """The level and sidedness at which one adjacent pair is tested under a clustering rule."""
 
     rule: str
-    alpha: float          # the family's (or the single test's) significance level
-    level: float          # the pair's own level after the rule's correction
-    sided: int            # 2: two-sided; 1: one-sided
-    pairs: int            # how many pairs the correction is over
+    alpha: float  # the family's (or the single test's) significance level
+    level: float  # the pair's own level after the rule's correction
+    sided: int  # 2: two-sided; 1: one-sided
+    pairs: int  # how many pairs the correction is over
 
     def as_dict(self):
-        return {"rule": self.rule, "alpha": self.alpha, "pair_level": self.level, "sided": self.sided,
-                "pairs_corrected_over": self.pairs}
+        return {
+            "rule": self.rule,
+            "alpha": self.alpha,
+            "pair_level": self.level,
+            "sided": self.sided,
+            "pairs_corrected_over": self.pairs,
+        }
 
 
 def pair_level(rule, alpha, n_systems):
@@ -117,16 +123,21 @@ def harmonic_mean(values):
 
 @dataclass(frozen=True)
 class SimulationSettings:
-    simulations: int        # resampled studies per candidate N
-    permutations: int       # kept in the record for former plans; the paired t test draws none
-    max_instances: int      # the search's bound: above it, the answer is None ("more than max")
+    simulations: int  # resampled studies per candidate N
+    permutations: int  # kept in the record for former plans; the paired t test draws none
+    max_instances: int  # the search's bound: above it, the answer is None ("more than max")
     seed: int
     max_pairs: int = PLANNER_MAX_SIMULATED_PAIRS  # only the best this many adjacent pairs are simulated
 
     def as_dict(self):
-        return {"method": "resampled pilot instances, paired t test at the rule's level and sidedness",
-                "simulations": self.simulations, "permutations": self.permutations,
-                "max_instances": self.max_instances, "max_pairs": self.max_pairs, "seed": self.seed}
+        return {
+            "method": "resampled pilot instances, paired t test at the rule's level and sidedness",
+            "simulations": self.simulations,
+            "permutations": self.permutations,
+            "max_instances": self.max_instances,
+            "max_pairs": self.max_pairs,
+            "seed": self.seed,
+        }
 
 
 def simulated_power(differences, n_instances, alpha, settings, scale=1.0, sided=2):
@@ -143,8 +154,9 @@ def simulated_power(differences, n_instances, alpha, settings, scale=1.0, sided=
     drawn = mean + (drawn - mean) * scale
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a resample of equal differences has no spread
-        result = stats.ttest_1samp(drawn, 0.0, axis=1, alternative="two-sided" if sided == 2 else (
-            "greater" if mean > 0 else "less"))
+        result = stats.ttest_1samp(
+            drawn, 0.0, axis=1, alternative="two-sided" if sided == 2 else ("greater" if mean > 0 else "less")
+        )
     pvalues = np.nan_to_num(result.pvalue, nan=1.0)
     return float(np.mean(pvalues <= alpha if sided == 1 else pvalues < alpha))
 
@@ -196,15 +208,20 @@ class Components:
     """Variance components of a pilot: per-system variance of per-instance means, and the mixed model's
     (with the system x instance term: :func:`.rater_effects.variance_components`)."""
 
-    per_system: dict            # {system: variance (ddof 1) of its per-instance mean ratings}
+    per_system: dict  # {system: variance (ddof 1) of its per-instance mean ratings}
     rater: float
     instance: float
     residual: float
     system_instance: float | None = None
 
     def as_dict(self):
-        return {"per_system_instance_means": self.per_system, "rater": self.rater, "instance": self.instance,
-                "system_instance": self.system_instance, "residual": self.residual}
+        return {
+            "per_system_instance_means": self.per_system,
+            "rater": self.rater,
+            "instance": self.instance,
+            "system_instance": self.system_instance,
+            "residual": self.residual,
+        }
 
 
 def per_system_variances(systems, means):
@@ -233,34 +250,69 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
         shared = np.isfinite(means[k]) & np.isfinite(means[k + 1])
         differences = means[k][shared] - means[k + 1][shared]
         if len(differences) < 2:
-            pairs.append({"higher": ordered[k], "lower": ordered[k + 1], "delta": None, "sd_diff": None,
-                          "instances_needed_normal": None, "instances_needed_simulated": None,
-                          "simulated_interval": None, "agrees": None})
+            pairs.append(
+                {
+                    "higher": ordered[k],
+                    "lower": ordered[k + 1],
+                    "delta": None,
+                    "sd_diff": None,
+                    "instances_needed_normal": None,
+                    "instances_needed_simulated": None,
+                    "simulated_interval": None,
+                    "agrees": None,
+                }
+            )
             continue
         delta = float(differences.mean())
         pilot_sd = float(np.std(differences, ddof=1))
         pilot_raters = harmonic_mean(np.concatenate([counts[k][shared], counts[k + 1][shared]]))
-        true = max(0.0, pilot_sd ** 2 - 2 * noise / pilot_raters) if pilot_raters else pilot_sd ** 2
+        true = max(0.0, pilot_sd**2 - 2 * noise / pilot_raters) if pilot_raters else pilot_sd**2
         true_parts.append(true)
-        planned_sd = pilot_sd if math.isclose(pilot_raters, raters_per_item) else math.sqrt(
-            true + 2 * noise / raters_per_item)
+        planned_sd = (
+            pilot_sd if math.isclose(pilot_raters, raters_per_item) else math.sqrt(true + 2 * noise / raters_per_item)
+        )
         normal = instances_needed_normal(delta, planned_sd, level.level, power, level.sided)
         scale = planned_sd / pilot_sd if pilot_sd else 1.0
-        simulated = (instances_needed_simulated(differences, level.level, power, settings, normal, scale, level.sided)
-                     if k < settings.max_pairs else None)
+        simulated = (
+            instances_needed_simulated(differences, level.level, power, settings, normal, scale, level.sided)
+            if k < settings.max_pairs
+            else None
+        )
         interval = monte_carlo_interval(simulated, level.level, power, settings.simulations, level.sided)
         agrees = None if interval is None or normal is None else bool(interval[0] <= normal <= interval[1])
-        pairs.append({"higher": ordered[k], "lower": ordered[k + 1], "delta": delta, "sd_diff": planned_sd,
-                      "instances_needed_normal": normal, "instances_needed_simulated": simulated,
-                      "simulated_interval": None if interval is None else list(interval), "agrees": agrees})
+        pairs.append(
+            {
+                "higher": ordered[k],
+                "lower": ordered[k + 1],
+                "delta": delta,
+                "sd_diff": planned_sd,
+                "instances_needed_normal": normal,
+                "instances_needed_simulated": simulated,
+                "simulated_interval": None if interval is None else list(interval),
+                "agrees": agrees,
+            }
+        )
     typical_true = float(np.mean(true_parts)) if true_parts else None
     mdd = []
     for n in MDD_INSTANCES:
         for m in MDD_RATERS:
             sd = None if typical_true is None else math.sqrt(typical_true + 2 * noise / m)
-            mdd.append({"instances": n, "raters_per_item": m,
-                        "mdd": None if sd is None else minimum_detectable_difference(sd, n, level.level, power,
-                                                                                     level.sided)})
-    return {"alpha": alpha, "power": power, "raters_per_item": raters_per_item, "test": level.as_dict(),
-            "pairs": pairs, "mdd": mdd, "variance_components": components.as_dict(),
-            "simulation": settings.as_dict()}
+            mdd.append(
+                {
+                    "instances": n,
+                    "raters_per_item": m,
+                    "mdd": None
+                    if sd is None
+                    else minimum_detectable_difference(sd, n, level.level, power, level.sided),
+                }
+            )
+    return {
+        "alpha": alpha,
+        "power": power,
+        "raters_per_item": raters_per_item,
+        "test": level.as_dict(),
+        "pairs": pairs,
+        "mdd": mdd,
+        "variance_components": components.as_dict(),
+        "simulation": settings.as_dict(),
+    }

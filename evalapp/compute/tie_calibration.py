@@ -26,6 +26,7 @@ Two forms:
 A metric difference is always the float ``abs(m1 - m2)``, as mt-metrics-eval computes it,
 so thresholds that are themselves differences compare exactly. No Django imports.
 """
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,7 @@ class TieResult:
 
 # --- grouped ----------------------------------------------------------------------------
 
+
 class GroupedPairs:
     """Every within-instance pair of outputs, sorted by metric difference, ready for the search.
 
@@ -57,7 +59,7 @@ class GroupedPairs:
         n_systems, n_instances = human.shape
         valid = np.isfinite(human) & np.isfinite(metric)
         first, second = np.triu_indices(n_systems, 1)
-        both = valid[first] & valid[second]                       # (pairs of systems, instances)
+        both = valid[first] & valid[second]  # (pairs of systems, instances)
         dh = (human[first] - human[second])[both]
         dm = (metric[first] - metric[second])[both]
         group = np.broadcast_to(np.arange(n_instances), both.shape)[both]
@@ -105,8 +107,8 @@ class GroupedPairs:
         base_per_group = self.agree_per_group * per_pair
         step = self.flip * per_pair[self.group]
         for start in range(0, len(weights), BATCH):
-            w = weights[start:start + BATCH]
-            t = total[start:start + BATCH]
+            w = weights[start : start + BATCH]
+            t = total[start : start + BATCH]
             ok = t > 0
             curve = np.cumsum(step[None, :] * w[:, self.group], axis=1)[:, self.ends]
             base = w @ base_per_group
@@ -117,8 +119,8 @@ class GroupedPairs:
             reached = candidates >= best[:, None] - RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(best[:, None]))
             index = reached.argmax(axis=1)  # the first (smallest) threshold reaching the maximum
             thresholds = np.concatenate([[0.0], self.thresholds])
-            values[start:start + BATCH] = np.where(ok, candidates[np.arange(len(w)), index], np.nan)
-            epsilons[start:start + BATCH] = np.where(ok, thresholds[index], np.nan)
+            values[start : start + BATCH] = np.where(ok, candidates[np.arange(len(w)), index], np.nan)
+            epsilons[start : start + BATCH] = np.where(ok, thresholds[index], np.nan)
         return values, epsilons
 
 
@@ -130,6 +132,7 @@ def grouped_accuracy(human, metric):
 
 
 # --- flattened --------------------------------------------------------------------------
+
 
 def _first_above(sorted_values, anchors, thresholds):
     """Per anchor a and threshold t, the first index k with ``sorted_values[k] - a > t`` (float differences).
@@ -195,7 +198,7 @@ class FlatPairs:
             wx = w[members]
             cumulative = np.r_[0.0, np.cumsum(wx)]
             k = _first_above(x, x, thresholds)  # pairs with the next ones at most t above: tied by the metric
-            total += (wx[:, None] * (cumulative[k] - cumulative[1:len(x) + 1, None])).sum(axis=0)
+            total += (wx[:, None] * (cumulative[k] - cumulative[1 : len(x) + 1, None])).sum(axis=0)
             if len(higher):
                 y = self.metric[higher]
                 cumulative_y = np.r_[0.0, np.cumsum(w[higher])]
@@ -273,8 +276,7 @@ class FlatPairs:
         edges = self._boundaries(spread)
         lows = np.r_[0.0, edges[:-1]]
         ties = np.concatenate([self.tied_pairs(chunk) for chunk in np.array_split(edges, max(1, len(edges) // 64))])
-        conc = np.concatenate([self.concordant_pairs(chunk)
-                               for chunk in np.array_split(lows, max(1, len(lows) // 64))])
+        conc = np.concatenate([self.concordant_pairs(chunk) for chunk in np.array_split(lows, max(1, len(lows) // 64))])
         conc_at_edges = np.r_[conc[1:], self.concordant_pairs([edges[-1]])]
         ties_at_lows = np.r_[self.tied_pairs([0.0]), ties[:-1]]
         # the agreement at a boundary is reached at the largest candidate at or below it

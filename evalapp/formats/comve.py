@@ -10,6 +10,7 @@ a non-empty third column is an error (it almost always is a reason with an unquo
 which the official scorer would silently cut). Ids are compared after trimming surrounding
 spaces.
 """
+
 import os
 from dataclasses import dataclass, field, replace
 
@@ -106,8 +107,12 @@ def _check_header(rows, filename, header, log):
     first = rows[0]
     found = tuple(cell.strip() for cell in first.fields)
     if not found or found[0].lower() != header[0]:
-        log.add(filename, first.line, None,
-                f"the first line must be the header '{_header_of(header)}'; found '{','.join(found)}'")
+        log.add(
+            filename,
+            first.line,
+            None,
+            f"the first line must be the header '{_header_of(header)}'; found '{','.join(found)}'",
+        )
         return
     rows.pop(0)
     if tuple(cell.lower() for cell in found) != tuple(h.lower() for h in header):
@@ -131,19 +136,33 @@ def _keyed_records(rows, filename, columns, log):
         cells = row.fields
         key = cells[0].strip()
         if len(cells) < width:
-            log.add(filename, row.line, len(cells) + 1,
-                    f"missing column {len(cells) + 1} ({columns[len(cells)]}); expected {width} columns "
-                    f"({_header_of(columns)}), found {len(cells)}")
+            log.add(
+                filename,
+                row.line,
+                len(cells) + 1,
+                f"missing column {len(cells) + 1} ({columns[len(cells)]}); expected {width} columns "
+                f"({_header_of(columns)}), found {len(cells)}",
+            )
         elif any(cell.strip() for cell in cells[width:]):
             column = next(i for i, cell in enumerate(cells[width:], width + 1) if cell.strip())
-            log.add(filename, row.line, column,
-                    f"expected {width} columns ({_header_of(columns)}), found {len(cells)}; "
-                    "a text containing a comma must be enclosed in double quotes", cells[column - 1])
+            log.add(
+                filename,
+                row.line,
+                column,
+                f"expected {width} columns ({_header_of(columns)}), found {len(cells)}; "
+                "a text containing a comma must be enclosed in double quotes",
+                cells[column - 1],
+            )
         elif not key:
             log.add(filename, row.line, ID_COLUMN, "empty id")
         elif len(key) > ID_MAX_CHARS:
-            log.add(filename, row.line, ID_COLUMN, f"id is {len(key)} characters long; the limit is {ID_MAX_CHARS}",
-                    key[:ID_MAX_CHARS])
+            log.add(
+                filename,
+                row.line,
+                ID_COLUMN,
+                f"id is {len(key)} characters long; the limit is {ID_MAX_CHARS}",
+                key[:ID_MAX_CHARS],
+            )
         elif key in first_line:
             log.add(filename, row.line, ID_COLUMN, f"id '{key}' repeated (first on line {first_line[key]})", key)
         else:
@@ -171,9 +190,13 @@ def _read(source, columns, log, header=None, max_bytes=DEFAULT_MAX_BYTES):
     if header:
         _check_header(rows, source.name, header, log)
     elif rows[0].fields[0].strip().lower() == columns[0]:
-        log.add(source.name, rows[0].line, ID_COLUMN,
-                f"this file has no header line, but line {rows[0].line} looks like one; remove it "
-                f"(the columns are {_header_of(columns)})")
+        log.add(
+            source.name,
+            rows[0].line,
+            ID_COLUMN,
+            f"this file has no header line, but line {rows[0].line} looks like one; remove it "
+            f"(the columns are {_header_of(columns)})",
+        )
         rows.pop(0)
     return _keyed_records(rows, source.name, columns, log)
 
@@ -201,9 +224,12 @@ def parse_references(source, log, warnings, max_bytes=DEFAULT_MAX_BYTES):
             log.add(source.name, record.line, 2, f"no reference for id '{record.id}'")
             continue
         for column in empty:
-            warnings.add(source.name, record.line, column,
-                         f"empty {REFERENCES_COLUMNS[column - 1]} for id '{record.id}'; "
-                         "BLEU uses the other references")
+            warnings.add(
+                source.name,
+                record.line,
+                column,
+                f"empty {REFERENCES_COLUMNS[column - 1]} for id '{record.id}'; BLEU uses the other references",
+            )
     return table
 
 
@@ -218,9 +244,13 @@ def parse_pair_answers(source, log, max_bytes=DEFAULT_MAX_BYTES):
     table = _read(source, PAIR_ANSWERS_COLUMNS, log, max_bytes=max_bytes)
     for record in table.records if table else []:
         if record.values[0].strip() not in PAIR_CHOICES:
-            log.add(source.name, record.line, 2,
-                    f"k must be 0 or 1 (which of sent0/sent1 is against common sense); found '{record.values[0]}'",
-                    record.values[0])
+            log.add(
+                source.name,
+                record.line,
+                2,
+                f"k must be 0 or 1 (which of sent0/sent1 is against common sense); found '{record.values[0]}'",
+                record.values[0],
+            )
     return table
 
 
@@ -230,8 +260,13 @@ def check_ids(table, expected_ids, filename, log, what, require_all=True):
     expected = set(expected_ids)
     extra = [record for record in table.records if record.id not in expected]
     if len(extra) > 1 and len(extra) == len(table.records):
-        log.add(filename, None, ID_COLUMN, f"none of the {len(extra)} ids is in {what}; is the file for another "
-                                           f"dataset? (ids: {_quoted_ids([record.id for record in extra])})")
+        log.add(
+            filename,
+            None,
+            ID_COLUMN,
+            f"none of the {len(extra)} ids is in {what}; is the file for another "
+            f"dataset? (ids: {_quoted_ids([record.id for record in extra])})",
+        )
         return list(expected_ids)
     for record in extra:
         log.add(filename, record.line, ID_COLUMN, f"id '{record.id}' is not in {what}", record.id)
@@ -261,15 +296,20 @@ def parse_dataset(statements, references, pairs=None, pair_answers=None, max_byt
         if statement_table and pair_table:
             check_ids(pair_table, statement_ids, pairs.name, log, in_statements, require_all=False)
         if pair_table and answer_table:
-            check_ids(answer_table, [r.id for r in pair_table.records], pair_answers.name, log,
-                      f"the pairs file {pairs.name}")
+            check_ids(
+                answer_table, [r.id for r in pair_table.records], pair_answers.name, log, f"the pairs file {pairs.name}"
+            )
         log.raise_if_any()
         true_sents = _true_sentences(statement_table, pair_table, answer_table, pairs.name, warnings)
     log.raise_if_any()
     references_by_id = {record.id: record.values for record in reference_table.records}
     instances = [
-        DatasetInstance(record.id, record.values[0].strip(),
-                        tuple(text.strip() for text in references_by_id[record.id]), true_sents.get(record.id, ""))
+        DatasetInstance(
+            record.id,
+            record.values[0].strip(),
+            tuple(text.strip() for text in references_by_id[record.id]),
+            true_sents.get(record.id, ""),
+        )
         for record in statement_table.records
     ]
     return ParsedDataset(instances, warnings.reported())
@@ -288,15 +328,19 @@ def _true_sentences(statement_table, pair_table, answer_table, pairs_name, warni
         k = answers[record.id]
         nonsensical, sensical = record.values[k].strip(), record.values[1 - k].strip()
         if nonsensical != statements[record.id]:
-            warnings.add(pairs_name, record.line, k + 2,
-                         f"sent{k} of id '{record.id}' ('{nonsensical}') differs from the statement "
-                         f"('{statements[record.id]}')")
+            warnings.add(
+                pairs_name,
+                record.line,
+                k + 2,
+                f"sent{k} of id '{record.id}' ('{nonsensical}') differs from the statement ('{statements[record.id]}')",
+            )
         true_sents[record.id] = sensical
     return true_sents
 
 
-def parse_submission(source, expected_ids, allow_partial=False, max_bytes=DEFAULT_MAX_BYTES,
-                     dataset_label="the dataset"):
+def parse_submission(
+    source, expected_ids, allow_partial=False, max_bytes=DEFAULT_MAX_BYTES, dataset_label="the dataset"
+):
     """Parse an ``id,reason`` file (no header) against the dataset's ids.
 
     Missing ids are an error unless ``allow_partial``; extra, repeated and empty ids always
@@ -304,18 +348,22 @@ def parse_submission(source, expected_ids, allow_partial=False, max_bytes=DEFAUL
     """
     log, warnings = ProblemLog(), ProblemLog()
     table = _read(source, SUBMISSION_COLUMNS, log, max_bytes=max_bytes)
-    missing = check_ids(table, expected_ids, source.name, log, dataset_label, require_all=not allow_partial) \
-        if table else []
+    missing = (
+        check_ids(table, expected_ids, source.name, log, dataset_label, require_all=not allow_partial) if table else []
+    )
     for record in table.records if table else ():
         if not record.values[0].strip():
             warnings.add(source.name, record.line, 2, f"empty reason for id '{record.id}'", record.id)
     if log:
         # A refused file lists its empty reasons too, so that one fix of the file is the last.
-        log.extend(replace(warning, message=f"{warning.message} (a warning: it alone would not refuse the file)")
-                   for warning in warnings.problems)
+        log.extend(
+            replace(warning, message=f"{warning.message} (a warning: it alone would not refuse the file)")
+            for warning in warnings.problems
+        )
     log.raise_if_any()
-    return ParsedSubmission({record.id: record.values[0].strip() for record in table.records}, missing,
-                            warnings.reported())
+    return ParsedSubmission(
+        {record.id: record.values[0].strip() for record in table.records}, missing, warnings.reported()
+    )
 
 
 def problems_as_dicts(problems):

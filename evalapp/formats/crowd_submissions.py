@@ -11,6 +11,7 @@ Prolific APPROVED or AWAITING REVIEW), ``rejected`` (MTurk Rejected; Prolific RE
 RETURNED, TIMED-OUT, SCREENED OUT), or ``pending`` (a session still running, or a status this
 reader does not know: it decides nothing).
 """
+
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -31,8 +32,14 @@ COLUMNS = {
 }
 STATUSES = {
     MTURK: {"submitted": VERIFIED, "approved": VERIFIED, "rejected": REJECTED},
-    PROLIFIC: {"approved": VERIFIED, "awaitingreview": VERIFIED, "rejected": REJECTED, "returned": REJECTED,
-               "timedout": REJECTED, "screenedout": REJECTED},
+    PROLIFIC: {
+        "approved": VERIFIED,
+        "awaitingreview": VERIFIED,
+        "rejected": REJECTED,
+        "returned": REJECTED,
+        "timedout": REJECTED,
+        "screenedout": REJECTED,
+    },
 }
 _FOLD = re.compile(r"[\s_\-]+")
 
@@ -48,8 +55,8 @@ class PlatformRecord(NamedTuple):
     line: int
     worker_id: str
     session_id: str
-    status: str          # as written in the file
-    verdict: str         # VERIFIED, REJECTED or PENDING
+    status: str  # as written in the file
+    verdict: str  # VERIFIED, REJECTED or PENDING
 
 
 @lru_cache(maxsize=256)
@@ -65,8 +72,13 @@ def _column_positions(platform, header, filename, problems):
         found = next((index for index, name in enumerate(folded) if name in spellings), None)
         if found is None:
             expected = " or ".join(repr(spelling) for spelling in spellings)
-            problems.add(filename, 1, None, f"no {part} column: the header needs one named like {expected} "
-                                            f"(case, spaces and underscores do not matter)")
+            problems.add(
+                filename,
+                1,
+                None,
+                f"no {part} column: the header needs one named like {expected} "
+                f"(case, spaces and underscores do not matter)",
+            )
         positions[part] = found
     return positions
 

@@ -4,6 +4,7 @@ Every reader goes through :func:`read_rows`, so every import refuses binary and 
 files the same way, accepts a UTF-8 BOM and Windows line endings, and reports problems
 with file, line and column.
 """
+
 import csv
 import io
 from dataclasses import dataclass, field
@@ -41,12 +42,15 @@ def _decode(data, filename, max_bytes):
     that is not UTF-8 is a problem (its first bad byte), decoded with replacement characters so the
     rest of the file can still be checked."""
     if len(data) > max_bytes:
-        raise FormatError(Problem(filename, None, None,
-                                  f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes"))
+        raise FormatError(
+            Problem(filename, None, None, f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")
+        )
     if data.startswith(UTF16_BOMS):
         raise FormatError(Problem(filename, None, None, "file is UTF-16 text; save it as UTF-8"))
     if b"\x00" in data[:65536]:
-        raise FormatError(Problem(filename, None, None, "file looks binary (it contains NUL bytes); expected UTF-8 CSV text"))
+        raise FormatError(
+            Problem(filename, None, None, "file looks binary (it contains NUL bytes); expected UTF-8 CSV text")
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -58,8 +62,14 @@ def _decode(data, filename, max_bytes):
         try:
             lines.append(line.decode("utf-8"))
         except UnicodeDecodeError as exc:
-            problems.append(Problem(filename, number, exc.start + 1,
-                                    f"not valid UTF-8 (byte 0x{line[exc.start]:02x}); save the file as UTF-8"))
+            problems.append(
+                Problem(
+                    filename,
+                    number,
+                    exc.start + 1,
+                    f"not valid UTF-8 (byte 0x{line[exc.start]:02x}); save the file as UTF-8",
+                )
+            )
             lines.append(line.decode("utf-8", errors="replace"))
     return "".join(lines), problems
 
@@ -106,8 +116,15 @@ def scan_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
                     rows.append(Row(line, fields))
                     continue
                 index = next(i for i, value in enumerate(fields, 1) if len(value) > MAX_FIELD_CHARS)
-                problems.append(Problem(filename, line, index, f"field is {len(fields[index - 1]):,} characters "
-                                                               f"long (limit {MAX_FIELD_CHARS:,}); is a quote left open?"))
+                problems.append(
+                    Problem(
+                        filename,
+                        line,
+                        index,
+                        f"field is {len(fields[index - 1]):,} characters "
+                        f"long (limit {MAX_FIELD_CHARS:,}); is a quote left open?",
+                    )
+                )
             break
         except csv.Error as exc:
             message = f"malformed CSV: {exc}"
@@ -121,8 +138,11 @@ def scan_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
                 fields = next(csv.reader([lines[start - 1]]), [])
             except csv.Error:
                 fields = []  # not even one line of it reads as CSV: the problem above says so
-            if fields and any(field.strip() for field in fields) and all(
-                    len(value) <= MAX_FIELD_CHARS for value in fields):
+            if (
+                fields
+                and any(field.strip() for field in fields)
+                and all(len(value) <= MAX_FIELD_CHARS for value in fields)
+            ):
                 rows.append(Row(start, fields))
             first = start
     return rows, problems

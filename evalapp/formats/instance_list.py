@@ -3,6 +3,7 @@
 Blank lines are skipped and a first line reading ``id`` is taken as a header. Every entry
 keeps its line number, so an id the dataset does not know is reported where it is.
 """
+
 from dataclasses import dataclass, field
 
 from core.problems import ProblemLog

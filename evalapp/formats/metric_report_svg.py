@@ -4,6 +4,7 @@ Every element carries a class and no style attribute, so the page's Content-Secu
 (no inline style) holds and static/css/metric-report.css draws them; every text is escaped.
 A chart is made only for data it can show: callers get None for an empty one.
 """
+
 import html
 import math
 
@@ -50,7 +51,7 @@ def nice_ticks(low, high, count=TICKS):
 
 def _short(text, chars):
     text = str(text)
-    return text if len(text) <= chars else text[:chars - 1] + "…"
+    return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
 def _tick_label(value, ticks):
@@ -59,14 +60,19 @@ def _tick_label(value, ticks):
 
 def _open(width, height, label, extra_class=""):
     classes = " ".join(["chart", extra_class]).strip()
-    return (f'<svg class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-            f'role="img" aria-label="{_e(label)}"><title>{_e(label)}</title>')
+    return (
+        f'<svg class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{_e(label)}"><title>{_e(label)}</title>'
+    )
 
 
 def scatter_svg(title, points, x_label, y_label):
     """Metric (x) against human score (y), one labelled point per system; None without points."""
-    points = [(float(x), float(y), label) for x, y, label in points
-              if x is not None and y is not None and math.isfinite(x) and math.isfinite(y)]
+    points = [
+        (float(x), float(y), label)
+        for x, y, label in points
+        if x is not None and y is not None and math.isfinite(x) and math.isfinite(y)
+    ]
     if not points:
         return None
     xs, ys = [p[0] for p in points], [p[1] for p in points]
@@ -80,26 +86,38 @@ def scatter_svg(title, points, x_label, y_label):
     def sy(y):
         return bottom - (y - y_ticks[0]) / ((y_ticks[-1] - y_ticks[0]) or 1) * (bottom - top)
 
-    parts = [_open(WIDTH, HEIGHT, f"{title}: {x_label} against {y_label}, one point per system"),
-             f'<text class="chart-title" x="{WIDTH / 2:.1f}" y="16">{_e(title)}</text>']
+    parts = [
+        _open(WIDTH, HEIGHT, f"{title}: {x_label} against {y_label}, one point per system"),
+        f'<text class="chart-title" x="{WIDTH / 2:.1f}" y="16">{_e(title)}</text>',
+    ]
     for tick in x_ticks:
-        parts.append(f'<line class="grid" x1="{_f(sx(tick))}" y1="{top}" x2="{_f(sx(tick))}" y2="{bottom}"/>'
-                     f'<text class="tick tick-x" x="{_f(sx(tick))}" y="{bottom + 13}">{_tick_label(tick, x_ticks)}</text>')
+        parts.append(
+            f'<line class="grid" x1="{_f(sx(tick))}" y1="{top}" x2="{_f(sx(tick))}" y2="{bottom}"/>'
+            f'<text class="tick tick-x" x="{_f(sx(tick))}" y="{bottom + 13}">{_tick_label(tick, x_ticks)}</text>'
+        )
     for tick in y_ticks:
-        parts.append(f'<line class="grid" x1="{left}" y1="{_f(sy(tick))}" x2="{right}" y2="{_f(sy(tick))}"/>'
-                     f'<text class="tick tick-y" x="{left - 4}" y="{_f(sy(tick) + 3)}">{_tick_label(tick, y_ticks)}</text>')
-    parts.append(f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
-                 f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>')
+        parts.append(
+            f'<line class="grid" x1="{left}" y1="{_f(sy(tick))}" x2="{right}" y2="{_f(sy(tick))}"/>'
+            f'<text class="tick tick-y" x="{left - 4}" y="{_f(sy(tick) + 3)}">{_tick_label(tick, y_ticks)}</text>'
+        )
+    parts.append(
+        f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
+        f'<line class="axis" x1="{left}" y1="{top}" x2="{left}" y2="{bottom}"/>'
+    )
     parts.append(f'<text class="axis-label" x="{(left + right) / 2:.1f}" y="{HEIGHT - 6}">{_e(x_label)}</text>')
-    parts.append(f'<text class="axis-label axis-label-y" transform="translate(11 {(top + bottom) / 2:.1f}) rotate(-90)">'
-                 f'{_e(y_label)}</text>')
+    parts.append(
+        f'<text class="axis-label axis-label-y" transform="translate(11 {(top + bottom) / 2:.1f}) rotate(-90)">'
+        f"{_e(y_label)}</text>"
+    )
     for x, y, label in points:
         anchor = "end" if sx(x) > (left + right) / 2 else "start"
         dx = -5 if anchor == "end" else 5
-        parts.append(f'<circle class="point" cx="{_f(sx(x))}" cy="{_f(sy(y))}" r="3.5"><title>{_e(label)}: '
-                     f'{x:.3f}, {y:.3f}</title></circle>'
-                     f'<text class="point-label point-label-{anchor}" x="{_f(sx(x) + dx)}" y="{_f(sy(y) - 4)}">'
-                     f'{_e(label)}</text>')
+        parts.append(
+            f'<circle class="point" cx="{_f(sx(x))}" cy="{_f(sy(y))}" r="3.5"><title>{_e(label)}: '
+            f"{x:.3f}, {y:.3f}</title></circle>"
+            f'<text class="point-label point-label-{anchor}" x="{_f(sx(x) + dx)}" y="{_f(sy(y) - 4)}">'
+            f"{_e(label)}</text>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -107,8 +125,11 @@ def scatter_svg(title, points, x_label, y_label):
 def interval_chart_svg(title, rows):
     """One row per metric: the value as a dot, its 95% interval as a bar, the rank cluster in the
     label. ``rows``: (metric, value, low, high, rank). None when no value is defined."""
-    rows = [(name, value, low, high, rank) for name, value, low, high, rank in rows
-            if value is not None and math.isfinite(value)]
+    rows = [
+        (name, value, low, high, rank)
+        for name, value, low, high, rank in rows
+        if value is not None and math.isfinite(value)
+    ]
     if not rows:
         return None
     bounds = [v for _, value, low, high, _ in rows for v in (value, low, high) if v is not None and math.isfinite(v)]
@@ -120,24 +141,32 @@ def interval_chart_svg(title, rows):
     def sx(x):
         return left + (x - ticks[0]) / ((ticks[-1] - ticks[0]) or 1) * (right - left)
 
-    parts = [_open(WIDTH, height, f"{title} per metric with 95% bootstrap intervals"),
-             f'<text class="chart-title" x="{WIDTH / 2:.1f}" y="16">{_e(title)}</text>']
+    parts = [
+        _open(WIDTH, height, f"{title} per metric with 95% bootstrap intervals"),
+        f'<text class="chart-title" x="{WIDTH / 2:.1f}" y="16">{_e(title)}</text>',
+    ]
     for tick in ticks:
-        parts.append(f'<line class="grid" x1="{_f(sx(tick))}" y1="{top}" x2="{_f(sx(tick))}" y2="{bottom}"/>'
-                     f'<text class="tick tick-x" x="{_f(sx(tick))}" y="{bottom + 13}">{_tick_label(tick, ticks)}</text>')
+        parts.append(
+            f'<line class="grid" x1="{_f(sx(tick))}" y1="{top}" x2="{_f(sx(tick))}" y2="{bottom}"/>'
+            f'<text class="tick tick-x" x="{_f(sx(tick))}" y="{bottom + 13}">{_tick_label(tick, ticks)}</text>'
+        )
     parts.append(f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
     for position, (name, value, low, high, rank) in enumerate(rows):
         y = top + ROW_HEIGHT * position + ROW_HEIGHT / 2
         label = f"{name} (#{rank})" if rank is not None else name
         parts.append(f'<text class="row-label" x="{left - 6}" y="{_f(y + 4)}">{_e(label)}</text>')
         if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
-            parts.append(f'<line class="interval" x1="{_f(sx(low))}" y1="{_f(y)}" x2="{_f(sx(high))}" y2="{_f(y)}"/>'
-                         f'<line class="interval-end" x1="{_f(sx(low))}" y1="{_f(y - 4)}" x2="{_f(sx(low))}" '
-                         f'y2="{_f(y + 4)}"/><line class="interval-end" x1="{_f(sx(high))}" y1="{_f(y - 4)}" '
-                         f'x2="{_f(sx(high))}" y2="{_f(y + 4)}"/>')
+            parts.append(
+                f'<line class="interval" x1="{_f(sx(low))}" y1="{_f(y)}" x2="{_f(sx(high))}" y2="{_f(y)}"/>'
+                f'<line class="interval-end" x1="{_f(sx(low))}" y1="{_f(y - 4)}" x2="{_f(sx(low))}" '
+                f'y2="{_f(y + 4)}"/><line class="interval-end" x1="{_f(sx(high))}" y1="{_f(y - 4)}" '
+                f'x2="{_f(sx(high))}" y2="{_f(y + 4)}"/>'
+            )
         rank_class = f" rank-{min(rank, 4)}" if rank is not None else ""
-        parts.append(f'<circle class="point{rank_class}" cx="{_f(sx(value))}" cy="{_f(y)}" r="4"><title>{_e(name)}: '
-                     f'{value:.3f}</title></circle>')
+        parts.append(
+            f'<circle class="point{rank_class}" cx="{_f(sx(value))}" cy="{_f(y)}" r="4"><title>{_e(name)}: '
+            f"{value:.3f}</title></circle>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -156,20 +185,32 @@ def histogram_svg(name, counts, y_max=None):
     y_ticks = nice_ticks(0, max(y_max or 0, max(counts)), HISTOGRAM_Y_TICKS)
     scale = (bottom - top) / y_ticks[-1]
     bar_width = (right - left) / len(counts)
-    parts = [_open(width, height, f"{name}: ratings per score " + ", ".join(
-        f"{score}: {count}" for score, count in enumerate(counts)), "histogram"),
-        f'<text class="chart-title" x="{width / 2:.1f}" y="15">{_e(_short(name, HISTOGRAM_TITLE_CHARS))}</text>']
+    parts = [
+        _open(
+            width,
+            height,
+            f"{name}: ratings per score " + ", ".join(f"{score}: {count}" for score, count in enumerate(counts)),
+            "histogram",
+        ),
+        f'<text class="chart-title" x="{width / 2:.1f}" y="15">{_e(_short(name, HISTOGRAM_TITLE_CHARS))}</text>',
+    ]
     for tick in y_ticks:
         y = bottom - tick * scale
-        parts.append(f'<line class="grid" x1="{left}" y1="{_f(y)}" x2="{right}" y2="{_f(y)}"/>'
-                     f'<text class="tick tick-y" x="{left - 4}" y="{_f(y + 4)}">{_tick_label(tick, y_ticks)}</text>')
+        parts.append(
+            f'<line class="grid" x1="{left}" y1="{_f(y)}" x2="{right}" y2="{_f(y)}"/>'
+            f'<text class="tick tick-y" x="{left - 4}" y="{_f(y + 4)}">{_tick_label(tick, y_ticks)}</text>'
+        )
     for score, count in enumerate(counts):
         bar = count * scale
         x = left + score * bar_width
-        parts.append(f'<rect class="bar" x="{_f(x + 3)}" y="{_f(bottom - bar)}" width="{_f(bar_width - 6)}" '
-                     f'height="{_f(bar)}"/><text class="tick tick-x" x="{_f(x + bar_width / 2)}" y="{bottom + 15}">{score}'
-                     f'</text><text class="bar-count" x="{_f(x + bar_width / 2)}" y="{_f(bottom - bar - 4)}">{count}</text>')
-    parts.append(f'<line class="axis" x1="{left}" y1="{top - 6}" x2="{left}" y2="{bottom}"/>'
-                 f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
+        parts.append(
+            f'<rect class="bar" x="{_f(x + 3)}" y="{_f(bottom - bar)}" width="{_f(bar_width - 6)}" '
+            f'height="{_f(bar)}"/><text class="tick tick-x" x="{_f(x + bar_width / 2)}" y="{bottom + 15}">{score}'
+            f'</text><text class="bar-count" x="{_f(x + bar_width / 2)}" y="{_f(bottom - bar - 4)}">{count}</text>'
+        )
+    parts.append(
+        f'<line class="axis" x1="{left}" y1="{top - 6}" x2="{left}" y2="{bottom}"/>'
+        f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>'
+    )
     parts.append("</svg>")
     return "".join(parts)

@@ -4,6 +4,7 @@ One score per system (system level) or per system output (segment level); a head
 optional (the first row is a header when its score cell is not a number). Every problem is reported with
 file, line and column; nothing is accepted from a file with any problem.
 """
+
 import math
 from dataclasses import dataclass
 
@@ -48,9 +49,12 @@ def parse_metric_scores(data, filename, level, max_bytes=None):
     for row in rows:
         cells = [cell.strip() for cell in row.fields]
         if len(cells) != len(columns):
-            problems.add(filename, row.line, None,
-                         f"expected {len(columns)} columns ({','.join(columns)}) for {level}-level scores, "
-                         f"found {len(cells)}")
+            problems.add(
+                filename,
+                row.line,
+                None,
+                f"expected {len(columns)} columns ({','.join(columns)}) for {level}-level scores, found {len(cells)}",
+            )
             continue
         for column, (name, cell) in enumerate(zip(columns[:-1], cells[:-1]), 1):
             if not cell:

@@ -4,6 +4,7 @@ ignored). No Django imports.
 Every problem of the file is reported at once, with its line and column (an empty name, an address
 that is not one, the same address twice), so that the organizer fixes the file in one go.
 """
+
 import re
 from dataclasses import dataclass
 
@@ -67,9 +68,13 @@ def _entries(rows, filename):
     header = [cell.strip().lower() for cell in rows[0].fields]
     missing = [column for column in COLUMNS if column not in header]
     if missing:
-        log.add(filename, rows[0].line, None,
-                f"the header needs the column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                f"(found: {', '.join(header) or 'nothing'})")
+        log.add(
+            filename,
+            rows[0].line,
+            None,
+            f"the header needs the column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(found: {', '.join(header) or 'nothing'})",
+        )
         log.raise_if_any()
     name_at, email_at = header.index("name"), header.index("email")
     entries = []

@@ -11,6 +11,7 @@ Rows of rejected Mechanical Turk assignments are skipped, not rejected. Optional
 file lacks (``WorkerId``, ``AssignmentStatus``, ...) are listed in ``unknown`` with what could
 therefore not be known.
 """
+
 import re
 from dataclasses import dataclass, field
 
@@ -19,7 +20,7 @@ from evalapp.formats.csvfile import read_rows
 
 MTURK, LONG = "mturk", "long"
 FORMATS = (MTURK, LONG)
-SCALE = range(0, 4)  # Table 1 of the task paper
+SCALE = range(4)  # Table 1 of the task paper
 REJECTED_STATUS = "rejected"
 INTEGER = re.compile(r"[+-]?[0-9]+")  # ASCII digits only: str.isdigit() also accepts other scripts' digits
 
@@ -39,8 +40,15 @@ class Columns:
 
 
 DEFAULT_COLUMNS = {
-    MTURK: Columns(instance="Input.id", score="Answer.score", system="Input.system", worker="WorkerId",
-                   status="AssignmentStatus", seconds="WorkTimeInSeconds", assignment="AssignmentId"),
+    MTURK: Columns(
+        instance="Input.id",
+        score="Answer.score",
+        system="Input.system",
+        worker="WorkerId",
+        status="AssignmentStatus",
+        seconds="WorkTimeInSeconds",
+        assignment="AssignmentId",
+    ),
     LONG: Columns(instance="instance_id", score="score", system="system", worker="rater", seconds="seconds"),
 }
 # Options a user may set; a given option names a column that must exist.
@@ -117,8 +125,14 @@ def _header_index(header, columns, required, filename, fmt):
     for option in required:
         name = getattr(columns, option)
         if name not in index:
-            problems.append(Problem(filename, 1, name, f"required {option} column {name!r} is missing "
-                                    f"(the {fmt} header has: {', '.join(header)})"))
+            problems.append(
+                Problem(
+                    filename,
+                    1,
+                    name,
+                    f"required {option} column {name!r} is missing (the {fmt} header has: {', '.join(header)})",
+                )
+            )
     if problems:
         raise FormatError(problems)
     return index
@@ -146,8 +160,11 @@ def parse_ratings(data, filename, fmt, columns=None, system_given=False, user_op
         if name is not None and name not in index:
             result.missing.add(option)
             result.unknown.append(_unknown_message(option, name, fmt))
-    present = {option: index[getattr(columns, option)] for option in OPTION_FIELDS
-               if getattr(columns, option) is not None and getattr(columns, option) in index}
+    present = {
+        option: index[getattr(columns, option)]
+        for option in OPTION_FIELDS
+        if getattr(columns, option) is not None and getattr(columns, option) in index
+    }
     for row in rows[1:]:
         _parse_row(row, present, columns, filename, result)
     return result
@@ -156,8 +173,11 @@ def parse_ratings(data, filename, fmt, columns=None, system_given=False, user_op
 def _unknown_message(option, name, fmt):
     return {
         "worker": f"no {name!r} column: raters unknown; "
-                  + ("each assignment is counted as a different rater" if fmt == MTURK
-                     else "all rows are counted as one rater (the file's)"),
+        + (
+            "each assignment is counted as a different rater"
+            if fmt == MTURK
+            else "all rows are counted as one rater (the file's)"
+        ),
         "status": f"no {name!r} column: assignment status unknown; no row was skipped as rejected",
         "seconds": f"no {name!r} column: time spent per item unknown",
         "assignment": f"no {name!r} column: assignment ids unknown",
@@ -196,7 +216,15 @@ def _parse_row(row, present, columns, filename, result):
         except ValueError as reason:
             result.rejected.append(Rejection(row.line, seconds, str(reason), columns.seconds))
             return
-    result.rows.append(RatingRow(line=row.line, instance_id=instance_id, score=score, system=cell("system") or None,
-                                 worker=cell("worker") or None, reason=cell("reason"),
-                                 seconds=seconds if seconds not in ("", None) else None,
-                                 assignment=cell("assignment") or None))
+    result.rows.append(
+        RatingRow(
+            line=row.line,
+            instance_id=instance_id,
+            score=score,
+            system=cell("system") or None,
+            worker=cell("worker") or None,
+            reason=cell("reason"),
+            seconds=seconds if seconds not in ("", None) else None,
+            assignment=cell("assignment") or None,
+        )
+    )

@@ -4,6 +4,7 @@ JSON form, as ``--rubric FILE`` takes it and the campaign stores it::
 
     [{"score": 0, "label": "Not a reason", "description": "..."}, ... one entry per score 0-3]
 """
+
 import json
 
 from core.problems import FormatError, Problem
@@ -54,9 +55,10 @@ def rubric_problems(entries):
 
 def normalise_rubric(entries):
     """A valid rubric in score order, text trimmed (call after :func:`rubric_problems` found nothing)."""
-    return [{"score": entry["score"], "label": entry["label"].strip(),
-             "description": entry.get("description", "").strip()}
-            for entry in sorted(entries, key=lambda entry: entry["score"])]
+    return [
+        {"score": entry["score"], "label": entry["label"].strip(), "description": entry.get("description", "").strip()}
+        for entry in sorted(entries, key=lambda entry: entry["score"])
+    ]
 
 
 def read_rubric(data, filename):

@@ -7,6 +7,7 @@ and LaTeX show them as the paper does (BLEU one decimal, Human two), the Human r
 for what it does not have, and an incomplete system's score marked with a dagger and
 explained under the table.
 """
+
 import json
 import math
 from dataclasses import dataclass
@@ -23,8 +24,21 @@ INCOMPLETE_MARK = "†"
 SECONDARY_MISSING_MARK = "‡"
 LATEX_SECONDARY_MISSING_MARK = r"$^\ddagger$"
 LATEX_INCOMPLETE_MARK = r"$^\dagger$"
-JSON_KEYS = ("team", "marker", "bleu", "bleu_rank", "human", "human_rank", "ratings", "expected_ratings", "complete",
-             "human_z", "human_adjusted", "human_adjusted_low", "human_adjusted_high")
+JSON_KEYS = (
+    "team",
+    "marker",
+    "bleu",
+    "bleu_rank",
+    "human",
+    "human_rank",
+    "ratings",
+    "expected_ratings",
+    "complete",
+    "human_z",
+    "human_adjusted",
+    "human_adjusted_low",
+    "human_adjusted_high",
+)
 HEADER = ("Team", "BLEU", "BLEU rank", "Human", "Human rank")
 LATEX_HEADER = ("Team", "BLEU", "Rank", "Human", "Rank")
 INTERVAL_HEADER = ("95% CI", "Cluster")
@@ -48,11 +62,11 @@ class Table6Row:
     expected_ratings: int
     complete: bool
     is_human: bool = False
-    ci: dict | None = None        # the bootstrap interval (low, high, level, ...), when computed
-    cluster: int | None = None    # the significance cluster of a team, when computed
-    human_z: float | None = None              # secondary: mean per-rater z-score
-    human_adjusted: float | None = None       # secondary: the mixed model's system effect
-    human_adjusted_low: float | None = None   # its Wald interval
+    ci: dict | None = None  # the bootstrap interval (low, high, level, ...), when computed
+    cluster: int | None = None  # the significance cluster of a team, when computed
+    human_z: float | None = None  # secondary: mean per-rater z-score
+    human_adjusted: float | None = None  # secondary: the mixed model's system effect
+    human_adjusted_low: float | None = None  # its Wald interval
     human_adjusted_high: float | None = None
 
     @property
@@ -69,14 +83,22 @@ class Table6Row:
         human = display(self.human, HUMAN_DIGITS, MISSING)
         if not self.complete and self.human is not None:
             human += mark
-        return [self.label, display(self.bleu, BLEU_DIGITS, MISSING), _rank(self.bleu_rank), human,
-                _rank(self.human_rank)]
+        return [
+            self.label,
+            display(self.bleu, BLEU_DIGITS, MISSING),
+            _rank(self.bleu_rank),
+            human,
+            _rank(self.human_rank),
+        ]
 
     def interval_cells(self):
         """(95% CI, cluster) as displayed."""
         ci = self.ci
-        interval = MISSING if not ci or ci["low"] is None else (
-            f"[{display(ci['low'], HUMAN_DIGITS)}, {display(ci['high'], HUMAN_DIGITS)}]")
+        interval = (
+            MISSING
+            if not ci or ci["low"] is None
+            else (f"[{display(ci['low'], HUMAN_DIGITS)}, {display(ci['high'], HUMAN_DIGITS)}]")
+        )
         return [interval, MISSING if self.cluster is None else str(self.cluster)]
 
     def secondary_cells(self, missing=MISSING):
@@ -84,8 +106,10 @@ class Table6Row:
         (a dash with the not-estimable mark when the table cannot estimate them)."""
         adjusted = display(self.human_adjusted, HUMAN_DIGITS, missing)
         if self.human_adjusted is not None and self.human_adjusted_low is not None:
-            adjusted += (f" [{display(self.human_adjusted_low, HUMAN_DIGITS)}, "
-                         f"{display(self.human_adjusted_high, HUMAN_DIGITS)}]")
+            adjusted += (
+                f" [{display(self.human_adjusted_low, HUMAN_DIGITS)}, "
+                f"{display(self.human_adjusted_high, HUMAN_DIGITS)}]"
+            )
         return [display(self.human_z, Z_DIGITS, missing), adjusted]
 
     def latex_human(self, inline_interval):
@@ -125,7 +149,8 @@ class Table6Row:
 
     def coverage_text(self):
         """How much of the system was rated: ``name 200 of 300 (67%)``, the percentage rounded to nearest."""
-        return f"{self.team} {self.ratings} of {self.expected_ratings} ({percent_text(self.ratings, self.expected_ratings)})"
+        share = percent_text(self.ratings, self.expected_ratings)
+        return f"{self.team} {self.ratings} of {self.expected_ratings} ({share})"
 
 
 def percent_text(part, whole):
@@ -153,12 +178,12 @@ class Table6:
     rows: tuple
     raters_per_item: int
     instances: int
-    intervals: dict | None = None       # bootstrap settings (method, resamples, seed, level)
-    significance: dict | None = None    # test, alpha, permutations, seed, clusters, comparisons
-    rater_effects: dict | None = None   # the secondary columns' methods and the mixed model's fit
-    counted: dict | None = None         # what was left out: excluded raters and their ratings, control items
-    retired: tuple = ()                 # (system, instances) retired by racing (stopping early)
-    retired_instances: tuple = ()       # (instance id, reason) of each instance the organizer retired
+    intervals: dict | None = None  # bootstrap settings (method, resamples, seed, level)
+    significance: dict | None = None  # test, alpha, permutations, seed, clusters, comparisons
+    rater_effects: dict | None = None  # the secondary columns' methods and the mixed model's fit
+    counted: dict | None = None  # what was left out: excluded raters and their ratings, control items
+    retired: tuple = ()  # (system, instances) retired by racing (stopping early)
+    retired_instances: tuple = ()  # (instance id, reason) of each instance the organizer retired
 
     @property
     def with_intervals(self):
@@ -181,21 +206,30 @@ class Table6:
         incomplete = [row.coverage_text() for row in self.rows if not row.complete]
         if not incomplete:
             return None
-        tested = ("; the intervals and tests are of these same means and their displayed differences"
-                  if self.with_intervals else "")
-        return (f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
-                f"each score is the mean over the ratings present{tested}")
+        tested = (
+            "; the intervals and tests are of these same means and their displayed differences"
+            if self.with_intervals
+            else ""
+        )
+        return (
+            f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
+            f"each score is the mean over the ratings present{tested}"
+        )
 
     def counted_notes(self):
         """What was left out of every figure: excluded raters (and their ratings), control items."""
         counted = self.counted or {}
         lines = []
         if counted.get("excluded_raters"):
-            lines.append(f"Excluded: {_plural(counted['excluded_raters'], 'rater')} excluded by the organizer, "
-                         f"{_plural(counted['excluded_ratings'], 'rating')} not counted")
+            lines.append(
+                f"Excluded: {_plural(counted['excluded_raters'], 'rater')} excluded by the organizer, "
+                f"{_plural(counted['excluded_ratings'], 'rating')} not counted"
+            )
         if counted.get("control_items"):
-            lines.append(f"Control items: {_plural(counted['control_items'], 'item')} with known answers "
-                         f"({_plural(counted['control_ratings'], 'rating')}) check the raters and are not counted")
+            lines.append(
+                f"Control items: {_plural(counted['control_items'], 'item')} with known answers "
+                f"({_plural(counted['control_ratings'], 'rating')}) check the raters and are not counted"
+            )
         return lines
 
     def retired_note(self):
@@ -203,17 +237,19 @@ class Table6:
         if not self.retired:
             return None
         named = ", ".join(f"{name} after {count} instances" for name, count in self.retired)
-        return (f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
-                "over the instances it was rated on")
+        return (
+            f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
+            "over the instances it was rated on"
+        )
 
     def retired_instances_note(self):
         """Which instances the organizer retired (their statement was broken), or None: they count for no system."""
         if not self.retired_instances:
             return None
-        listed = ", ".join(f"{instance} ({reason})" if reason else instance
-                           for instance, reason in self.retired_instances)
-        return (f"Retired instances (statement broken; their ratings count for no system and N excludes them): "
-                f"{listed}")
+        listed = ", ".join(
+            f"{instance} ({reason})" if reason else instance for instance, reason in self.retired_instances
+        )
+        return f"Retired instances (statement broken; their ratings count for no system and N excludes them): {listed}"
 
     def secondary_notes(self):
         """What the secondary columns are, and whether the mixed model could be fitted."""
@@ -221,10 +257,14 @@ class Table6:
             return []
         effects = self.rater_effects
         fit = effects.get("human_adjusted") or {}
-        lines = ["Secondary columns (rater effects; Human, formula (1), is the headline): Human z = mean of "
-                 "per-rater z-scores (WMT DA, population SD); Human adjusted = system effect of a linear mixed model "
-                 "with raters and instances as crossed random effects (REML, the model of statsmodels MixedLM), "
-                 f"{_percent(fit.get('level', 0.95))} Wald interval"]
+        lines = [
+            (
+                "Secondary columns (rater effects; Human, formula (1), is the headline): Human z = mean of "
+                "per-rater z-scores (WMT DA, population SD); Human adjusted = system effect of a linear mixed model "
+                "with raters and instances as crossed random effects (REML, the model of statsmodels MixedLM), "
+                f"{_percent(fit.get('level', 0.95))} Wald interval"
+            )
+        ]
         if effects.get("not_estimable"):
             lines.append(f"{SECONDARY_MISSING_MARK} Human z and Human adjusted are empty, {effects['not_estimable']}")
         elif fit.get("problem"):
@@ -244,10 +284,14 @@ class Table6:
         retired_instances = self.retired_instances_note()
         lines += [retired_instances] if retired_instances else []
         if self.with_intervals:
-            lines.append(f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
-                         f"{self.intervals['instances']} instances")
-            lines.append(f"Clusters: {self.significance['test']}, alpha {self.significance['alpha']}; rule "
-                         f"{self.significance['rule_description']}")
+            lines.append(
+                f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
+                f"{self.intervals['instances']} instances"
+            )
+            lines.append(
+                f"Clusters: {self.significance['test']}, alpha {self.significance['alpha']}; rule "
+                f"{self.significance['rule_description']}"
+            )
         return lines + self.secondary_notes()
 
     def render(self, fmt, halves=False, latex_intervals=False):
@@ -282,8 +326,12 @@ def _blank(value):
 
 def to_json(table):
     """The S5 contract: ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
-    document = {"campaign": table.campaign, "instances": table.instances, "raters_per_item": table.raters_per_item,
-                "rows": [row.as_json(table.with_intervals) for row in table.rows]}
+    document = {
+        "campaign": table.campaign,
+        "instances": table.instances,
+        "raters_per_item": table.raters_per_item,
+        "rows": [row.as_json(table.with_intervals) for row in table.rows],
+    }
     if table.counted is not None:
         document["counted"] = table.counted
     if table.with_intervals:
@@ -292,8 +340,9 @@ def to_json(table):
     if table.rater_effects is not None:
         document["secondary"] = table.rater_effects
     if table.retired_instances:
-        document["retired_instances"] = [{"instance": instance, "reason": reason}
-                                         for instance, reason in table.retired_instances]
+        document["retired_instances"] = [
+            {"instance": instance, "reason": reason} for instance, reason in table.retired_instances
+        ]
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -305,11 +354,18 @@ def to_csv(table):
 
 def to_markdown(table):
     header = list(HEADER) + (list(INTERVAL_HEADER) if table.with_intervals else []) + list(SECONDARY_HEADER)
-    lines = [f"Table 6: {_markdown_cell(table.campaign)}", "", "| " + " | ".join(header) + " |",
-             "|" + "---|" + "---:|" * (len(header) - 1)]
+    lines = [
+        f"Table 6: {_markdown_cell(table.campaign)}",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" + "---:|" * (len(header) - 1),
+    ]
     for row in table.rows:
-        cells = (row.cells(INCOMPLETE_MARK) + (row.interval_cells() if table.with_intervals else [])
-                 + row.secondary_cells(table.secondary_missing))
+        cells = (
+            row.cells(INCOMPLETE_MARK)
+            + (row.interval_cells() if table.with_intervals else [])
+            + row.secondary_cells(table.secondary_missing)
+        )
         lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
     footer = ["- " + _markdown_cell(note) for note in table.notes()]
     return "\n".join(lines + ([""] + footer if footer else [])) + "\n"
@@ -355,19 +411,27 @@ def to_latex(table, halves=False, intervals=False):
         split = math.ceil(len(teams) / 2)
         left, right = humans + teams[:split], [None] * len(humans) + teams[split:]
         empty = [""] * width
-        body = [(l or empty) + (r or empty) for l, r in zip(left, right + [None] * (len(left) - len(right)))]
+        body = [(lhs or empty) + (rhs or empty) for lhs, rhs in zip(left, right + [None] * (len(left) - len(right)))]
         spec = spec + "@{\\hspace{2em}}" + spec
         header = header * 2
         width *= 2
     else:
         body = cells
-    lines = [f"% Table 6: {escape(table.campaign)}", f"\\begin{{tabular}}{{{spec}}}", "\\toprule",
-             " & ".join(header) + " \\\\", "\\midrule"]
+    lines = [
+        f"% Table 6: {escape(table.campaign)}",
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(header) + " \\\\",
+        "\\midrule",
+    ]
     lines += [" & ".join(row) + " \\\\" for row in body]
     lines.append("\\bottomrule")
     for note in table.notes():
-        note = (escape(note).replace(INCOMPLETE_MARK, LATEX_INCOMPLETE_MARK)
-                .replace(SECONDARY_MISSING_MARK, LATEX_SECONDARY_MISSING_MARK))
+        note = (
+            escape(note)
+            .replace(INCOMPLETE_MARK, LATEX_INCOMPLETE_MARK)
+            .replace(SECONDARY_MISSING_MARK, LATEX_SECONDARY_MISSING_MARK)
+        )
         lines.append(f"\\multicolumn{{{width}}}{{l}}{{\\footnotesize {note}}} \\\\")
     lines.append("\\end{tabular}")
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ drawn for a wide screen (``WIDE``) and for a phone (``NARROW``); the page shows 
 No style is computed here: every shape carries class names that ``static/css/app.css`` styles
 (the Content-Security-Policy forbids inline styles). Text is returned as is; the template escapes it.
 """
+
 import math
 from dataclasses import dataclass, field
 from functools import partial
@@ -18,17 +19,17 @@ from functools import partial
 from evalapp.compute.ranks import HUMAN_DIGITS, display
 
 WIDTH = 640
-ROW = 26             # height of one system's row
-LABEL_WIDTH = 180    # room for the system's name at the left
-RIGHT = 56           # room for the cluster number at the right
+ROW = 26  # height of one system's row
+LABEL_WIDTH = 180  # room for the system's name at the left
+RIGHT = 56  # room for the cluster number at the right
 TOP, BOTTOM = 10, 34
-SCALE_MAX = 3.0      # the rubric's highest score
+SCALE_MAX = 3.0  # the rubric's highest score
 TICKS = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0)
-LABEL_CHARS = 26     # a longer name is shortened with an ellipsis (the full name is in the title)
+LABEL_CHARS = 26  # a longer name is shortened with an ellipsis (the full name is in the title)
 SCATTER_HEIGHT = 380
 SCATTER_LEFT, SCATTER_RIGHT = 48, 24
 SCORES = (0, 1, 2, 3)
-CHAR_WIDTH = 6.5     # the width of a label's character at the charts' 12 px, about (for placing labels)
+CHAR_WIDTH = 6.5  # the width of a label's character at the charts' 12 px, about (for placing labels)
 LABEL_HEIGHT = 12
 
 
@@ -61,7 +62,7 @@ def _f(value):
 
 
 def short(name, chars=LABEL_CHARS):
-    return name if len(name) <= chars else name[:chars - 1] + "…"
+    return name if len(name) <= chars else name[: chars - 1] + "…"
 
 
 @dataclass
@@ -69,8 +70,8 @@ class Chart:
     width: int
     height: int
     title: str
-    shapes: list = field(default_factory=list)   # dicts: kind (line, rect, circle, text) and attributes
-    ticks: list = field(default_factory=list)    # axis ticks: dicts x, y, label
+    shapes: list = field(default_factory=list)  # dicts: kind (line, rect, circle, text) and attributes
+    ticks: list = field(default_factory=list)  # axis ticks: dicts x, y, label
     missing: list = field(default_factory=list)  # labels of the systems the chart cannot place
     unlabelled: list = field(default_factory=list)  # placed, but no room for the name beside the point
 
@@ -94,28 +95,68 @@ def interval_chart(rows, layout=WIDE):
     height = TOP + ROW * len(rated) + BOTTOM
     width = layout.width
     x_score = partial(_x_score, layout=layout)
-    chart = Chart(width, height, "Human scores (formula (1)) with 95% intervals, best first; shaded bands: "
-                                 "significance clusters")
+    chart = Chart(
+        width, height, "Human scores (formula (1)) with 95% intervals, best first; shaded bands: significance clusters"
+    )
     for position, row in enumerate(rated):
         top = TOP + ROW * position
         middle = top + ROW / 2
         if row.cluster is not None:
-            chart.shapes.append({"kind": "rect", "x": _f(0), "y": _f(top), "width": _f(width), "height": _f(ROW),
-                                 "cls": f"band band-{'odd' if row.cluster % 2 else 'even'}"})
-            chart.shapes.append({"kind": "text", "x": _f(width - 6), "y": _f(middle + 4), "cls": "cluster-label",
-                                 "text": f"C{row.cluster}", "anchor": "end"})
-        chart.shapes.append({"kind": "text", "x": _f(layout.label_width - 8), "y": _f(middle + 4), "anchor": "end",
-                             "cls": "row-label" + (" human" if row.is_human else ""),
-                             "text": short(row.label, layout.label_chars), "title": row.label})
+            chart.shapes.append(
+                {
+                    "kind": "rect",
+                    "x": _f(0),
+                    "y": _f(top),
+                    "width": _f(width),
+                    "height": _f(ROW),
+                    "cls": f"band band-{'odd' if row.cluster % 2 else 'even'}",
+                }
+            )
+            chart.shapes.append(
+                {
+                    "kind": "text",
+                    "x": _f(width - 6),
+                    "y": _f(middle + 4),
+                    "cls": "cluster-label",
+                    "text": f"C{row.cluster}",
+                    "anchor": "end",
+                }
+            )
+        chart.shapes.append(
+            {
+                "kind": "text",
+                "x": _f(layout.label_width - 8),
+                "y": _f(middle + 4),
+                "anchor": "end",
+                "cls": "row-label" + (" human" if row.is_human else ""),
+                "text": short(row.label, layout.label_chars),
+                "title": row.label,
+            }
+        )
         ci = row.ci or {}
         if ci.get("low") is not None:
-            chart.shapes.append({"kind": "line", "x1": _f(x_score(ci["low"])), "x2": _f(x_score(ci["high"])),
-                                 "y1": _f(middle), "y2": _f(middle), "cls": "interval",
-                                 "title": f"{row.label}: 95% interval [{display(ci['low'], HUMAN_DIGITS)}, "
-                                          f"{display(ci['high'], HUMAN_DIGITS)}]"})
-        chart.shapes.append({"kind": "circle", "cx": _f(x_score(row.human)), "cy": _f(middle), "r": "4.5",
-                             "cls": "point" + (" human" if row.is_human else ""),
-                             "title": f"{row.label}: {display(row.human, HUMAN_DIGITS)}"})
+            chart.shapes.append(
+                {
+                    "kind": "line",
+                    "x1": _f(x_score(ci["low"])),
+                    "x2": _f(x_score(ci["high"])),
+                    "y1": _f(middle),
+                    "y2": _f(middle),
+                    "cls": "interval",
+                    "title": f"{row.label}: 95% interval [{display(ci['low'], HUMAN_DIGITS)}, "
+                    f"{display(ci['high'], HUMAN_DIGITS)}]",
+                }
+            )
+        chart.shapes.append(
+            {
+                "kind": "circle",
+                "cx": _f(x_score(row.human)),
+                "cy": _f(middle),
+                "r": "4.5",
+                "cls": "point" + (" human" if row.is_human else ""),
+                "title": f"{row.label}: {display(row.human, HUMAN_DIGITS)}",
+            }
+        )
     axis = TOP + ROW * len(rated)
     for tick in layout.ticks:
         x = x_score(tick)
@@ -154,23 +195,48 @@ def scatter_chart(rows, layout=WIDE):
     steps = layout.bleu_steps
     for k in range(steps + 1):
         value = x_max * k / steps
-        chart.shapes.append({"kind": "line", "x1": _f(x_of(value)), "x2": _f(x_of(value)), "y1": _f(top),
-                             "y2": _f(bottom), "cls": "grid"})
+        chart.shapes.append(
+            {
+                "kind": "line",
+                "x1": _f(x_of(value)),
+                "x2": _f(x_of(value)),
+                "y1": _f(top),
+                "y2": _f(bottom),
+                "cls": "grid",
+            }
+        )
         chart.ticks.append({"x": _f(x_of(value)), "y": _f(bottom + 16), "label": f"{value:g}"})
     chart.ticks.append({"x": _f((left + right) / 2), "y": _f(bottom + 34), "label": "official BLEU"})
     placed = []  # the boxes of the labels drawn so far: (x0, y0, x1, y1)
     for row in sorted(teams, key=lambda row: (row.bleu, row.human)):
         x, y = x_of(row.bleu), y_of(row.human)
-        chart.shapes.append({"kind": "circle", "cx": _f(x), "cy": _f(y), "r": "4.5", "cls": "point",
-                             "title": f"{row.label}: BLEU {row.bleu:.1f}, human {display(row.human, HUMAN_DIGITS)}"})
+        chart.shapes.append(
+            {
+                "kind": "circle",
+                "cx": _f(x),
+                "cy": _f(y),
+                "r": "4.5",
+                "cls": "point",
+                "title": f"{row.label}: BLEU {row.bleu:.1f}, human {display(row.human, HUMAN_DIGITS)}",
+            }
+        )
         text = short(row.label, layout.label_chars)
         label = _free_label_place(x, y, text, (x > (left + right) / 2), placed, layout.width)
         if label is None:
             chart.unlabelled.append(row.label)
             continue
         label_x, label_y, anchor = label
-        chart.shapes.append({"kind": "text", "x": _f(label_x), "y": _f(label_y), "anchor": anchor,
-                             "cls": "point-label", "text": text, "title": row.label})
+        chart.shapes.append(
+            {
+                "kind": "text",
+                "x": _f(label_x),
+                "y": _f(label_y),
+                "anchor": anchor,
+                "cls": "point-label",
+                "text": text,
+                "title": row.label,
+            }
+        )
     chart.missing += [row.label for row in rows if not row.is_human and row.bleu is None and row.human is not None]
     return chart
 
@@ -211,20 +277,43 @@ def distribution_chart(rows, distribution, layout=WIDE):
         counts = distribution[row.team]
         total = sum(counts)
         top = TOP + ROW * position
-        chart.shapes.append({"kind": "text", "x": _f(left - 8), "y": _f(top + ROW / 2 + 4), "anchor": "end",
-                             "cls": "row-label" + (" human" if row.is_human else ""),
-                             "text": short(row.label, layout.label_chars), "title": row.label})
+        chart.shapes.append(
+            {
+                "kind": "text",
+                "x": _f(left - 8),
+                "y": _f(top + ROW / 2 + 4),
+                "anchor": "end",
+                "cls": "row-label" + (" human" if row.is_human else ""),
+                "text": short(row.label, layout.label_chars),
+                "title": row.label,
+            }
+        )
         x = left
         for score, count in zip(SCORES, counts):
             width = (right - left) * count / total
             if count:
-                chart.shapes.append({"kind": "rect", "x": _f(x), "y": _f(top + 4), "width": _f(width),
-                                     "height": _f(ROW - 8), "cls": f"segment score-{score}",
-                                     "title": f"{row.label}: {count} of {total} ratings scored {score} "
-                                              f"({100 * count / total:.0f}%)"})
+                chart.shapes.append(
+                    {
+                        "kind": "rect",
+                        "x": _f(x),
+                        "y": _f(top + 4),
+                        "width": _f(width),
+                        "height": _f(ROW - 8),
+                        "cls": f"segment score-{score}",
+                        "title": f"{row.label}: {count} of {total} ratings scored {score} ({100 * count / total:.0f}%)",
+                    }
+                )
             x += width
-        chart.shapes.append({"kind": "text", "x": _f(right + 6), "y": _f(top + ROW / 2 + 4), "cls": "count-label",
-                             "text": str(total), "anchor": "start"})
+        chart.shapes.append(
+            {
+                "kind": "text",
+                "x": _f(right + 6),
+                "y": _f(top + ROW / 2 + 4),
+                "cls": "count-label",
+                "text": str(total),
+                "anchor": "start",
+            }
+        )
     axis = TOP + ROW * len(shown)
     for share in (0, 25, 50, 75, 100):
         x = left + (right - left) * share / 100

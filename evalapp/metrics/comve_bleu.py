@@ -4,6 +4,7 @@ A corpus metric: its per-segment sufficient statistics are kept so a bootstrap r
 it on resampled instances exactly. It has no segment-level score (unsmoothed sentence BLEU is
 0 for most single reasons); segment correlations use ``sentbleu``.
 """
+
 from evalapp.compute import official_bleu
 from evalapp.metrics.base import Metric, statistics_output
 
@@ -11,8 +12,10 @@ from evalapp.metrics.base import Metric, statistics_output
 class ComveBleu(Metric):
     key = "comve_bleu"
     label = "ComVE BLEU"
-    description = "Official ComVE Subtask C BLEU (0-100): whitespace tokens, case kept, no smoothing, " \
-                  "brevity penalty from the shortest reference"
+    description = (
+        "Official ComVE Subtask C BLEU (0-100): whitespace tokens, case kept, no smoothing, "
+        "brevity penalty from the shortest reference"
+    )
     corpus_level = True
 
     def signature_for(self, references):
@@ -26,5 +29,15 @@ class ComveBleu(Metric):
         def segment_row(hypothesis, instance):
             return official_bleu.segment_stats(hypothesis, references[instance]).as_row()
 
-        return [statistics_output(self.key, signature, hypotheses, references, segment_row,
-                                  official_bleu.STATS_WIDTH, official_bleu.bleu_from_totals_array, progress=progress)]
+        return [
+            statistics_output(
+                self.key,
+                signature,
+                hypotheses,
+                references,
+                segment_row,
+                official_bleu.STATS_WIDTH,
+                official_bleu.bleu_from_totals_array,
+                progress=progress,
+            )
+        ]

@@ -1,4 +1,5 @@
 """The built-in metrics by key, and the names their outputs carry in reports."""
+
 from evalapp.metrics.bertscore import BertScore
 from evalapp.metrics.comve_bleu import ComveBleu
 from evalapp.metrics.sacrebleu_metrics import Chrf, SacreBleu, SentenceBleu

@@ -6,6 +6,7 @@ the statistics lets a bootstrap recompute the corpus scores on resampled instanc
 are sacreBLEU's: BLEU with the 13a tokenizer, case kept, exponential smoothing; chrF2
 (character 6-grams, beta 2); sentence BLEU with effective order, as sacreBLEU recommends.
 """
+
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 
@@ -27,10 +28,11 @@ def bleu_exp_scores(stats, max_order=4):
     operations in the same order, so the scores are the same floats."""
     stats = np.asarray(stats, float)
     sys_len, ref_len = np.floor(stats[:, 0]), np.floor(stats[:, 1])
-    correct, total = stats[:, 2:2 + max_order], stats[:, 2 + max_order:2 + 2 * max_order]
+    correct, total = stats[:, 2 : 2 + max_order], stats[:, 2 + max_order : 2 + 2 * max_order]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        bp = np.where(sys_len < ref_len,
-                      np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0)
+        bp = np.where(
+            sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0
+        )
         smooth = np.ones(len(stats))
         running = np.ones(len(stats), bool)  # sacreBLEU stops at the first order with no n-grams
         log_sum = np.zeros(len(stats))
@@ -39,8 +41,11 @@ def bleu_exp_scores(stats, max_order=4):
             zero = running & (correct[:, n] == 0)
             smooth = np.where(zero, smooth * 2, smooth)
             safe_total = np.where(total[:, n] != 0, total[:, n], 1)
-            precision = np.where(running, np.where(correct[:, n] == 0, 100.0 / (smooth * safe_total),
-                                                   100.0 * correct[:, n] / safe_total), 0.0)
+            precision = np.where(
+                running,
+                np.where(correct[:, n] == 0, 100.0 / (smooth * safe_total), 100.0 * correct[:, n] / safe_total),
+                0.0,
+            )
             log_sum = log_sum + np.where(precision == 0.0, LOG_FLOOR, np.log(np.where(precision > 0, precision, 1)))
         score = bp * np.exp(log_sum / max_order)
     return np.where((correct != 0).any(axis=1), score, 0.0)
@@ -51,7 +56,7 @@ def chrf_scores(stats, order, beta):
     [hyp, ref, match] per order, vectorised with the same operations in the same order."""
     stats = np.asarray(stats, float)
     eps = 1e-16
-    factor = beta ** 2
+    factor = beta**2
     avg_prec, avg_rec = np.zeros(len(stats)), np.zeros(len(stats))
     effective = np.zeros(len(stats))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -82,8 +87,9 @@ class _SacreMetric(Metric):
 
     def _signature(self, scorer):
         # sacreBLEU's signature carries its module's __version__; the installed distribution's is the truth
-        return with_version(f"{self.label}|{scorer.get_signature().format()}", "version",
-                            distribution_version("sacrebleu"))
+        return with_version(
+            f"{self.label}|{scorer.get_signature().format()}", "version", distribution_version("sacrebleu")
+        )
 
     def signature_for(self, references):
         scorer = self.make()
@@ -112,8 +118,9 @@ class _SacreMetric(Metric):
             return self.scores_from_stats(scorer, np.atleast_2d(np.asarray(summed, float)))
 
         segment_score = (lambda row: self.score_value(scorer, row)) if self.has_segment_scores else None
-        output = statistics_output(self.key, signature, hypotheses, references, segment_stats, width, from_stats,
-                                   segment_score, progress)
+        output = statistics_output(
+            self.key, signature, hypotheses, references, segment_stats, width, from_stats, segment_score, progress
+        )
         return [output]
 
 
@@ -151,14 +158,16 @@ class SentenceBleu(_SacreMetric):
 
     key = "sentbleu"
     label = "sentBLEU"
-    description = "sacreBLEU sentence BLEU (0-100), effective order, exponential smoothing; " \
-                  "system score = mean of the sentence scores"
+    description = (
+        "sacreBLEU sentence BLEU (0-100), effective order, exponential smoothing; "
+        "system score = mean of the sentence scores"
+    )
     corpus_level = False
 
     def make(self):
         return BLEU(effective_order=True)
 
     def compute(self, hypotheses, references, progress=None):
-        output, = super().compute(hypotheses, references, progress)
+        (output,) = super().compute(hypotheses, references, progress)
         output.stats = output.from_stats = None  # averaged, so resampled as a mean of segment scores
         return [output]

@@ -8,7 +8,6 @@ import core.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -17,326 +16,575 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True)),
-                ('split', models.CharField(choices=[('test', 'test'), ('dev', 'dev'), ('train', 'train'), ('other', 'other')], default='test', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100, unique=True)),
+                (
+                    "split",
+                    models.CharField(
+                        choices=[("test", "test"), ("dev", "dev"), ("train", "train"), ("other", "other")],
+                        default="test",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Campaign',
+            name="Campaign",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100, unique=True)),
-                ('status', models.CharField(choices=[('open', 'open'), ('closed', 'closed')], default='open', max_length=10)),
-                ('seed', models.BigIntegerField(blank=True, help_text='Seed of the instance sample (S2).', null=True)),
-                ('sample_size', models.PositiveIntegerField(blank=True, null=True)),
-                ('raters_per_item', models.PositiveSmallIntegerField(default=3)),
-                ('rubric', models.JSONField(default=core.models.default_rubric)),
-                ('instructions', models.TextField(blank=True, default='')),
-                ('lease_seconds', models.PositiveIntegerField(default=1800)),
-                ('share_identical_outputs', models.BooleanField(default=False, help_text='Rate identical reasons of different systems for an instance once.')),
-                ('control_rate', models.FloatField(default=0.0, help_text='Control items per system item (0-1).')),
-                ('human_reference', models.PositiveSmallIntegerField(blank=True, help_text='Reference k used as the Human pseudo-system.', null=True)),
-                ('min_control_pass_rate', models.FloatField(default=0.7)),
-                ('min_coagreement', models.FloatField(default=0.0, help_text='Minimum exact agreement with co-raters.')),
-                ('min_median_seconds', models.FloatField(default=3.0)),
-                ('completion_url', models.URLField(blank=True, default='')),
-                ('completion_code', models.CharField(blank=True, default='', max_length=100)),
-                ('screening_code', models.CharField(blank=True, default='', max_length=100)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='campaigns', to='evalapp.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100, unique=True)),
+                (
+                    "status",
+                    models.CharField(choices=[("open", "open"), ("closed", "closed")], default="open", max_length=10),
+                ),
+                ("seed", models.BigIntegerField(blank=True, help_text="Seed of the instance sample (S2).", null=True)),
+                ("sample_size", models.PositiveIntegerField(blank=True, null=True)),
+                ("raters_per_item", models.PositiveSmallIntegerField(default=3)),
+                ("rubric", models.JSONField(default=core.models.default_rubric)),
+                ("instructions", models.TextField(blank=True, default="")),
+                ("lease_seconds", models.PositiveIntegerField(default=1800)),
+                (
+                    "share_identical_outputs",
+                    models.BooleanField(
+                        default=False, help_text="Rate identical reasons of different systems for an instance once."
+                    ),
+                ),
+                ("control_rate", models.FloatField(default=0.0, help_text="Control items per system item (0-1).")),
+                (
+                    "human_reference",
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="Reference k used as the Human pseudo-system.", null=True
+                    ),
+                ),
+                ("min_control_pass_rate", models.FloatField(default=0.7)),
+                (
+                    "min_coagreement",
+                    models.FloatField(default=0.0, help_text="Minimum exact agreement with co-raters."),
+                ),
+                ("min_median_seconds", models.FloatField(default=3.0)),
+                ("completion_url", models.URLField(blank=True, default="")),
+                ("completion_code", models.CharField(blank=True, default="", max_length=100)),
+                ("screening_code", models.CharField(blank=True, default="", max_length=100)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="campaigns", to="evalapp.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', 'name'],
+                "ordering": ["-created_at", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Instance',
+            name="Instance",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(help_text="The id used in the dataset's CSV files.", max_length=64)),
-                ('position', models.PositiveIntegerField(help_text='0-based order in the statements file.')),
-                ('false_sent', models.TextField(help_text='The statement against common sense.')),
-                ('true_sent', models.TextField(blank=True, default='', help_text='Its sensical twin, when known.')),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='instances', to='evalapp.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("external_id", models.CharField(help_text="The id used in the dataset's CSV files.", max_length=64)),
+                ("position", models.PositiveIntegerField(help_text="0-based order in the statements file.")),
+                ("false_sent", models.TextField(help_text="The statement against common sense.")),
+                ("true_sent", models.TextField(blank=True, default="", help_text="Its sensical twin, when known.")),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="instances", to="evalapp.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'position'],
+                "ordering": ["dataset", "position"],
             },
         ),
         migrations.CreateModel(
-            name='CampaignInstance',
+            name="CampaignInstance",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveIntegerField()),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sampled', to='evalapp.campaign')),
-                ('instance', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='evalapp.instance')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveIntegerField()),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="sampled", to="evalapp.campaign"
+                    ),
+                ),
+                ("instance", models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to="evalapp.instance")),
             ],
             options={
-                'ordering': ['campaign', 'position'],
+                "ordering": ["campaign", "position"],
             },
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='instances',
-            field=models.ManyToManyField(related_name='campaigns', through='evalapp.CampaignInstance', to='evalapp.instance'),
+            model_name="campaign",
+            name="instances",
+            field=models.ManyToManyField(
+                related_name="campaigns", through="evalapp.CampaignInstance", to="evalapp.instance"
+            ),
         ),
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('system', 'system output'), ('control', 'control')], default='system', max_length=10)),
-                ('control_kind', models.CharField(blank=True, choices=[('other_reason', 'a reason from another instance (expected 0)'), ('statement', 'the statement itself (expected at most 1)'), ('reference', 'a human reference (expected at least 2)')], default='', max_length=20)),
-                ('expected_min', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('expected_max', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('text', models.TextField(blank=True, help_text='The reason shown to raters.')),
-                ('needed', models.PositiveSmallIntegerField(help_text="Ratings this item needs (the campaign's M).")),
-                ('active_count', models.PositiveSmallIntegerField(default=0)),
-                ('done_count', models.PositiveSmallIntegerField(default=0)),
-                ('shuffle_key', models.BigIntegerField(default=0, help_text='Random key; per-rater order derives from it.')),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='evalapp.campaign')),
-                ('instance', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='items', to='evalapp.instance')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("system", "system output"), ("control", "control")], default="system", max_length=10
+                    ),
+                ),
+                (
+                    "control_kind",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("other_reason", "a reason from another instance (expected 0)"),
+                            ("statement", "the statement itself (expected at most 1)"),
+                            ("reference", "a human reference (expected at least 2)"),
+                        ],
+                        default="",
+                        max_length=20,
+                    ),
+                ),
+                ("expected_min", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("expected_max", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("text", models.TextField(blank=True, help_text="The reason shown to raters.")),
+                ("needed", models.PositiveSmallIntegerField(help_text="Ratings this item needs (the campaign's M).")),
+                ("active_count", models.PositiveSmallIntegerField(default=0)),
+                ("done_count", models.PositiveSmallIntegerField(default=0)),
+                (
+                    "shuffle_key",
+                    models.BigIntegerField(default=0, help_text="Random key; per-rater order derives from it."),
+                ),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "instance",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="items", to="evalapp.instance"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['campaign', 'id'],
+                "ordering": ["campaign", "id"],
             },
         ),
         migrations.CreateModel(
-            name='MetricRun',
+            name="MetricRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('metrics', models.JSONField(default=list)),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed')], default='queued', max_length=10)),
-                ('progress', models.FloatField(default=0.0)),
-                ('message', models.TextField(blank=True, default='')),
-                ('report', models.JSONField(blank=True, null=True)),
-                ('task_id', models.CharField(blank=True, default='', max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metric_runs', to='evalapp.campaign')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("metrics", models.JSONField(default=list)),
+                ("options", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "queued"), ("running", "running"), ("done", "done"), ("failed", "failed")],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("progress", models.FloatField(default=0.0)),
+                ("message", models.TextField(blank=True, default="")),
+                ("report", models.JSONField(blank=True, null=True)),
+                ("task_id", models.CharField(blank=True, default="", max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="metric_runs", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Reference',
+            name="Reference",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('text', models.TextField()),
-                ('instance', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='references', to='evalapp.instance')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("position", models.PositiveSmallIntegerField()),
+                ("text", models.TextField()),
+                (
+                    "instance",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="references", to="evalapp.instance"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['instance', 'position'],
+                "ordering": ["instance", "position"],
             },
         ),
         migrations.CreateModel(
-            name='System',
+            name="System",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('marker', models.CharField(blank=True, choices=[('', 'none'), ('*', '* no system description paper'), ('+', '+ paper does not describe Subtask C')], default='', max_length=1)),
-                ('is_human', models.BooleanField(default=False)),
-                ('human_reference', models.PositiveSmallIntegerField(blank=True, help_text='For the Human pseudo-system: which reference (1-3) it is.', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='systems', to='evalapp.dataset')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=100)),
+                (
+                    "marker",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "none"),
+                            ("*", "* no system description paper"),
+                            ("+", "+ paper does not describe Subtask C"),
+                        ],
+                        default="",
+                        max_length=1,
+                    ),
+                ),
+                ("is_human", models.BooleanField(default=False)),
+                (
+                    "human_reference",
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="For the Human pseudo-system: which reference (1-3) it is.", null=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="systems", to="evalapp.dataset"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset', 'name'],
+                "ordering": ["dataset", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('filename', models.CharField(max_length=255)),
-                ('sha256', models.CharField(max_length=64)),
-                ('rows', models.PositiveIntegerField()),
-                ('partial', models.BooleanField(default=False)),
-                ('official_bleu', models.FloatField(blank=True, help_text='0-100; null when partial.', null=True)),
-                ('warnings', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('uploaded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to='evalapp.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("filename", models.CharField(max_length=255)),
+                ("sha256", models.CharField(max_length=64)),
+                ("rows", models.PositiveIntegerField()),
+                ("partial", models.BooleanField(default=False)),
+                ("official_bleu", models.FloatField(blank=True, help_text="0-100; null when partial.", null=True)),
+                ("warnings", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "uploaded_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="submissions", to="evalapp.system"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='MetricScore',
+            name="MetricScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('metric', models.CharField(max_length=100)),
-                ('level', models.CharField(choices=[('system', 'system'), ('segment', 'segment')], max_length=10)),
-                ('value', models.FloatField()),
-                ('imported', models.BooleanField(default=False)),
-                ('signature', models.TextField(blank=True, default='')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metric_scores', to='evalapp.campaign')),
-                ('instance', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, to='evalapp.instance')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metric_scores', to='evalapp.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("metric", models.CharField(max_length=100)),
+                ("level", models.CharField(choices=[("system", "system"), ("segment", "segment")], max_length=10)),
+                ("value", models.FloatField()),
+                ("imported", models.BooleanField(default=False)),
+                ("signature", models.TextField(blank=True, default="")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="metric_scores", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "instance",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, to="evalapp.instance"
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="metric_scores", to="evalapp.system"
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='systems',
-            field=models.ManyToManyField(blank=True, related_name='campaigns', to='evalapp.system'),
+            model_name="campaign",
+            name="systems",
+            field=models.ManyToManyField(blank=True, related_name="campaigns", to="evalapp.system"),
         ),
         migrations.CreateModel(
-            name='SystemOutput',
+            name="SystemOutput",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('text', models.TextField(blank=True)),
-                ('instance', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outputs', to='evalapp.instance')),
-                ('system', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outputs', to='evalapp.system')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("text", models.TextField(blank=True)),
+                (
+                    "instance",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="outputs", to="evalapp.instance"
+                    ),
+                ),
+                (
+                    "system",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="outputs", to="evalapp.system"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['system', 'instance__position'],
+                "ordering": ["system", "instance__position"],
             },
         ),
         migrations.CreateModel(
-            name='ItemOutput',
+            name="ItemOutput",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='item_outputs', to='evalapp.campaign')),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='item_outputs', to='evalapp.item')),
-                ('output', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='item_outputs', to='evalapp.systemoutput')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="item_outputs", to="evalapp.campaign"
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="item_outputs", to="evalapp.item"
+                    ),
+                ),
+                (
+                    "output",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="item_outputs",
+                        to="evalapp.systemoutput",
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='item',
-            name='outputs',
-            field=models.ManyToManyField(blank=True, related_name='items', through='evalapp.ItemOutput', to='evalapp.systemoutput'),
+            model_name="item",
+            name="outputs",
+            field=models.ManyToManyField(
+                blank=True, related_name="items", through="evalapp.ItemOutput", to="evalapp.systemoutput"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='instance',
-            constraint=models.UniqueConstraint(fields=('dataset', 'external_id'), name='instance_unique_id'),
+            model_name="instance",
+            constraint=models.UniqueConstraint(fields=("dataset", "external_id"), name="instance_unique_id"),
         ),
         migrations.AddConstraint(
-            model_name='instance',
-            constraint=models.UniqueConstraint(fields=('dataset', 'position'), name='instance_unique_position'),
+            model_name="instance",
+            constraint=models.UniqueConstraint(fields=("dataset", "position"), name="instance_unique_position"),
         ),
         migrations.AddConstraint(
-            model_name='instance',
-            constraint=models.CheckConstraint(condition=models.Q(('external_id', ''), _negated=True), name='instance_id_not_empty'),
+            model_name="instance",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("external_id", ""), _negated=True), name="instance_id_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='instance',
-            constraint=models.CheckConstraint(condition=models.Q(('false_sent', ''), _negated=True), name='instance_statement_not_empty'),
+            model_name="instance",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("false_sent", ""), _negated=True), name="instance_statement_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaigninstance',
-            constraint=models.UniqueConstraint(fields=('campaign', 'instance'), name='campaign_instance_unique'),
+            model_name="campaigninstance",
+            constraint=models.UniqueConstraint(fields=("campaign", "instance"), name="campaign_instance_unique"),
         ),
         migrations.AddConstraint(
-            model_name='campaigninstance',
-            constraint=models.UniqueConstraint(fields=('campaign', 'position'), name='campaign_instance_position_unique'),
+            model_name="campaigninstance",
+            constraint=models.UniqueConstraint(
+                fields=("campaign", "position"), name="campaign_instance_position_unique"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='metricrun',
-            constraint=models.CheckConstraint(condition=models.Q(('progress__gte', 0), ('progress__lte', 1)), name='metric_run_progress_0_1'),
+            model_name="metricrun",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("progress__gte", 0), ("progress__lte", 1)), name="metric_run_progress_0_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reference',
-            constraint=models.UniqueConstraint(fields=('instance', 'position'), name='reference_unique_position'),
+            model_name="reference",
+            constraint=models.UniqueConstraint(fields=("instance", "position"), name="reference_unique_position"),
         ),
         migrations.AddConstraint(
-            model_name='reference',
-            constraint=models.CheckConstraint(condition=models.Q(('position__gte', 1), ('position__lte', 3)), name='reference_position_1_3'),
+            model_name="reference",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("position__gte", 1), ("position__lte", 3)), name="reference_position_1_3"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='reference',
-            constraint=models.CheckConstraint(condition=models.Q(('text', ''), _negated=True), name='reference_not_empty'),
+            model_name="reference",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("text", ""), _negated=True), name="reference_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_human', False)), fields=('dataset', 'name'), name='system_unique_name'),
+            model_name="system",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_human", False)), fields=("dataset", "name"), name="system_unique_name"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.UniqueConstraint(condition=models.Q(('is_human', True)), fields=('dataset', 'human_reference'), name='system_unique_human'),
+            model_name="system",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("is_human", True)),
+                fields=("dataset", "human_reference"),
+                name="system_unique_human",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('is_human', True), ('human_reference__gte', 1), ('human_reference__lte', 3)), models.Q(('is_human', False), ('human_reference__isnull', True)), _connector='OR'), name='system_human_has_reference'),
+            model_name="system",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("is_human", True), ("human_reference__gte", 1), ("human_reference__lte", 3)),
+                    models.Q(("is_human", False), ("human_reference__isnull", True)),
+                    _connector="OR",
+                ),
+                name="system_human_has_reference",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='system',
-            constraint=models.CheckConstraint(condition=models.Q(('name', ''), _negated=True), name='system_name_not_empty'),
+            model_name="system",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("name", ""), _negated=True), name="system_name_not_empty"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='submission',
-            constraint=models.CheckConstraint(condition=models.Q(('official_bleu__isnull', True), models.Q(('official_bleu__gte', 0), ('official_bleu__lte', 100)), _connector='OR'), name='submission_bleu_range'),
+            model_name="submission",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("official_bleu__isnull", True),
+                    models.Q(("official_bleu__gte", 0), ("official_bleu__lte", 100)),
+                    _connector="OR",
+                ),
+                name="submission_bleu_range",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='submission',
-            constraint=models.CheckConstraint(condition=models.Q(('partial', False), ('official_bleu__isnull', True), _connector='OR'), name='submission_partial_has_no_bleu'),
+            model_name="submission",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("partial", False), ("official_bleu__isnull", True), _connector="OR"),
+                name="submission_partial_has_no_bleu",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='metricscore',
-            constraint=models.UniqueConstraint(condition=models.Q(('level', 'system')), fields=('campaign', 'metric', 'system'), name='metric_unique_system'),
+            model_name="metricscore",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("level", "system")),
+                fields=("campaign", "metric", "system"),
+                name="metric_unique_system",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='metricscore',
-            constraint=models.UniqueConstraint(condition=models.Q(('level', 'segment')), fields=('campaign', 'metric', 'system', 'instance'), name='metric_unique_segment'),
+            model_name="metricscore",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("level", "segment")),
+                fields=("campaign", "metric", "system", "instance"),
+                name="metric_unique_segment",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='metricscore',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('level', 'system'), ('instance__isnull', True)), models.Q(('level', 'segment'), ('instance__isnull', False)), _connector='OR'), name='metric_level_matches_instance'),
+            model_name="metricscore",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("level", "system"), ("instance__isnull", True)),
+                    models.Q(("level", "segment"), ("instance__isnull", False)),
+                    _connector="OR",
+                ),
+                name="metric_level_matches_instance",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('raters_per_item__gte', 1)), name='campaign_raters_positive'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("raters_per_item__gte", 1)), name="campaign_raters_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('control_rate__gte', 0), ('control_rate__lte', 1)), name='campaign_control_rate_0_1'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("control_rate__gte", 0), ("control_rate__lte", 1)), name="campaign_control_rate_0_1"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('lease_seconds__gte', 1)), name='campaign_lease_positive'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("lease_seconds__gte", 1)), name="campaign_lease_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('human_reference__isnull', True), models.Q(('human_reference__gte', 1), ('human_reference__lte', 3)), _connector='OR'), name='campaign_human_reference_1_3'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("human_reference__isnull", True),
+                    models.Q(("human_reference__gte", 1), ("human_reference__lte", 3)),
+                    _connector="OR",
+                ),
+                name="campaign_human_reference_1_3",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='systemoutput',
-            constraint=models.UniqueConstraint(fields=('system', 'instance'), name='output_unique_system_instance'),
+            model_name="systemoutput",
+            constraint=models.UniqueConstraint(fields=("system", "instance"), name="output_unique_system_instance"),
         ),
         migrations.AddConstraint(
-            model_name='itemoutput',
-            constraint=models.UniqueConstraint(fields=('campaign', 'output'), name='item_output_unique_per_campaign'),
+            model_name="itemoutput",
+            constraint=models.UniqueConstraint(fields=("campaign", "output"), name="item_output_unique_per_campaign"),
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['campaign', 'active_count'], name='item_pool_idx'),
+            model_name="item",
+            index=models.Index(fields=["campaign", "active_count"], name="item_pool_idx"),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(('needed__gte', 1)), name='item_needed_positive'),
+            model_name="item",
+            constraint=models.CheckConstraint(condition=models.Q(("needed__gte", 1)), name="item_needed_positive"),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(('active_count__lte', models.F('needed'))), name='item_active_le_needed'),
+            model_name="item",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("active_count__lte", models.F("needed"))), name="item_active_le_needed"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(('done_count__lte', models.F('active_count'))), name='item_done_le_active'),
+            model_name="item",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("done_count__lte", models.F("active_count"))), name="item_done_le_active"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='item',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'system'), ('control_kind', '')), models.Q(('kind', 'control'), models.Q(('control_kind', ''), _negated=True)), _connector='OR'), name='item_control_kind_matches'),
+            model_name="item",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "system"), ("control_kind", "")),
+                    models.Q(("kind", "control"), models.Q(("control_kind", ""), _negated=True)),
+                    _connector="OR",
+                ),
+                name="item_control_kind_matches",
+            ),
         ),
     ]

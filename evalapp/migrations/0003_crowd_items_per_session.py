@@ -5,20 +5,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evalapp', '0001_initial'),
+        ("evalapp", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='campaign',
-            name='items_per_session',
-            field=models.PositiveIntegerField(blank=True, help_text='Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).', null=True),
+            model_name="campaign",
+            name="items_per_session",
+            field=models.PositiveIntegerField(
+                blank=True,
+                help_text="Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).",
+                null=True,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='campaign',
-            constraint=models.CheckConstraint(condition=models.Q(('items_per_session__isnull', True), ('items_per_session__gte', 1), _connector='OR'), name='campaign_items_per_session_positive'),
+            model_name="campaign",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("items_per_session__isnull", True), ("items_per_session__gte", 1), _connector="OR"),
+                name="campaign_items_per_session_positive",
+            ),
         ),
     ]

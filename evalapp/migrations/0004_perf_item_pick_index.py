@@ -4,18 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evalapp', '0003_crowd_items_per_session'),
+        ("evalapp", "0003_crowd_items_per_session"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='item',
-            name='item_pool_idx',
+            model_name="item",
+            name="item_pool_idx",
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['campaign', 'active_count', 'shuffle_key'], name='item_pick_idx'),
+            model_name="item",
+            index=models.Index(fields=["campaign", "active_count", "shuffle_key"], name="item_pick_idx"),
         ),
     ]

@@ -5,6 +5,7 @@ name starts with ``evalapp_`` and that no model (or many-to-many table) of any a
 a leftover of a model deleted from this app: it holds nothing the product reads. Databases
 that never had such a table are unchanged.
 """
+
 from django.db import migrations
 
 PREFIX = "evalapp_"
@@ -28,10 +29,9 @@ def drop_orphaned_tables(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('core', '0002_table_names'),
-        ('evalapp', '0005_models_moved_to_core'),
+        ("core", "0002_table_names"),
+        ("evalapp", "0005_models_moved_to_core"),
     ]
 
     operations = [

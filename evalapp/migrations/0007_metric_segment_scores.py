@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evalapp', '0006_drop_orphaned_tables'),
+        ("evalapp", "0006_drop_orphaned_tables"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MetricSegmentScore',
+            name="MetricSegmentScore",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=64, unique=True)),
-                ('metric', models.CharField(max_length=100)),
-                ('signature', models.TextField()),
-                ('values', models.JSONField(default=dict)),
-                ('stats', models.JSONField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=64, unique=True)),
+                ("metric", models.CharField(max_length=100)),
+                ("signature", models.TextField()),
+                ("values", models.JSONField(default=dict)),
+                ("stats", models.JSONField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'indexes': [models.Index(fields=['metric'], name='metric_segment_metric_idx')],
+                "indexes": [models.Index(fields=["metric"], name="metric_segment_metric_idx")],
             },
         ),
     ]

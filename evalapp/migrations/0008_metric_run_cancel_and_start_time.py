@@ -4,20 +4,29 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('evalapp', '0007_metric_segment_scores'),
+        ("evalapp", "0007_metric_segment_scores"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='metricrun',
-            name='started_at',
-            field=models.DateTimeField(blank=True, help_text='When a worker began it (for the time left).', null=True),
+            model_name="metricrun",
+            name="started_at",
+            field=models.DateTimeField(blank=True, help_text="When a worker began it (for the time left).", null=True),
         ),
         migrations.AlterField(
-            model_name='metricrun',
-            name='status',
-            field=models.CharField(choices=[('queued', 'queued'), ('running', 'running'), ('done', 'done'), ('failed', 'failed'), ('cancelled', 'cancelled')], default='queued', max_length=10),
+            model_name="metricrun",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "queued"),
+                    ("running", "running"),
+                    ("done", "done"),
+                    ("failed", "failed"),
+                    ("cancelled", "cancelled"),
+                ],
+                default="queued",
+                max_length=10,
+            ),
         ),
     ]

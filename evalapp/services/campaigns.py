@@ -9,6 +9,7 @@ The seeded decisions (sample, shared reasons, controls, item order) are pure fun
 :mod:`evalapp.compute.campaign_plan`; a campaign always stores its seed, so the same seed and
 dataset give the same campaign again.
 """
+
 import math
 import secrets
 from collections import defaultdict
@@ -101,8 +102,19 @@ def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_settings(problems, name, sample, seed, instance_ids, raters_per_item, human_reference,
-                    rubric, lease_seconds, control_rate, instructions):
+def _check_settings(
+    problems,
+    name,
+    sample,
+    seed,
+    instance_ids,
+    raters_per_item,
+    human_reference,
+    rubric,
+    lease_seconds,
+    control_rate,
+    instructions,
+):
     name = (name or "").strip()
     if NUL in name:
         problems.add("name", "the name contains a NUL character")
@@ -119,20 +131,28 @@ def _check_settings(problems, name, sample, seed, instance_ids, raters_per_item,
     if seed is not None and (not _is_int(seed) or not 0 <= seed < SEED_BOUND):
         problems.add("seed", f"the seed must be a whole number from 0 to {SEED_BOUND - 1} (found {seed!r})")
     if not _is_int(raters_per_item) or not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:
-        problems.add("raters_per_item",
-                     f"raters per item must be a whole number from 1 to {MAX_RATERS_PER_ITEM} "
-                     f"(found {raters_per_item!r})")
+        problems.add(
+            "raters_per_item",
+            f"raters per item must be a whole number from 1 to {MAX_RATERS_PER_ITEM} (found {raters_per_item!r})",
+        )
     if human_reference is not None and human_reference not in REFERENCE_POSITIONS:
-        problems.add("human_reference",
-                     f"the Human pseudo-system takes reference 1, 2 or 3 (found {human_reference!r})")
+        problems.add(
+            "human_reference", f"the Human pseudo-system takes reference 1, 2 or 3 (found {human_reference!r})"
+        )
     if rubric is not None:
         for message in rubric_problems(rubric):
             problems.add("rubric", message)
     if not _is_int(lease_seconds) or not MIN_LEASE_SECONDS <= lease_seconds <= MAX_LEASE_SECONDS:
-        problems.add("lease_seconds", f"a lease must last from {MIN_LEASE_SECONDS} seconds to a week "
-                                      f"({MAX_LEASE_SECONDS} seconds) (found {lease_seconds!r})")
-    if isinstance(control_rate, bool) or not isinstance(control_rate, (int, float)) \
-            or not (math.isfinite(control_rate) and 0 <= control_rate <= 1):
+        problems.add(
+            "lease_seconds",
+            f"a lease must last from {MIN_LEASE_SECONDS} seconds to a week "
+            f"({MAX_LEASE_SECONDS} seconds) (found {lease_seconds!r})",
+        )
+    if (
+        isinstance(control_rate, bool)
+        or not isinstance(control_rate, (int, float))
+        or not (math.isfinite(control_rate) and 0 <= control_rate <= 1)
+    ):
         problems.add("control_rate", f"the control rate must be a number from 0 to 1 (found {control_rate!r})")
     if NUL in instructions:
         problems.add("instructions", "the instructions contain a NUL character")
@@ -140,10 +160,16 @@ def _check_settings(problems, name, sample, seed, instance_ids, raters_per_item,
 
 
 def _check_stopping(problems, tie_margin, racing):
-    if isinstance(tie_margin, bool) or not isinstance(tie_margin, (int, float)) \
-            or not (math.isfinite(tie_margin) and 0 < tie_margin <= MAX_TIE_MARGIN):
-        problems.add("tie_margin", f"the tie margin must be a number above 0 and at most {MAX_TIE_MARGIN} "
-                                   f"on the 0-3 scale (found {tie_margin!r})")
+    if (
+        isinstance(tie_margin, bool)
+        or not isinstance(tie_margin, (int, float))
+        or not (math.isfinite(tie_margin) and 0 < tie_margin <= MAX_TIE_MARGIN)
+    ):
+        problems.add(
+            "tie_margin",
+            f"the tie margin must be a number above 0 and at most {MAX_TIE_MARGIN} "
+            f"on the 0-3 scale (found {tie_margin!r})",
+        )
     if not isinstance(racing, bool):
         problems.add("racing", f"racing is on or off (true or false), found {racing!r}")
 
@@ -160,12 +186,24 @@ def _select_instances(problems, dataset, sample, seed, instance_ids):
         first_line = {}
         for line, instance_id in listed.entries:
             if instance_id in first_line:
-                problems.add("instance_ids", f"id {instance_id!r} repeats line {first_line[instance_id]}",
-                             file=listed.filename, line=line, column=1, value=instance_id)
+                problems.add(
+                    "instance_ids",
+                    f"id {instance_id!r} repeats line {first_line[instance_id]}",
+                    file=listed.filename,
+                    line=line,
+                    column=1,
+                    value=instance_id,
+                )
             first_line.setdefault(instance_id, line)
             if instance_id not in by_id:
-                problems.add("instance_ids", f"unknown instance id {instance_id!r} (not in dataset '{dataset.name}')",
-                             file=listed.filename, line=line, column=1, value=instance_id)
+                problems.add(
+                    "instance_ids",
+                    f"unknown instance id {instance_id!r} (not in dataset '{dataset.name}')",
+                    file=listed.filename,
+                    line=line,
+                    column=1,
+                    value=instance_id,
+                )
         if not listed.entries:
             problems.add("instance_ids", "the instance list is empty", file=listed.filename)
         return [by_id[instance_id] for _, instance_id in listed.entries if instance_id in by_id]
@@ -182,7 +220,9 @@ def _select_systems(problems, dataset, systems, chosen):
     team_systems = {system.name: system for system in System.objects.filter(dataset=dataset, is_human=False)}
     covered = dict(
         SystemOutput.objects.filter(system__in=team_systems.values(), instance__in=chosen)
-        .values("system").annotate(count=Count("pk")).values_list("system", "count")
+        .values("system")
+        .annotate(count=Count("pk"))
+        .values_list("system", "count")
     )
     if systems is None:
         return [system for name, system in sorted(team_systems.items()) if covered.get(system.pk) == len(chosen)]
@@ -201,19 +241,24 @@ def _select_systems(problems, dataset, systems, chosen):
             selected.append(system)
     for system in selected:
         if covered.get(system.pk, 0) < len(chosen):
-            have = set(SystemOutput.objects.filter(system=system, instance__in=chosen)
-                       .values_list("instance", flat=True))
+            have = set(
+                SystemOutput.objects.filter(system=system, instance__in=chosen).values_list("instance", flat=True)
+            )
             missing = [instance.external_id for instance in chosen if instance.pk not in have]
             shown = ", ".join(missing[:MISSING_IDS_SHOWN]) + (", ..." if len(missing) > MISSING_IDS_SHOWN else "")
-            problems.add("systems", f"system '{system.name}' has no output for {len(missing)} of the "
-                                    f"{len(chosen)} campaign instances (ids {shown})")
+            problems.add(
+                "systems",
+                f"system '{system.name}' has no output for {len(missing)} of the "
+                f"{len(chosen)} campaign instances (ids {shown})",
+            )
     return selected
 
 
 def _references(chosen):
     references = defaultdict(dict)
     for instance_id, position, text in Reference.objects.filter(instance__in=chosen).values_list(
-            "instance", "position", "text"):
+        "instance", "position", "text"
+    ):
         references[instance_id][position] = text
     return references
 
@@ -224,21 +269,41 @@ def human_system(dataset, reference):
     Its outputs are copies of reference k for every instance of the dataset that has one.
     """
     system, _ = System.objects.get_or_create(
-        dataset=dataset, is_human=True, human_reference=reference, defaults={"name": System.HUMAN_NAME})
+        dataset=dataset, is_human=True, human_reference=reference, defaults={"name": System.HUMAN_NAME}
+    )
     SystemOutput.objects.bulk_create(
-        [SystemOutput(system=system, instance_id=instance_id, text=text)
-         for instance_id, text in Reference.objects.filter(instance__dataset=dataset, position=reference)
-         .values_list("instance", "text")],
-        ignore_conflicts=True, batch_size=BULK_BATCH,
+        [
+            SystemOutput(system=system, instance_id=instance_id, text=text)
+            for instance_id, text in Reference.objects.filter(
+                instance__dataset=dataset, position=reference
+            ).values_list("instance", "text")
+        ],
+        ignore_conflicts=True,
+        batch_size=BULK_BATCH,
     )
     return system
 
 
-def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
-                    raters_per_item=DEFAULT_RATERS_PER_ITEM, systems=None, human_reference=None, rubric=None,
-                    lease_seconds=DEFAULT_LEASE_SECONDS, share_identical_outputs=False, control_rate=0.0,
-                    instructions="", created_by=None, mturk_enabled=False, prolific_enabled=False,
-                    tie_margin=DEFAULT_TIE_MARGIN, racing=False):
+def create_campaign(
+    dataset,
+    name,
+    sample=None,
+    seed=None,
+    instance_ids=None,
+    raters_per_item=DEFAULT_RATERS_PER_ITEM,
+    systems=None,
+    human_reference=None,
+    rubric=None,
+    lease_seconds=DEFAULT_LEASE_SECONDS,
+    share_identical_outputs=False,
+    control_rate=0.0,
+    instructions="",
+    created_by=None,
+    mturk_enabled=False,
+    prolific_enabled=False,
+    tie_margin=DEFAULT_TIE_MARGIN,
+    racing=False,
+):
     """Create a campaign and all its items; returns the :class:`Campaign`. Raises CampaignError.
 
     - instances: a seeded random ``sample`` of that many (``draw_sample``), or ``instance_ids``
@@ -264,8 +329,19 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
     dataset = get_dataset(dataset)
     problems = _Problems()
     instructions = instructions or ""
-    name = _check_settings(problems, name, sample, seed, instance_ids, raters_per_item, human_reference,
-                           rubric, lease_seconds, control_rate, instructions)
+    name = _check_settings(
+        problems,
+        name,
+        sample,
+        seed,
+        instance_ids,
+        raters_per_item,
+        human_reference,
+        rubric,
+        lease_seconds,
+        control_rate,
+        instructions,
+    )
     _check_stopping(problems, tie_margin, racing)
     if problems.about("sample", "seed", "instance_ids"):  # the instances cannot be chosen; the rest can wait
         problems.raise_if_any()
@@ -278,30 +354,48 @@ def create_campaign(dataset, name, sample=None, seed=None, instance_ids=None,
     if human_reference in REFERENCE_POSITIONS:
         lacking = [instance.external_id for instance in chosen if human_reference not in references[instance.pk]]
         if lacking:
-            problems.add("human_reference", f"{len(lacking)} campaign instances have no reference {human_reference} "
-                                            f"(ids {', '.join(lacking[:MISSING_IDS_SHOWN])})")
+            problems.add(
+                "human_reference",
+                f"{len(lacking)} campaign instances have no reference {human_reference} "
+                f"(ids {', '.join(lacking[:MISSING_IDS_SHOWN])})",
+            )
     elif not selected:
-        problems.add("systems", "no system has an output for every campaign instance; import submissions "
-                                "first, or name the systems")
+        problems.add(
+            "systems",
+            "no system has an output for every campaign instance; import submissions first, or name the systems",
+        )
     problems.raise_if_any()
     try:
         with transaction.atomic():
             if human_reference is not None:
                 selected = [human_system(dataset, human_reference)] + selected
             campaign = Campaign.objects.create(
-                name=name, dataset=dataset, seed=seed, sample_size=len(chosen), raters_per_item=raters_per_item,
+                name=name,
+                dataset=dataset,
+                seed=seed,
+                sample_size=len(chosen),
+                raters_per_item=raters_per_item,
                 rubric=normalise_rubric(rubric) if rubric is not None else default_rubric(),
-                instructions=instructions, lease_seconds=lease_seconds,
-                share_identical_outputs=share_identical_outputs, control_rate=control_rate,
-                human_reference=human_reference, created_by=created_by,
-                mturk_enabled=bool(mturk_enabled), prolific_enabled=bool(prolific_enabled),
-                tie_margin=float(tie_margin), racing=racing,
+                instructions=instructions,
+                lease_seconds=lease_seconds,
+                share_identical_outputs=share_identical_outputs,
+                control_rate=control_rate,
+                human_reference=human_reference,
+                created_by=created_by,
+                mturk_enabled=bool(mturk_enabled),
+                prolific_enabled=bool(prolific_enabled),
+                tie_margin=float(tie_margin),
+                racing=racing,
             )
             campaign.systems.set(selected)
             places = item_order.instance_rating_order(len(chosen), seed)
             CampaignInstance.objects.bulk_create(
-                [CampaignInstance(campaign=campaign, instance=instance, position=position, rating_order=place)
-                 for position, (instance, place) in enumerate(zip(chosen, places))], batch_size=BULK_BATCH)
+                [
+                    CampaignInstance(campaign=campaign, instance=instance, position=position, rating_order=place)
+                    for position, (instance, place) in enumerate(zip(chosen, places))
+                ],
+                batch_size=BULK_BATCH,
+            )
             _create_items(campaign, chosen, selected, references, places)
     except campaign_plan.PlanError as exc:
         raise CampaignError([("control_rate", Problem("control_rate", None, None, str(exc)))]) from None
@@ -329,7 +423,8 @@ def _create_items(campaign, chosen, systems, references, places):
     rank = {system.pk: index for index, system in enumerate(systems)}
     outputs = defaultdict(list)
     for output in SystemOutput.objects.filter(system__in=systems, instance__in=chosen).only(
-            "pk", "system_id", "instance_id", "text"):
+        "pk", "system_id", "instance_id", "text"
+    ):
         outputs[output.instance_id].append(output)
     items, groups = [], []
     for instance in chosen:
@@ -340,24 +435,44 @@ def _create_items(campaign, chosen, systems, references, places):
         else:
             grouped = [[output.pk] for output in mine]
         for group in grouped:
-            items.append(Item(campaign=campaign, instance=instance, kind=Item.Kind.SYSTEM,
-                              text=by_pk[group[0]].text, needed=campaign.raters_per_item))
+            items.append(
+                Item(
+                    campaign=campaign,
+                    instance=instance,
+                    kind=Item.Kind.SYSTEM,
+                    text=by_pk[group[0]].text,
+                    needed=campaign.raters_per_item,
+                )
+            )
             groups.append(group)
     count = campaign_plan.control_count(campaign.control_rate, len(items))
-    materials = [campaign_plan.InstanceMaterial(instance.pk, instance.false_sent, references[instance.pk])
-                 for instance in chosen]
+    materials = [
+        campaign_plan.InstanceMaterial(instance.pk, instance.false_sent, references[instance.pk]) for instance in chosen
+    ]
     for plan in campaign_plan.plan_controls(materials, count, campaign.seed, campaign.human_reference):
-        items.append(Item(campaign=campaign, instance_id=plan.instance, kind=Item.Kind.CONTROL,
-                          control_kind=plan.kind, text=plan.text, expected_min=plan.expected_min,
-                          expected_max=plan.expected_max, needed=campaign.raters_per_item))
+        items.append(
+            Item(
+                campaign=campaign,
+                instance_id=plan.instance,
+                kind=Item.Kind.CONTROL,
+                control_kind=plan.kind,
+                text=plan.text,
+                expected_min=plan.expected_min,
+                expected_max=plan.expected_max,
+                needed=campaign.raters_per_item,
+            )
+        )
     place_of = {instance.pk: place for instance, place in zip(chosen, places)}
     keys = item_order.ordered_shuffle_keys([place_of[item.instance_id] for item in items], len(chosen), campaign.seed)
     for item, key in zip(items, keys):
         item.shuffle_key = key
     Item.objects.bulk_create(items, batch_size=BULK_BATCH)
     ItemOutput.objects.bulk_create(
-        [ItemOutput(campaign=campaign, item=item, output_id=output_pk)
-         for item, group in zip(items, groups) for output_pk in group],
+        [
+            ItemOutput(campaign=campaign, item=item, output_id=output_pk)
+            for item, group in zip(items, groups)
+            for output_pk in group
+        ],
         batch_size=BULK_BATCH,
     )
 
@@ -382,11 +497,18 @@ def campaign_summary(campaign):
         "status": campaign.status,
         "seed": campaign.seed,
         "sample_size": campaign.sample_size,
-        "instances": list(CampaignInstance.objects.filter(campaign=campaign).order_by("position")
-                          .values_list("instance__external_id", flat=True)),
+        "instances": list(
+            CampaignInstance.objects.filter(campaign=campaign)
+            .order_by("position")
+            .values_list("instance__external_id", flat=True)
+        ),
         "systems": [system.name for system in systems],
-        "systems_not_included": list(System.objects.filter(dataset=campaign.dataset, is_human=False)
-                                     .exclude(pk__in=included).order_by("name").values_list("name", flat=True)),
+        "systems_not_included": list(
+            System.objects.filter(dataset=campaign.dataset, is_human=False)
+            .exclude(pk__in=included)
+            .order_by("name")
+            .values_list("name", flat=True)
+        ),
         "human_reference": campaign.human_reference,
         "raters_per_item": campaign.raters_per_item,
         "items": system_items,

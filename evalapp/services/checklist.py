@@ -7,6 +7,7 @@ every campaign that has ratings, a metric study and its report, in the state of 
 Each step links to its page and says its state in a few words, read in a handful of queries for all
 the campaigns listed (at most ``HOME_MAX_CAMPAIGNS``, open ones first).
 """
+
 from dataclasses import dataclass
 
 from django.db.models import Count, Max, Q
@@ -83,8 +84,9 @@ def _raters(ids):
     """{campaign id: how many raters took part or are listed}: one query per source, merged per campaign."""
     people = {}
     for model in (Assignment, Rating, Campaign.lab_raters.through):
-        for campaign_id, rater_id in model.objects.filter(campaign_id__in=ids).values_list(
-                "campaign_id", "rater_id").distinct():
+        for campaign_id, rater_id in (
+            model.objects.filter(campaign_id__in=ids).values_list("campaign_id", "rater_id").distinct()
+        ):
             people.setdefault(campaign_id, set()).add(rater_id)
     return {campaign_id: len(raters) for campaign_id, raters in people.items()}
 
@@ -93,27 +95,47 @@ def organizer_home():
     """The set-up steps, then every campaign's own steps."""
     datasets = Dataset.objects.count()
     systems = System.objects.filter(is_human=False).aggregate(
-        systems=Count("pk"), submitted=Count("pk", filter=Q(submissions__isnull=False), distinct=True))
+        systems=Count("pk"), submitted=Count("pk", filter=Q(submissions__isnull=False), distinct=True)
+    )
     campaigns, more = _listed(Campaign.objects.all())
     setup = (
-        Step("Load the data", reverse("data:index"),
-             _plural(datasets, "dataset") if datasets else "no dataset yet: import the test set and its references",
-             datasets > 0),
-        Step("Import the teams' submissions", reverse("data:index"),
-             f"{_plural(systems['systems'], 'system')}, {systems['submitted']:,} with a submission"
-             if systems["systems"] else "no system yet", systems["systems"] > 0),
-        Step("Create a campaign", reverse("campaigns:create"),
-             _plural(len(campaigns) + more, "campaign") + " (each has its steps below)" if campaigns
-             else "no campaign yet", bool(campaigns)),
+        Step(
+            "Load the data",
+            reverse("data:index"),
+            _plural(datasets, "dataset") if datasets else "no dataset yet: import the test set and its references",
+            datasets > 0,
+        ),
+        Step(
+            "Import the teams' submissions",
+            reverse("data:index"),
+            f"{_plural(systems['systems'], 'system')}, {systems['submitted']:,} with a submission"
+            if systems["systems"]
+            else "no system yet",
+            systems["systems"] > 0,
+        ),
+        Step(
+            "Create a campaign",
+            reverse("campaigns:create"),
+            _plural(len(campaigns) + more, "campaign") + " (each has its steps below)"
+            if campaigns
+            else "no campaign yet",
+            bool(campaigns),
+        ),
     )
     ids = [campaign.pk for campaign in campaigns]
     raters = _raters(ids)
     lab = _counts(Campaign.lab_raters.through.objects.filter(campaign_id__in=ids))
-    reports = dict(ItemFlag.objects.filter(item__campaign_id__in=ids, status=ItemFlag.Status.OPEN)
-                   .values("item__campaign_id").annotate(n=Count("item_id", distinct=True))
-                   .values_list("item__campaign_id", "n"))
-    return Home(setup, tuple(_organizer_campaign(c, raters.get(c.pk, 0), lab.get(c.pk, 0), reports.get(c.pk, 0))
-                             for c in campaigns), more)
+    reports = dict(
+        ItemFlag.objects.filter(item__campaign_id__in=ids, status=ItemFlag.Status.OPEN)
+        .values("item__campaign_id")
+        .annotate(n=Count("item_id", distinct=True))
+        .values_list("item__campaign_id", "n")
+    )
+    return Home(
+        setup,
+        tuple(_organizer_campaign(c, raters.get(c.pk, 0), lab.get(c.pk, 0), reports.get(c.pk, 0)) for c in campaigns),
+        more,
+    )
 
 
 def _organizer_campaign(campaign, raters, lab, reports):
@@ -129,18 +151,29 @@ def _organizer_campaign(campaign, raters, lab, reports):
     if complete or closed:
         table6 += f"; exported {exported:%Y-%m-%d %H:%M} UTC" if exported else "; not exported yet"
     steps = (
-        Step("Recruit raters", reverse("campaigns:raters", args=(campaign.pk,)),
-             f"{_plural(raters, 'rater')} ({_plural(lab, 'lab account')}; or Mechanical Turk, Prolific)",
-             raters > 0),
-        Step("Review reported items", reverse("campaigns:flags", args=(campaign.pk,)),
-             f"{_plural(reports, 'item')} waiting for your review" if reports else "no report waiting",
-             reports == 0),
-        Step("Watch progress and rater quality", dashboard,
-             ("closed, " if closed else "") + _rated(campaign), complete or closed),
+        Step(
+            "Recruit raters",
+            reverse("campaigns:raters", args=(campaign.pk,)),
+            f"{_plural(raters, 'rater')} ({_plural(lab, 'lab account')}; or Mechanical Turk, Prolific)",
+            raters > 0,
+        ),
+        Step(
+            "Review reported items",
+            reverse("campaigns:flags", args=(campaign.pk,)),
+            f"{_plural(reports, 'item')} waiting for your review" if reports else "no report waiting",
+            reports == 0,
+        ),
+        Step(
+            "Watch progress and rater quality",
+            dashboard,
+            ("closed, " if closed else "") + _rated(campaign),
+            complete or closed,
+        ),
         Step("Export Table 6", dashboard + "#downloads-title", table6, (complete or closed) and exported is not None),
     )
-    return CampaignChecklist(campaign.name, reverse("campaigns:detail", args=(campaign.pk,)), campaign.status,
-                             _rated(campaign), steps)
+    return CampaignChecklist(
+        campaign.name, reverse("campaigns:detail", args=(campaign.pk,)), campaign.status, _rated(campaign), steps
+    )
 
 
 def researcher_home():
@@ -148,20 +181,38 @@ def researcher_home():
     campaigns, more = _listed(Campaign.objects.all())
     campaigns = [campaign for campaign in campaigns if campaign.ratings_done]
     ids = [campaign.pk for campaign in campaigns]
-    runs = {row["campaign_id"]: row for row in MetricRun.objects.filter(campaign_id__in=ids).values("campaign_id")
-            .annotate(runs=Count("pk"), finished=Count("pk", filter=Q(status=MetricRun.Status.DONE)),
-                      running=Count("pk", filter=Q(status__in=[MetricRun.Status.QUEUED, MetricRun.Status.RUNNING])),
-                      latest=Max("created_at"))}
-    imported = dict(MetricScore.objects.filter(campaign_id__in=ids, imported=True).values("campaign_id")
-                    .annotate(n=Count("metric", distinct=True)).values_list("campaign_id", "n"))
+    runs = {
+        row["campaign_id"]: row
+        for row in MetricRun.objects.filter(campaign_id__in=ids)
+        .values("campaign_id")
+        .annotate(
+            runs=Count("pk"),
+            finished=Count("pk", filter=Q(status=MetricRun.Status.DONE)),
+            running=Count("pk", filter=Q(status__in=[MetricRun.Status.QUEUED, MetricRun.Status.RUNNING])),
+            latest=Max("created_at"),
+        )
+    }
+    imported = dict(
+        MetricScore.objects.filter(campaign_id__in=ids, imported=True)
+        .values("campaign_id")
+        .annotate(n=Count("metric", distinct=True))
+        .values_list("campaign_id", "n")
+    )
     if not campaigns:
         waiting = "no campaign has ratings yet"
         setup = (Step("Pick a campaign with ratings", reverse("results:index"), waiting, False),)
         return Home(setup, (), 0)
-    setup = (Step("Pick a campaign with ratings", reverse("results:index"),
-                  f"{_plural(len(campaigns), 'campaign')} with ratings (each has its steps below)", True),)
-    return Home(setup, tuple(_researcher_campaign(c, runs.get(c.pk, {}), imported.get(c.pk, 0)) for c in campaigns),
-                more)
+    setup = (
+        Step(
+            "Pick a campaign with ratings",
+            reverse("results:index"),
+            f"{_plural(len(campaigns), 'campaign')} with ratings (each has its steps below)",
+            True,
+        ),
+    )
+    return Home(
+        setup, tuple(_researcher_campaign(c, runs.get(c.pk, {}), imported.get(c.pk, 0)) for c in campaigns), more
+    )
 
 
 def _researcher_campaign(campaign, runs, imported):
@@ -173,9 +224,13 @@ def _researcher_campaign(campaign, runs, imported):
         state = f"{_plural(count, 'run')}, {finished:,} finished" + (f", {running:,} running" if running else "")
     steps = (
         Step("Run a metric study", report, state, finished > 0),
-        Step("Read the report, add your own metric", report,
-             f"{_plural(imported, 'metric')} of your own imported" if finished else "start a run first",
-             finished > 0),
+        Step(
+            "Read the report, add your own metric",
+            report,
+            f"{_plural(imported, 'metric')} of your own imported" if finished else "start a run first",
+            finished > 0,
+        ),
     )
-    return CampaignChecklist(campaign.name, reverse("results:dashboard", args=(campaign.pk,)), campaign.status,
-                             _rated(campaign), steps)
+    return CampaignChecklist(
+        campaign.name, reverse("results:dashboard", args=(campaign.pk,)), campaign.status, _rated(campaign), steps
+    )

@@ -1,4 +1,5 @@
 """Crowd platforms from the organizer's side: the campaign's settings, its entry addresses, its sessions."""
+
 import re
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,8 +30,17 @@ def entry_url(base_url, campaign, platform):
     return f"{address}?{PROLIFIC_URL_PARAMETERS}" if platform == PROLIFIC else address
 
 
-SETTINGS = ("mturk_enabled", "prolific_enabled", "completion_url", "completion_code", "screening_code",
-            "items_per_session", "count_reconciled_only", "lab_access", "lab_raters")
+SETTINGS = (
+    "mturk_enabled",
+    "prolific_enabled",
+    "completion_url",
+    "completion_code",
+    "screening_code",
+    "items_per_session",
+    "count_reconciled_only",
+    "lab_access",
+    "lab_raters",
+)
 
 
 def lab_rater_choices():
@@ -89,8 +99,18 @@ class SessionReview:
     status: str
     platform_status: str
 
-    COLUMNS = ("platform", "worker_id", "session_id", "task_id", "started_at", "ratings", "screened_out", "code",
-               "status", "platform_status")
+    COLUMNS = (
+        "platform",
+        "worker_id",
+        "session_id",
+        "task_id",
+        "started_at",
+        "ratings",
+        "screened_out",
+        "code",
+        "status",
+        "platform_status",
+    )
 
     def row(self):
         return [getattr(self, column) for column in self.COLUMNS]
@@ -103,24 +123,39 @@ def session_reviews(campaign):
     A session's ratings are its own leases that ended in a rating; the screening figures are the
     quality page's.
     """
-    sessions = (CrowdSession.objects.filter(campaign=campaign).select_related("rater")
-                .annotate(ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))
-                .order_by("started_at", "session_id"))
+    sessions = (
+        CrowdSession.objects.filter(campaign=campaign)
+        .select_related("rater")
+        .annotate(ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))
+        .order_by("started_at", "session_id")
+    )
     figures = {record.rater_id: record for record in quality.rater_quality(campaign)}
     reviews = []
     for crowd_session in sessions:
         record = figures.get(crowd_session.rater_id)
-        screened_out = record is not None and (record.excluded or quality.fails_controls(
-            record.control_ratings, record.control_pass_rate, campaign.min_control_pass_rate))
-        reviews.append(SessionReview(
-            crowd_session.platform, crowd_session.rater.external_id, crowd_session.session_id,
-            crowd_session.task_id, crowd_session.started_at, crowd_session.ratings, screened_out,
-            code_for(campaign, screened_out) if crowd_session.platform == PROLIFIC else "",
-            crowd_session.status, crowd_session.platform_status))
+        screened_out = record is not None and (
+            record.excluded
+            or quality.fails_controls(record.control_ratings, record.control_pass_rate, campaign.min_control_pass_rate)
+        )
+        reviews.append(
+            SessionReview(
+                crowd_session.platform,
+                crowd_session.rater.external_id,
+                crowd_session.session_id,
+                crowd_session.task_id,
+                crowd_session.started_at,
+                crowd_session.ratings,
+                screened_out,
+                code_for(campaign, screened_out) if crowd_session.platform == PROLIFIC else "",
+                crowd_session.status,
+                crowd_session.platform_status,
+            )
+        )
     return reviews
 
 
 # --- reconciliation with the platform's records ------------------------------------------------
+
 
 @dataclass
 class Reconciliation:
@@ -145,37 +180,55 @@ class Reconciliation:
     items_reopened: int = 0
     not_in_campaign_count: int = 0
     other_worker_count: int = 0
-    not_in_campaign: list = field(default_factory=list)   # (line, session id) of records with no session here
-    other_worker: list = field(default_factory=list)      # (line, session id, worker in the file, worker here)
+    not_in_campaign: list = field(default_factory=list)  # (line, session id) of records with no session here
+    other_worker: list = field(default_factory=list)  # (line, session id, worker in the file, worker here)
 
     def notes(self):
         """What the organizer should know beyond the counts, in words (page, command, API alike)."""
         notes = []
         if self.kept_unlisted:
-            notes.append(f"{self.kept_unlisted} verified session{'s' if self.kept_unlisted != 1 else ''} "
-                         "not listed in this file: kept")
+            notes.append(
+                f"{self.kept_unlisted} verified session{'s' if self.kept_unlisted != 1 else ''} "
+                "not listed in this file: kept"
+            )
         if self.unverified_unlisted:
-            notes.append(f"{self.unverified_unlisted} verified session{'s' if self.unverified_unlisted != 1 else ''} "
-                         "not confirmed by this file: unverified again (the file replaced the record)")
+            notes.append(
+                f"{self.unverified_unlisted} verified session{'s' if self.unverified_unlisted != 1 else ''} "
+                "not confirmed by this file: unverified again (the file replaced the record)"
+            )
         if self.not_in_campaign_count:
-            notes.append(f"{self.not_in_campaign_count} record{'s' if self.not_in_campaign_count != 1 else ''} "
-                         "of the file match no session of this campaign")
+            notes.append(
+                f"{self.not_in_campaign_count} record{'s' if self.not_in_campaign_count != 1 else ''} "
+                "of the file match no session of this campaign"
+            )
         if self.other_worker_count:
-            notes.append(f"{self.other_worker_count} session{'s' if self.other_worker_count != 1 else ''} "
-                         "listed under another worker: rejected")
+            notes.append(
+                f"{self.other_worker_count} session{'s' if self.other_worker_count != 1 else ''} "
+                "listed under another worker: rejected"
+            )
         return notes
 
     def as_json(self):
-        return {"platform": self.platform, "replace": self.replace, "records": self.records,
-                "verified": self.verified, "unverified": self.unverified, "rejected": self.rejected,
-                "kept_unlisted": self.kept_unlisted, "unverified_unlisted": self.unverified_unlisted,
-                "ratings_excluded": self.ratings_excluded, "items_reopened": self.items_reopened,
-                "not_in_campaign_count": self.not_in_campaign_count,
-                "not_in_campaign": [{"line": line, "session_id": session} for line, session in self.not_in_campaign],
-                "other_worker_count": self.other_worker_count,
-                "other_worker": [{"line": line, "session_id": session, "worker_in_file": listed,
-                                  "worker_here": here} for line, session, listed, here in self.other_worker],
-                "notes": self.notes()}
+        return {
+            "platform": self.platform,
+            "replace": self.replace,
+            "records": self.records,
+            "verified": self.verified,
+            "unverified": self.unverified,
+            "rejected": self.rejected,
+            "kept_unlisted": self.kept_unlisted,
+            "unverified_unlisted": self.unverified_unlisted,
+            "ratings_excluded": self.ratings_excluded,
+            "items_reopened": self.items_reopened,
+            "not_in_campaign_count": self.not_in_campaign_count,
+            "not_in_campaign": [{"line": line, "session_id": session} for line, session in self.not_in_campaign],
+            "other_worker_count": self.other_worker_count,
+            "other_worker": [
+                {"line": line, "session_id": session, "worker_in_file": listed, "worker_here": here}
+                for line, session, listed, here in self.other_worker
+            ],
+            "notes": self.notes(),
+        }
 
 
 def import_crowd_submissions(campaign, platform, source, replace=False):
@@ -192,8 +245,14 @@ def import_crowd_submissions(campaign, platform, source, replace=False):
     line, column) changes nothing.
     """
     if platform not in CROWD_PLATFORMS:
-        raise FormatError(Problem("platform", None, None, f"'{platform}' is not a crowd platform; choose one of "
-                                                          f"{', '.join(CROWD_PLATFORMS)}"))
+        raise FormatError(
+            Problem(
+                "platform",
+                None,
+                None,
+                f"'{platform}' is not a crowd platform; choose one of {', '.join(CROWD_PLATFORMS)}",
+            )
+        )
     source = as_source(source)
     records = parse_submissions(source.data, source.name, platform, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
     return retry_on_contention(partial(_reconcile, campaign, platform, records, replace))
@@ -204,8 +263,12 @@ def _reconcile(campaign, platform, records, replace=False):
     result = Reconciliation(platform, replace=replace, records=len(records))
     now = timezone.now()
     with transaction.atomic():
-        sessions = list(CrowdSession.objects.select_for_update().filter(campaign=campaign, platform=platform)
-                        .select_related("rater").order_by("pk"))
+        sessions = list(
+            CrowdSession.objects.select_for_update()
+            .filter(campaign=campaign, platform=platform)
+            .select_related("rater")
+            .order_by("pk")
+        )
         known = {crowd_session.session_id for crowd_session in sessions}
         unmatched = [(r.line, r.session_id) for r in records if r.session_id not in known]
         result.not_in_campaign_count = len(unmatched)
@@ -240,8 +303,8 @@ def _status_from(record, crowd_session, result):
     if record is None:
         return CrowdSession.Status.UNVERIFIED
     if record.worker_id != crowd_session.rater.external_id:
-        result.other_worker.append((record.line, record.session_id, record.worker_id,
-                                    crowd_session.rater.external_id))
+        result.other_worker.append((record.line, record.session_id, record.worker_id, crowd_session.rater.external_id))
         return CrowdSession.Status.REJECTED
     return {VERIFIED: CrowdSession.Status.VERIFIED, REJECTED: CrowdSession.Status.REJECTED}.get(
-        record.verdict, CrowdSession.Status.UNVERIFIED)
+        record.verdict, CrowdSession.Status.UNVERIFIED
+    )

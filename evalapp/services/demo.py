@@ -13,6 +13,7 @@ quality with seeded noise), so a researcher has human scores to study metrics ag
 Everything goes through the same services as real data (imports, campaigns, ratings), and
 running it again changes nothing that exists: accounts get their demo password back, nothing else.
 """
+
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,8 +104,13 @@ def load_demo():
     campaign = Campaign.objects.filter(name=CAMPAIGN_NAME).first()
     if campaign is None:
         campaign = create_campaign(
-            dataset, CAMPAIGN_NAME, seed=SEED, raters_per_item=RATERS_PER_ITEM,
-            systems=[name for name, _, _ in SYSTEMS], human_reference=HUMAN_REFERENCE, control_rate=CONTROL_RATE,
+            dataset,
+            CAMPAIGN_NAME,
+            seed=SEED,
+            raters_per_item=RATERS_PER_ITEM,
+            systems=[name for name, _, _ in SYSTEMS],
+            human_reference=HUMAN_REFERENCE,
+            control_rate=CONTROL_RATE,
             created_by=users["organizer"],
         )
         created.append(f"campaign '{CAMPAIGN_NAME}'")
@@ -132,8 +138,14 @@ def study_ratings_csv(campaign):
 def create_study_campaign(dataset, organizer):
     """The rated, closed campaign a researcher studies metrics on."""
     campaign = create_campaign(
-        dataset, STUDY_CAMPAIGN_NAME, seed=STUDY_SEED, raters_per_item=RATERS_PER_ITEM,
-        systems=[name for name, _, _ in SYSTEMS], human_reference=HUMAN_REFERENCE, created_by=organizer)
+        dataset,
+        STUDY_CAMPAIGN_NAME,
+        seed=STUDY_SEED,
+        raters_per_item=RATERS_PER_ITEM,
+        systems=[name for name, _, _ in SYSTEMS],
+        human_reference=HUMAN_REFERENCE,
+        created_by=organizer,
+    )
     import_ratings(campaign, study_ratings_csv(campaign), "demo-study-ratings.csv", LONG)
     set_campaign_status(campaign, Campaign.Status.CLOSED)
     return campaign

@@ -7,6 +7,7 @@ results viewers can download; only the organizers' quality and crowd-session exp
 (they are how an organizer reviews and pays them). CSV cells that a spreadsheet would run as a
 formula are neutralised by :func:`evalapp.formats.csvfile.write_csv`.
 """
+
 import json
 from dataclasses import dataclass
 
@@ -43,9 +44,22 @@ FORMATS = {
     METRIC_REPORT: metric_report.FORMATS,
 }
 QUALITY_COLUMNS = (
-    "rater_id", "rater", "platform", "ratings", "control_ratings", "control_passed", "control_pass_rate",
-    "compared_pairs", "exact_agreement", "mean_abs_difference", "timed_ratings", "median_seconds",
-    "flags_raised", "excluded", "flagged", "problems",
+    "rater_id",
+    "rater",
+    "platform",
+    "ratings",
+    "control_ratings",
+    "control_passed",
+    "control_pass_rate",
+    "compared_pairs",
+    "exact_agreement",
+    "mean_abs_difference",
+    "timed_ratings",
+    "median_seconds",
+    "flags_raised",
+    "excluded",
+    "flagged",
+    "problems",
 )
 
 
@@ -92,8 +106,16 @@ def _json(value):
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def table6(campaign, fmt=None, halves=False, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
-           latex_intervals=False, clusters=DEFAULT_CLUSTER_RULE):
+def table6(
+    campaign,
+    fmt=None,
+    halves=False,
+    bootstrap=0,
+    seed=DEFAULT_SEED,
+    permutations=DEFAULT_PERMUTATIONS,
+    latex_intervals=False,
+    clusters=DEFAULT_CLUSTER_RULE,
+):
     """Table 6 (S3) in ``fmt``; with ``bootstrap`` > 0, rater-aware intervals and significance clusters too,
     under the rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
@@ -105,10 +127,19 @@ def table6(campaign, fmt=None, halves=False, bootstrap=0, seed=DEFAULT_SEED, per
         raise BadOption("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
     table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=permutations, clusters=clusters)
     rule = clusters if bootstrap and clusters != DEFAULT_CLUSTER_RULE else ""
-    suffix = "-".join(part for part in ("halves" if halves else "", f"ci{bootstrap}" if bootstrap else "", rule,
-                                        "inline" if latex_intervals else "") if part)
-    export = _export(TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals),
-                     suffix)
+    suffix = "-".join(
+        part
+        for part in (
+            "halves" if halves else "",
+            f"ci{bootstrap}" if bootstrap else "",
+            rule,
+            "inline" if latex_intervals else "",
+        )
+        if part
+    )
+    export = _export(
+        TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals), suffix
+    )
     # The organizer's checklist follows exports: every download (web, API, command) comes through here.
     Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())
     return export
@@ -142,8 +173,9 @@ def rater_quality(campaign, fmt=None):
     them as JSON records, page by page)."""
     fmt = check_format(QUALITY, fmt)
     records = [record.as_dict() for record in quality.rater_quality(campaign)]
-    text = write_csv([[_quality_cell(record[column]) for column in QUALITY_COLUMNS] for record in records],
-                     header=QUALITY_COLUMNS)
+    text = write_csv(
+        [[_quality_cell(record[column]) for column in QUALITY_COLUMNS] for record in records], header=QUALITY_COLUMNS
+    )
     return _export(QUALITY, campaign.name, fmt, text)
 
 
@@ -165,5 +197,11 @@ def label(kind, fmt):
     return f"{KIND_LABELS[kind]} ({FORMAT_LABELS[fmt]})"
 
 
-KIND_LABELS = {TABLE6: "Table 6", AGREEMENT: "Agreement", RATINGS: "Ratings, long form", QUALITY: "Rater quality",
-               CROWD_SESSIONS: "Crowd sessions", METRIC_REPORT: "Metric report"}
+KIND_LABELS = {
+    TABLE6: "Table 6",
+    AGREEMENT: "Agreement",
+    RATINGS: "Ratings, long form",
+    QUALITY: "Rater quality",
+    CROWD_SESSIONS: "Crowd sessions",
+    METRIC_REPORT: "Metric report",
+}

@@ -4,6 +4,7 @@ The one import path that ``manage.py import_comve`` / ``import_submission``, the
 and the API call. Files are parsed and checked completely before the database is touched,
 and everything is written in one transaction: a refused import writes nothing.
 """
+
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,9 +53,14 @@ class DatasetImport:
     warnings: list = field(default_factory=list)
 
     def as_json(self):
-        return {"dataset": self.dataset.name, "split": self.dataset.split, "instances": self.instances,
-                "references": self.references, "true_sentences": self.true_sentences,
-                "warnings": problems_as_dicts(self.warnings)}
+        return {
+            "dataset": self.dataset.name,
+            "split": self.dataset.split,
+            "instances": self.instances,
+            "references": self.references,
+            "true_sentences": self.true_sentences,
+            "warnings": problems_as_dicts(self.warnings),
+        }
 
 
 def import_comve(name, statements, references, pairs=None, pair_answers=None, split=Dataset.Split.TEST):
@@ -77,20 +83,36 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
                 refuse("dataset name", exists)
             dataset = Dataset.objects.create(name=name, split=split)
             instances = Instance.objects.bulk_create(
-                [Instance(dataset=dataset, external_id=item.id, position=position, false_sent=item.false_sent,
-                          true_sent=item.true_sent) for position, item in enumerate(parsed.instances)],
+                [
+                    Instance(
+                        dataset=dataset,
+                        external_id=item.id,
+                        position=position,
+                        false_sent=item.false_sent,
+                        true_sent=item.true_sent,
+                    )
+                    for position, item in enumerate(parsed.instances)
+                ],
                 batch_size=BULK_BATCH,
             )
             references_created = Reference.objects.bulk_create(
-                [Reference(instance=instance, position=position, text=text)
-                 for instance, item in zip(instances, parsed.instances)
-                 for position, text in zip(REFERENCE_POSITIONS, item.references) if text],
+                [
+                    Reference(instance=instance, position=position, text=text)
+                    for instance, item in zip(instances, parsed.instances)
+                    for position, text in zip(REFERENCE_POSITIONS, item.references)
+                    if text
+                ],
                 batch_size=BULK_BATCH,
             )
     except IntegrityError:  # a concurrent import of the same name won the race
         refuse("dataset name", exists)
-    return DatasetImport(dataset, len(instances), len(references_created),
-                         sum(1 for item in parsed.instances if item.true_sent), parsed.warnings)
+    return DatasetImport(
+        dataset,
+        len(instances),
+        len(references_created),
+        sum(1 for item in parsed.instances if item.true_sent),
+        parsed.warnings,
+    )
 
 
 @dataclass
@@ -110,11 +132,19 @@ class SubmissionImport:
 
     def as_json(self):
         """The S5 contract of ``import_submission --json`` (plus a few more keys)."""
-        return {"system": self.system.name, "rows": self.rows, "official_bleu": self.official_bleu,
-                "warnings": problems_as_dicts(self.warnings), "dataset": self.system.dataset.name,
-                "marker": self.system.marker, "partial": self.submission.partial, "missing": self.missing,
-                "submission_id": self.submission.pk, "sha256": self.submission.sha256,
-                "bleu_signature": official_bleu.signature()}
+        return {
+            "system": self.system.name,
+            "rows": self.rows,
+            "official_bleu": self.official_bleu,
+            "warnings": problems_as_dicts(self.warnings),
+            "dataset": self.system.dataset.name,
+            "marker": self.system.marker,
+            "partial": self.submission.partial,
+            "missing": self.missing,
+            "submission_id": self.submission.pk,
+            "sha256": self.submission.sha256,
+            "bleu_signature": official_bleu.signature(),
+        }
 
 
 def get_dataset(dataset):
@@ -131,8 +161,11 @@ def get_dataset(dataset):
 def dataset_references(dataset):
     """``{instance pk: [reference texts in position order]}`` of a dataset."""
     references = {}
-    for instance_id, text in (Reference.objects.filter(instance__dataset=dataset)
-                              .order_by("instance_id", "position").values_list("instance_id", "text")):
+    for instance_id, text in (
+        Reference.objects.filter(instance__dataset=dataset)
+        .order_by("instance_id", "position")
+        .values_list("instance_id", "text")
+    ):
         references.setdefault(instance_id, []).append(text)
     return references
 
@@ -144,8 +177,9 @@ def dataset_bleu(dataset, reasons_by_instance):
     if not reasons_by_instance or set(references) != set(reasons_by_instance):
         return None
     instance_ids = list(references)
-    result = official_bleu.corpus_bleu([reasons_by_instance[i] for i in instance_ids],
-                                    [references[i] for i in instance_ids])
+    result = official_bleu.corpus_bleu(
+        [reasons_by_instance[i] for i in instance_ids], [references[i] for i in instance_ids]
+    )
     return result.score
 
 
@@ -165,8 +199,13 @@ def import_submission(dataset, system_name, source, marker=None, allow_partial=F
     source = as_source(source)
     instances = list(dataset.instances.order_by("position").values_list("external_id", "pk"))
     pk_of = dict(instances)
-    parsed = parse_submission(source, [external_id for external_id, _ in instances], allow_partial=allow_partial,
-                              max_bytes=settings.COMVE_MAX_UPLOAD_BYTES, dataset_label=f"dataset '{dataset.name}'")
+    parsed = parse_submission(
+        source,
+        [external_id for external_id, _ in instances],
+        allow_partial=allow_partial,
+        max_bytes=settings.COMVE_MAX_UPLOAD_BYTES,
+        dataset_label=f"dataset '{dataset.name}'",
+    )
     reasons = {pk_of[external_id]: text for external_id, text in parsed.reasons.items()}
     bleu = None if parsed.partial else dataset_bleu(dataset, reasons)
     with transaction.atomic():
@@ -180,9 +219,14 @@ def import_submission(dataset, system_name, source, marker=None, allow_partial=F
             system.save(update_fields=["marker"])
         _replace_outputs(system, reasons)
         submission = Submission.objects.create(
-            system=system, filename=Path(source.name).name[:255], sha256=hashlib.sha256(source.data).hexdigest(),
-            rows=len(reasons), partial=parsed.partial, official_bleu=bleu,
-            warnings=problems_as_dicts(parsed.warnings), uploaded_by=user if user and user.is_authenticated else None,
+            system=system,
+            filename=Path(source.name).name[:255],
+            sha256=hashlib.sha256(source.data).hexdigest(),
+            rows=len(reasons),
+            partial=parsed.partial,
+            official_bleu=bleu,
+            warnings=problems_as_dicts(parsed.warnings),
+            uploaded_by=user if user and user.is_authenticated else None,
         )
     return SubmissionImport(system, submission, len(parsed.missing), parsed.warnings)
 
@@ -192,19 +236,29 @@ def _replace_outputs(system, reasons):
     that do not change; refuses when a changed or removed output is in a campaign."""
     existing = {output.instance_id: output for output in SystemOutput.objects.filter(system=system)}
     removed = [output for instance_id, output in existing.items() if instance_id not in reasons]
-    changed = [output for instance_id, output in existing.items()
-               if instance_id in reasons and output.text != reasons[instance_id]]
-    in_use = sorted(set(ItemOutput.objects.filter(output__in=removed + changed)
-                        .values_list("campaign__name", flat=True)))
+    changed = [
+        output
+        for instance_id, output in existing.items()
+        if instance_id in reasons and output.text != reasons[instance_id]
+    ]
+    in_use = sorted(
+        set(ItemOutput.objects.filter(output__in=removed + changed).values_list("campaign__name", flat=True))
+    )
     if in_use:
-        refuse("system name", f"system '{system.name}' has outputs in campaign(s) {', '.join(in_use)}, and this file "
-                              "changes or removes them; import it under a new system name")
+        refuse(
+            "system name",
+            f"system '{system.name}' has outputs in campaign(s) {', '.join(in_use)}, and this file "
+            "changes or removes them; import it under a new system name",
+        )
     SystemOutput.objects.filter(pk__in=[output.pk for output in removed]).delete()
     for output in changed:
         output.text = reasons[output.instance_id]
     SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_BATCH)
     SystemOutput.objects.bulk_create(
-        [SystemOutput(system=system, instance_id=instance_id, text=text)
-         for instance_id, text in reasons.items() if instance_id not in existing],
+        [
+            SystemOutput(system=system, instance_id=instance_id, text=text)
+            for instance_id, text in reasons.items()
+            if instance_id not in existing
+        ],
         batch_size=BULK_BATCH,
     )

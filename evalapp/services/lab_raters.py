@@ -4,14 +4,15 @@ one-time sign-in link or a printed password, reset, deactivate. The web page, th
 
 A created account is a site user (username = their email, display name = their name) with a Rater
 profile, listed on the campaign it was made for (``Campaign.lab_raters``), which is what the rule of
-who may rate where reads (a campaign whose lab access is "listed" admits only those). Nothing is half-written: a list with one bad line creates no
-account, and its problems come back with line and column.
+who may rate where reads (a campaign whose lab access is "listed" admits only those). Nothing is
+half-written: a list with one bad line creates no account, and its problems come back with line and column.
 
 One-time sign-in links are Django's password-reset tokens: a token is bound to the account's
 password hash and last login, so it stops working once used (signing in sets the last login), when a
 new link or password is issued, and after ``PASSWORD_RESET_TIMEOUT``. Neither the link nor the
 password is stored in readable form: they are shown once, to the organizer who made them.
 """
+
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -48,8 +49,13 @@ class Credential:
     link: str | None = None
 
     def as_dict(self):
-        return {"rater_id": self.rater_id, "username": self.username, "name": self.name,
-                "password": self.password, "link": self.link}
+        return {
+            "rater_id": self.rater_id,
+            "username": self.username,
+            "name": self.name,
+            "password": self.password,
+            "link": self.link,
+        }
 
 
 @dataclass(frozen=True)
@@ -65,18 +71,37 @@ class LabRater:
     signed_in: bool
 
     def as_dict(self):
-        return {"rater_id": self.rater_id, "username": self.username, "name": self.name, "active": self.active,
-                "ratings": self.ratings, "last_login": self.last_login, "signed_in": self.signed_in}
+        return {
+            "rater_id": self.rater_id,
+            "username": self.username,
+            "name": self.name,
+            "active": self.active,
+            "ratings": self.ratings,
+            "last_login": self.last_login,
+            "signed_in": self.signed_in,
+        }
 
 
 def lab_raters(campaign):
     """The lab accounts listed on the campaign, in the order they were added, with their counted ratings."""
-    members = (campaign.lab_raters.filter(user__isnull=False).select_related("user")
-               .annotate(counted=Count("ratings", filter=Q(ratings__campaign=campaign, ratings__excluded=False)))
-               .order_by("pk"))
-    return [LabRater(m.pk, m.user.get_username(), m.user.first_name or m.user.get_username(), m.user.is_active,
-                     m.counted, m.user.last_login, m.user.last_login is not None)
-            for m in members]
+    members = (
+        campaign.lab_raters.filter(user__isnull=False)
+        .select_related("user")
+        .annotate(counted=Count("ratings", filter=Q(ratings__campaign=campaign, ratings__excluded=False)))
+        .order_by("pk")
+    )
+    return [
+        LabRater(
+            m.pk,
+            m.user.get_username(),
+            m.user.first_name or m.user.get_username(),
+            m.user.is_active,
+            m.counted,
+            m.user.last_login,
+            m.user.last_login is not None,
+        )
+        for m in members
+    ]
 
 
 def _check_sign_in(sign_in):
@@ -127,8 +152,9 @@ def _issue(user, rater, sign_in):
 
 def sign_in_path(user):
     """The path of a one-time sign-in link for ``user`` (valid until used, replaced or timed out)."""
-    return reverse("sign_in_link", args=(urlsafe_base64_encode(force_bytes(user.pk)),
-                                         default_token_generator.make_token(user)))
+    return reverse(
+        "sign_in_link", args=(urlsafe_base64_encode(force_bytes(user.pk)), default_token_generator.make_token(user))
+    )
 
 
 def user_of_link(uidb64, token):
@@ -140,8 +166,14 @@ def user_of_link(uidb64, token):
     except (TypeError, ValueError, OverflowError, UnicodeDecodeError):
         return None
     # Only a lab account signs in by link: an organizer's or an admin's account never does, whatever the token.
-    user = (get_user_model().objects.filter(pk=pk, is_active=True, is_staff=False, is_superuser=False,
-                                            rater__listed_campaigns__isnull=False).distinct().first())
+    user = (
+        get_user_model()
+        .objects.filter(
+            pk=pk, is_active=True, is_staff=False, is_superuser=False, rater__listed_campaigns__isnull=False
+        )
+        .distinct()
+        .first()
+    )
     if user is None or not default_token_generator.check_token(user, token):
         return None
     return user
@@ -180,5 +212,3 @@ def deactivate(campaign, rater_id):
         user.is_active = False
         user.save(update_fields=["is_active"])
     return rater, changed
-
-

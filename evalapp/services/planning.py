@@ -4,6 +4,7 @@ Commands (``plan_study``), pages and the API call these functions. The ratings t
 :func:`evalapp.services.results._counted_ratings`, read through the same score matrix as Table 6.
 Results are kept in Django's cache under a digest of the ratings they were made from.
 """
+
 from dataclasses import replace
 
 import numpy as np
@@ -26,8 +27,8 @@ from core.defaults import (
     STABILITY_REPLICATES,
     STABILITY_THRESHOLD,
 )
-from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import ranking_stability as stability_compute
+from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import study_planner
 from evalapp.services import results
 
@@ -76,21 +77,44 @@ def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, 
     means, counts = matrix.means()[rows], matrix.counts[rows]
     ids, instances, systems, raters, scores = results.rating_rows(campaign)
     on_teams = np.isin(systems, np.asarray(teams, dtype=object))
-    settings = study_planner.SimulationSettings(PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, seed,
-                                                PLANNER_MAX_SIMULATED_PAIRS)
-    key = "comve:plan:" + results.digest(np.asarray(teams, dtype=object), means, counts, ids, raters, [
-        alpha, power, raters_per_item, seed, clusters, PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS,
-        PLANNER_MAX_INSTANCES, PLANNER_MAX_SIMULATED_PAIRS])
+    settings = study_planner.SimulationSettings(
+        PLANNER_SIMULATIONS, PLANNER_PERMUTATIONS, PLANNER_MAX_INSTANCES, seed, PLANNER_MAX_SIMULATED_PAIRS
+    )
+    key = "comve:plan:" + results.digest(
+        np.asarray(teams, dtype=object),
+        means,
+        counts,
+        ids,
+        raters,
+        [
+            alpha,
+            power,
+            raters_per_item,
+            seed,
+            clusters,
+            PLANNER_SIMULATIONS,
+            PLANNER_PERMUTATIONS,
+            PLANNER_MAX_INSTANCES,
+            PLANNER_MAX_SIMULATED_PAIRS,
+        ],
+    )
     found = cache.get(key)
     if found is None:
         fitted = rater_effects_compute.variance_components(
-            instances[on_teams], systems[on_teams], raters[on_teams], scores[on_teams],
-            rater_effects_compute.shared_weights(ids[on_teams]))
+            instances[on_teams],
+            systems[on_teams],
+            raters[on_teams],
+            scores[on_teams],
+            rater_effects_compute.shared_weights(ids[on_teams]),
+        )
         components = study_planner.Components(
-            study_planner.per_system_variances(teams, means), fitted.rater, fitted.instance, fitted.residual,
-            fitted.system_instance)
-        found = study_planner.plan(teams, means, counts, components, alpha, power, raters_per_item, settings,
-                                   clusters)
+            study_planner.per_system_variances(teams, means),
+            fitted.rater,
+            fitted.instance,
+            fitted.residual,
+            fitted.system_instance,
+        )
+        found = study_planner.plan(teams, means, counts, components, alpha, power, raters_per_item, settings, clusters)
         cache.set(key, found, RESULTS_CACHE_SECONDS)
     return found
 
@@ -104,19 +128,41 @@ def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD
     sums, counts = matrix.sums[rows], matrix.counts[rows]
     distribution = results.score_distribution(campaign)
     score_counts = np.array([distribution.get(team, [0, 0, 0, 0]) for team in teams], dtype=np.int64).reshape(-1, 4)
-    key = "comve:stability:" + results.digest(np.asarray(teams, dtype=object), sums, counts, score_counts, [
-        campaign.raters_per_item, seed, threshold, STABILITY_REPLICATES, STABILITY_PERMUTATIONS])
+    key = "comve:stability:" + results.digest(
+        np.asarray(teams, dtype=object),
+        sums,
+        counts,
+        score_counts,
+        [campaign.raters_per_item, seed, threshold, STABILITY_REPLICATES, STABILITY_PERMUTATIONS],
+    )
     unrated = tuple(s.name for s in results.campaign_systems(campaign) if not s.is_human and s.name not in teams)
     key += ":" + results.digest(np.asarray(unrated, dtype=object))
     if len(teams) * sums.shape[1] > STABILITY_MAX_CELLS:
         return stability_compute.Stability(
-            teams, [None] * len(teams), [None] * len(teams), [0.0] * len(teams), [0.0] * len(teams), 0, threshold,
-            unrated, f"not estimated: {len(teams)} teams x {sums.shape[1]} instances is above {STABILITY_MAX_CELLS}")
+            teams,
+            [None] * len(teams),
+            [None] * len(teams),
+            [0.0] * len(teams),
+            [0.0] * len(teams),
+            0,
+            threshold,
+            unrated,
+            f"not estimated: {len(teams)} teams x {sums.shape[1]} instances is above {STABILITY_MAX_CELLS}",
+        )
     found = cache.get(key)
     if found is None:
-        found = stability_compute.stability(teams, sums, counts, score_counts, campaign.raters_per_item,
-                                            STABILITY_REPLICATES, STABILITY_PERMUTATIONS, seed, SIGNIFICANCE_ALPHA,
-                                            threshold)
+        found = stability_compute.stability(
+            teams,
+            sums,
+            counts,
+            score_counts,
+            campaign.raters_per_item,
+            STABILITY_REPLICATES,
+            STABILITY_PERMUTATIONS,
+            seed,
+            SIGNIFICANCE_ALPHA,
+            threshold,
+        )
         found = replace(found, unrated=unrated)
         cache.set(key, found, RESULTS_CACHE_SECONDS)
     return found
@@ -135,24 +181,43 @@ def plan_lines(plan):
     components = plan["variance_components"]
     test = plan["test"]
     sided = "two-sided" if test["sided"] == 2 else "one-sided"
-    lines = [f"Plan for alpha {plan['alpha']}, power {plan['power']}, {plan['raters_per_item']} raters per item",
-             f"Clustering rule {test['rule']}: each pair tested {sided} at {test['pair_level']:.4g}"
-             + (f" (alpha / {test['pairs_corrected_over']} pairs)" if test["pairs_corrected_over"] > 1 else ""),
-             "", "Variance components (REML, crossed raters and instances, system x instance): "
-             f"rater {_figure(components['rater'])}, instance {_figure(components['instance'])}, "
-             f"system x instance {_figure(components['system_instance'])}, residual {_figure(components['residual'])}",
-             "Variance of per-instance means per system: " + ", ".join(
-                 f"{name} {_figure(value)}" for name, value in components["per_system_instance_means"].items()),
-             "", "Adjacent pairs (higher > lower: delta, sd_diff, instances needed normal / simulated "
-             "[Monte Carlo 95% interval], agreement):"]
-    lines += [f"  {pair['higher']} > {pair['lower']}: {_figure(pair['delta'])}, {_figure(pair['sd_diff'])}, "
-              f"{_count(pair['instances_needed_normal'])} / {_count(pair['instances_needed_simulated'])}"
-              + (f" [{pair['simulated_interval'][0]}, {pair['simulated_interval'][1]}]"
-                 if pair.get("simulated_interval") else "")
-              + ("" if pair.get("agrees") is None else
-                 ", agree within simulation noise" if pair["agrees"] else ", differ beyond simulation noise")
-              for pair in plan["pairs"]]
+    lines = [
+        f"Plan for alpha {plan['alpha']}, power {plan['power']}, {plan['raters_per_item']} raters per item",
+        f"Clustering rule {test['rule']}: each pair tested {sided} at {test['pair_level']:.4g}"
+        + (f" (alpha / {test['pairs_corrected_over']} pairs)" if test["pairs_corrected_over"] > 1 else ""),
+        "",
+        (
+            "Variance components (REML, crossed raters and instances, system x instance): "
+            f"rater {_figure(components['rater'])}, instance {_figure(components['instance'])}, "
+            f"system x instance {_figure(components['system_instance'])}, residual {_figure(components['residual'])}"
+        ),
+        "Variance of per-instance means per system: "
+        + ", ".join(f"{name} {_figure(value)}" for name, value in components["per_system_instance_means"].items()),
+        "",
+        (
+            "Adjacent pairs (higher > lower: delta, sd_diff, instances needed normal / simulated "
+            "[Monte Carlo 95% interval], agreement):"
+        ),
+    ]
+    lines += [
+        f"  {pair['higher']} > {pair['lower']}: {_figure(pair['delta'])}, {_figure(pair['sd_diff'])}, "
+        f"{_count(pair['instances_needed_normal'])} / {_count(pair['instances_needed_simulated'])}"
+        + (
+            f" [{pair['simulated_interval'][0]}, {pair['simulated_interval'][1]}]"
+            if pair.get("simulated_interval")
+            else ""
+        )
+        + (
+            ""
+            if pair.get("agrees") is None
+            else ", agree within simulation noise"
+            if pair["agrees"]
+            else ", differ beyond simulation noise"
+        )
+        for pair in plan["pairs"]
+    ]
     lines += ["", "Minimum detectable difference (instances x raters per item):"]
-    lines += [f"  N={entry['instances']} M={entry['raters_per_item']}: {_figure(entry['mdd'])}"
-              for entry in plan["mdd"]]
+    lines += [
+        f"  N={entry['instances']} M={entry['raters_per_item']}: {_figure(entry['mdd'])}" for entry in plan["mdd"]
+    ]
     return lines

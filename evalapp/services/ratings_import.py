@@ -12,6 +12,7 @@ item in the campaign, a reason that differs from the stored output. What rejects
 (the others are kept): a score that is not an integer 0-3, an empty id, an item that already
 has its M ratings, a rater rating the same item twice. Rows of rejected assignments are skipped.
 """
+
 import hashlib
 from dataclasses import dataclass, field
 
@@ -42,10 +43,16 @@ class RatingsImport:
     raters_created: int = 0
 
     def as_json(self):
-        return {"file": self.file, "format": self.format, "accepted": self.accepted,
-                "rejected": [r.as_dict() for r in self.rejected], "skipped": len(self.skipped),
-                "skipped_rows": [{"line": line, "reason": why} for line, why in self.skipped],
-                "unknown": self.unknown, "raters_created": self.raters_created}
+        return {
+            "file": self.file,
+            "format": self.format,
+            "accepted": self.accepted,
+            "rejected": [r.as_dict() for r in self.rejected],
+            "skipped": len(self.skipped),
+            "skipped_rows": [{"line": line, "reason": why} for line, why in self.skipped],
+            "unknown": self.unknown,
+            "raters_created": self.raters_created,
+        }
 
 
 def _normalise(text):
@@ -55,8 +62,9 @@ def _normalise(text):
 
 def _item_index(campaign):
     """``{(instance external id, system name): (item id, output text)}`` for the campaign's system items."""
-    rows = (ItemOutput.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM)
-            .values_list("output__instance__external_id", "output__system__name", "item_id", "output__text"))
+    rows = ItemOutput.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM).values_list(
+        "output__instance__external_id", "output__system__name", "item_id", "output__text"
+    )
     return {(instance, system): (item, text) for instance, system, item, text in rows}
 
 
@@ -81,15 +89,28 @@ def _match_items(parsed, fmt, system, index, filename):
             continue
         found = index.get((row.instance_id, system_name))
         if found is None:
-            problems.append(Problem(filename, row.line, columns.instance,
-                                    f"no item for instance {row.instance_id!r} of system {system_name!r} "
-                                    "in this campaign", row.instance_id))
+            problems.append(
+                Problem(
+                    filename,
+                    row.line,
+                    columns.instance,
+                    f"no item for instance {row.instance_id!r} of system {system_name!r} in this campaign",
+                    row.instance_id,
+                )
+            )
             continue
         item_id, text = found
         if row.reason is not None and _normalise(row.reason) != _normalise(text):
-            problems.append(Problem(filename, row.line, columns.reason,
-                                    f"reason does not match the stored output of system {system_name!r} for "
-                                    f"instance {row.instance_id!r}", row.reason))
+            problems.append(
+                Problem(
+                    filename,
+                    row.line,
+                    columns.reason,
+                    f"reason does not match the stored output of system {system_name!r} for "
+                    f"instance {row.instance_id!r}",
+                    row.reason,
+                )
+            )
             continue
         matched.append((row, item_id))
     if problems:
@@ -105,7 +126,9 @@ def _raters(keys):
         for rater in Rater.objects.filter(platform=platform, external_id__in=ids):
             existing[platform, rater.external_id] = rater
     missing = [key for key in keys if key not in existing]
-    created = Rater.objects.bulk_create([Rater(platform=platform, external_id=external) for platform, external in missing])
+    created = Rater.objects.bulk_create(
+        [Rater(platform=platform, external_id=external) for platform, external in missing]
+    )
     existing.update({(rater.platform, rater.external_id): rater for rater in created})
     return existing, len(missing)
 
@@ -122,8 +145,9 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
     columns = columns_for(fmt, **column_options)
     user_options = list(column_options)
     if system is not None and fmt == LONG:
-        raise FormatError(Problem("--system", None, None, "applies to --format mturk only; long form names "
-                                                          "the system on every row"))
+        raise FormatError(
+            Problem("--system", None, None, "applies to --format mturk only; long form names the system on every row")
+        )
     parsed = parse_ratings(data, filename, fmt, columns, system_given=system is not None, user_options=user_options)
     result = RatingsImport(file=filename, format=fmt, skipped=parsed.skipped, unknown=parsed.unknown)
     file_hash = hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()[:FILE_HASH_CHARS]
@@ -131,8 +155,10 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
         matched = _match_items(parsed, fmt, system, _item_index(campaign), filename)
         keys = {_rater_key(row, fmt, file_hash) for row, _ in matched}
         raters, result.raters_created = _raters(keys)
-        items = {item.pk: item for item in
-                 Item.objects.select_for_update().filter(pk__in={item_id for _, item_id in matched})}
+        items = {
+            item.pk: item
+            for item in Item.objects.select_for_update().filter(pk__in={item_id for _, item_id in matched})
+        }
         already = set(Rating.objects.filter(item_id__in=items).values_list("item_id", "rater_id"))
         already |= set(Assignment.objects.filter(item_id__in=items).values_list("item_id", "rater_id"))
         now = timezone.now()
@@ -143,8 +169,11 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
                 parsed.rejected.append(Rejection(row.line, row.instance_id, "this rater has already rated this item"))
                 continue
             if item.active_count >= item.needed:
-                parsed.rejected.append(Rejection(
-                    row.line, row.instance_id, f"item already has its {item.needed} ratings (done or in progress)"))
+                parsed.rejected.append(
+                    Rejection(
+                        row.line, row.instance_id, f"item already has its {item.needed} ratings (done or in progress)"
+                    )
+                )
                 continue
             item.active_count += 1
             item.done_count += 1
@@ -159,9 +188,26 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
 
 def _write(campaign, new, source, now):
     assignments = Assignment.objects.bulk_create(
-        Assignment(item=item, rater=rater, campaign=campaign, status=Assignment.Status.DONE, leased_at=now,
-                   lease_expires_at=now, completed_at=now) for _, item, rater in new)
+        Assignment(
+            item=item,
+            rater=rater,
+            campaign=campaign,
+            status=Assignment.Status.DONE,
+            leased_at=now,
+            lease_expires_at=now,
+            completed_at=now,
+        )
+        for _, item, rater in new
+    )
     Rating.objects.bulk_create(
-        Rating(item=item, rater=rater, campaign=campaign, assignment=assignment, score=row.score,
-               seconds=row.seconds, source=source)
-        for (row, item, rater), assignment in zip(new, assignments))
+        Rating(
+            item=item,
+            rater=rater,
+            campaign=campaign,
+            assignment=assignment,
+            score=row.score,
+            seconds=row.seconds,
+            source=source,
+        )
+        for (row, item, rater), assignment in zip(new, assignments)
+    )

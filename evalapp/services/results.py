@@ -9,27 +9,28 @@ intervals and the clusters read per-item sums and counts (``GROUP BY item``, a f
 thousand integer rows for a million ratings); only the consumers that need single ratings
 (the metric study's histograms, the long export) read per-rating rows, as integer codes.
 """
+
 import hashlib
-from itertools import combinations
 from dataclasses import dataclass, field, replace
+from itertools import combinations
 
 import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, F, Q, Sum
 
 from core.defaults import (
+    ADJUSTED_INLINE_MAX_RATINGS,
+    ADJUSTED_QUEUE_SECONDS,
     CONFIDENCE_LEVEL,
     DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    ADJUSTED_INLINE_MAX_RATINGS,
-    ADJUSTED_QUEUE_SECONDS,
     MAX_ADJUSTED_LEVELS,
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, Rating, RaterExclusion, System, SystemRetirement, rater_label
+from core.models import Instance, Item, ItemOutput, RaterExclusion, Rating, System, SystemRetirement, rater_label
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -39,8 +40,6 @@ from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_syste
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.formats.table6 import Table6, Table6Row
 from evalapp.models import Submission
-
-
 
 
 def _counted_ratings(campaign):
@@ -56,18 +55,26 @@ def ratings_records(campaign):
     instance id, system name and rater. An item shared by several systems' identical outputs
     yields one record per system. The rows are read as integers; names come from small lookups.
     """
-    rows = (_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
-            .values_list("item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
-            .order_by())
-    table = np.fromiter(rows, dtype=[("instance", np.int64), ("system", np.int64), ("rater", np.int64),
-                                     ("score", np.int64)])
+    rows = (
+        _counted_ratings(campaign)
+        .filter(item__item_outputs__campaign=campaign)
+        .values_list("item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
+        .order_by()
+    )
+    table = np.fromiter(
+        rows, dtype=[("instance", np.int64), ("system", np.int64), ("rater", np.int64), ("score", np.int64)]
+    )
     if not len(table):
         return RatingRecords.empty()
     instances, instance_codes = _labels(table["instance"], _instance_names)
     systems, system_codes = _labels(table["system"], _system_names)
     order = np.lexsort((table["rater"], _label_ranks(systems)[system_codes], _label_ranks(instances)[instance_codes]))
-    return RatingRecords(instances[instance_codes[order]], systems[system_codes[order]],
-                         table["rater"][order].astype(object), table["score"][order])
+    return RatingRecords(
+        instances[instance_codes[order]],
+        systems[system_codes[order]],
+        table["rater"][order].astype(object),
+        table["score"][order],
+    )
 
 
 def _labels(ids, names_of):
@@ -97,11 +104,22 @@ def _system_names(ids):
 def rating_rows(campaign):
     """Every counted rating once per system it counts for, as parallel arrays
     ``(rating ids, instance ids, system names, rater ids, scores)`` (integers but the names)."""
-    rows = (_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
-            .values_list("id", "item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
-            .order_by("id", "item__item_outputs__output__system_id"))
-    table = np.fromiter(rows, dtype=[("id", np.int64), ("instance", np.int64), ("system", np.int64),
-                                     ("rater", np.int64), ("score", np.int64)])
+    rows = (
+        _counted_ratings(campaign)
+        .filter(item__item_outputs__campaign=campaign)
+        .values_list("id", "item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
+        .order_by("id", "item__item_outputs__output__system_id")
+    )
+    table = np.fromiter(
+        rows,
+        dtype=[
+            ("id", np.int64),
+            ("instance", np.int64),
+            ("system", np.int64),
+            ("rater", np.int64),
+            ("score", np.int64),
+        ],
+    )
     if not len(table):
         return table["id"], table["instance"], np.empty(0, dtype=object), table["rater"], table["score"]
     systems, system_codes = _labels(table["system"], _system_names)
@@ -118,10 +136,13 @@ class RaterEffects:
     problem: str | None = None
 
     def as_dict(self):
-        return {"human_z": rater_effects_compute.Z_METHOD, "human_adjusted": self.fit.as_dict(),
-                "secondary": "formula (1) is the headline; these columns correct for who rated what"
-                             + (f"; human_z and human_adjusted are empty: {self.problem}" if self.problem else ""),
-                "not_estimable": self.problem}
+        return {
+            "human_z": rater_effects_compute.Z_METHOD,
+            "human_adjusted": self.fit.as_dict(),
+            "secondary": "formula (1) is the headline; these columns correct for who rated what"
+            + (f"; human_z and human_adjusted are empty: {self.problem}" if self.problem else ""),
+            "not_estimable": self.problem,
+        }
 
 
 @dataclass(frozen=True)
@@ -150,16 +171,34 @@ def rater_sums(campaign):
     some item stands for several systems' identical outputs, whose rating must enter its rater once)."""
     counted = _counted_ratings(campaign)
     system = "item__item_outputs__output__system_id"
-    cells = list(counted.filter(item__item_outputs__campaign=campaign).order_by().values(system, "rater_id")
-                 .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")),
-                           ids=Sum("id"), weighted=Sum(F("id") * F("score")))
-                 .values_list(system, "rater_id", "n", "total", "squares", "ids", "weighted"))
-    shared = (ItemOutput.objects.filter(campaign=campaign).order_by().values("item_id")
-              .annotate(outputs=Count("id")).filter(outputs__gt=1).exists())
+    cells = list(
+        counted.filter(item__item_outputs__campaign=campaign)
+        .order_by()
+        .values(system, "rater_id")
+        .annotate(
+            n=Count("id"),
+            total=Sum("score"),
+            squares=Sum(F("score") * F("score")),
+            ids=Sum("id"),
+            weighted=Sum(F("id") * F("score")),
+        )
+        .values_list(system, "rater_id", "n", "total", "squares", "ids", "weighted")
+    )
+    shared = (
+        ItemOutput.objects.filter(campaign=campaign)
+        .order_by()
+        .values("item_id")
+        .annotate(outputs=Count("id"))
+        .filter(outputs__gt=1)
+        .exists()
+    )
     if shared:
-        raters = list(counted.order_by().values("rater_id")
-                      .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
-                      .values_list("rater_id", "n", "total", "squares"))
+        raters = list(
+            counted.order_by()
+            .values("rater_id")
+            .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
+            .values_list("rater_id", "n", "total", "squares")
+        )
     else:  # every rating is in exactly one cell: its rater's sums are the sums of the rater's cells
         per_rater = {}
         for _, rater, n, total, squares, _, _ in cells:
@@ -175,13 +214,20 @@ def rater_z_means(campaign, names, sums=None):
     (:func:`rater_effects_compute.system_z_from_sums`)."""
     sums = rater_sums(campaign) if sums is None else sums
     return rater_effects_compute.system_z_from_sums(
-        sums.raters, [(name, rater, n, total) for name, rater, n, total, *_ in sums.cells], names)
+        sums.raters, [(name, rater, n, total) for name, rater, n, total, *_ in sums.cells], names
+    )
 
 
 def _unfitted(names, problem):
     return rater_effects_compute.MixedModelFit(
-        {name: rater_effects_compute.NOT_ESTIMATED for name in names}, False, None, None, None,
-        CONFIDENCE_LEVEL, problem)
+        dict.fromkeys(names, rater_effects_compute.NOT_ESTIMATED),
+        False,
+        None,
+        None,
+        None,
+        CONFIDENCE_LEVEL,
+        problem,
+    )
 
 
 def fit_rater_effects(campaign, names, key=None):
@@ -193,8 +239,9 @@ def fit_rater_effects(campaign, names, key=None):
     if len(np.unique(raters)) + len(np.unique(instances)) > MAX_ADJUSTED_LEVELS:
         fit = _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
     else:
-        fit = rater_effects_compute.mixed_model(instances, systems, raters, scores, names,
-                                                weights=rater_effects_compute.shared_weights(ids))
+        fit = rater_effects_compute.mixed_model(
+            instances, systems, raters, scores, names, weights=rater_effects_compute.shared_weights(ids)
+        )
     cache.set(key, fit, RESULTS_CACHE_SECONDS)
     return fit
 
@@ -216,7 +263,7 @@ def rater_effects(campaign, names=None, wait=False):
     sums = rater_sums(campaign)
     problem = rater_effects_compute.ratings_per_rater_problem([n for _, n, *_ in sums.raters])
     if problem is not None:
-        return RaterEffects({name: None for name in names}, _unfitted(names, problem), problem)
+        return RaterEffects(dict.fromkeys(names), _unfitted(names, problem), problem)
     z = rater_z_means(campaign, names, sums)
     key = sums.state_key(campaign, names)
     fit = cache.get(key)
@@ -230,8 +277,10 @@ def rater_effects(campaign, names=None, wait=False):
     return RaterEffects(z, fit)
 
 
-ADJUSTED_BEING_COMPUTED = ("being computed by the background worker (python manage.py db_worker); "
-                           "export again in a minute, or use export_table6 --wait-adjusted")
+ADJUSTED_BEING_COMPUTED = (
+    "being computed by the background worker (python manage.py db_worker); "
+    "export again in a minute, or use export_table6 --wait-adjusted"
+)
 
 
 def _queue_fit(campaign, names, key):
@@ -256,12 +305,20 @@ def _campaign_matrix(campaign, systems=None):
     """The :class:`ScoreMatrix` summed in the database: counted ratings grouped per item, then
     each item's sum and count credited to every system whose output it shows, on its instance."""
     systems = campaign_systems(campaign) if systems is None else systems
-    per_item = (_counted_ratings(campaign).values("item_id").annotate(total=Sum("score"), n=Count("id"))
-                .order_by().values_list("item_id", "total", "n"))
+    per_item = (
+        _counted_ratings(campaign)
+        .values("item_id")
+        .annotate(total=Sum("score"), n=Count("id"))
+        .order_by()
+        .values_list("item_id", "total", "n")
+    )
     items = np.fromiter(per_item, dtype=[("item", np.int64), ("total", np.int64), ("n", np.int64)])
-    shown = np.fromiter(ItemOutput.objects.filter(campaign=campaign)
-                        .values_list("item_id", "output__system_id", "item__instance_id").order_by(),
-                        dtype=[("item", np.int64), ("system", np.int64), ("instance", np.int64)])
+    shown = np.fromiter(
+        ItemOutput.objects.filter(campaign=campaign)
+        .values_list("item_id", "output__system_id", "item__instance_id")
+        .order_by(),
+        dtype=[("item", np.int64), ("system", np.int64), ("instance", np.int64)],
+    )
     items.sort(order="item")
     position = np.searchsorted(items["item"], shown["item"])
     rated = position < len(items)
@@ -269,8 +326,14 @@ def _campaign_matrix(campaign, systems=None):
     shown, position = shown[rated], position[rated]
     system_labels, system_codes = _labels(shown["system"], _system_names)
     instance_labels, instance_codes = _labels(shown["instance"], _instance_names)
-    return cell_matrix(system_labels[system_codes], instance_labels[instance_codes], items["total"][position],
-                       items["n"][position], [s.name for s in systems], campaign_instance_ids(campaign))
+    return cell_matrix(
+        system_labels[system_codes],
+        instance_labels[instance_codes],
+        items["total"][position],
+        items["n"][position],
+        [s.name for s in systems],
+        campaign_instance_ids(campaign),
+    )
 
 
 def campaign_systems(campaign):
@@ -287,8 +350,7 @@ def campaign_instance_ids(campaign):
 
 def retired_instances(campaign):
     """``(external id, reason)`` of the campaign's retired instances, in sample order: Table 6's footnote."""
-    return tuple(campaign.sampled.retired().order_by("position").values_list("instance__external_id",
-                                                                             "retired_reason"))
+    return tuple(campaign.sampled.retired().order_by("position").values_list("instance__external_id", "retired_reason"))
 
 
 def human_scores(campaign, records=None, matrix=None):
@@ -313,8 +375,10 @@ def full_submission_bleu(systems):
     latest = {}
     for submission in Submission.objects.filter(system__in=systems).order_by("system_id", "-created_at", "-id"):
         latest.setdefault(submission.system_id, submission)
-    return {system.pk: (None if system.pk not in latest or latest[system.pk].partial
-                        else latest[system.pk].official_bleu) for system in systems}
+    return {
+        system.pk: (None if system.pk not in latest or latest[system.pk].partial else latest[system.pk].official_bleu)
+        for system in systems
+    }
 
 
 def instance_score_matrix(campaign, records=None, systems=None):
@@ -325,8 +389,7 @@ def instance_score_matrix(campaign, records=None, systems=None):
     return score_matrix(records, names, campaign_instance_ids(campaign))
 
 
-def bootstrap_intervals(campaign, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=CONFIDENCE_LEVEL,
-                        matrix=None):
+def bootstrap_intervals(campaign, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=CONFIDENCE_LEVEL, matrix=None):
     """``{system name: Interval}``: percentile bootstrap of each human score, resampling instances."""
     matrix = instance_score_matrix(campaign) if matrix is None else matrix
     if not matrix.instances:
@@ -346,9 +409,15 @@ class Clusters:
     comparisons: list = field(default_factory=list)
 
     def as_dict(self):
-        return {"test": self.test, "rule": self.rule, "rule_description": significance_compute.RULE_TEXT[self.rule],
-                "alpha": self.alpha, "p_value": "one-sided: P(t_df >= difference / standard_error), better beats worse",
-                "clusters": self.cluster_of, "comparisons": [c.as_dict() for c in self.comparisons]}
+        return {
+            "test": self.test,
+            "rule": self.rule,
+            "rule_description": significance_compute.RULE_TEXT[self.rule],
+            "alpha": self.alpha,
+            "p_value": "one-sided: P(t_df >= difference / standard_error), better beats worse",
+            "clusters": self.cluster_of,
+            "comparisons": [c.as_dict() for c in self.comparisons],
+        }
 
 
 @dataclass(frozen=True)
@@ -371,8 +440,13 @@ class RaterAwareUncertainty:
 
     def settings(self, level=CONFIDENCE_LEVEL):
         """The ``intervals`` record of the JSON: method, level, the design's size and any fallback."""
-        return {"method": rater_uncertainty.method_name("interval", self.fallback_reason), "level": level,
-                "raters": self.raters, "instances": self.instances, "fallback": self.fallback_reason}
+        return {
+            "method": rater_uncertainty.method_name("interval", self.fallback_reason),
+            "level": level,
+            "raters": self.raters,
+            "instances": self.instances,
+            "fallback": self.fallback_reason,
+        }
 
     def pair(self, first, second):
         """(difference first - second, variance, df) of two of ``names``."""
@@ -390,8 +464,7 @@ def rater_aware_uncertainty(campaign, systems=None):
     return RaterAwareUncertainty(names, rater_uncertainty.contrasts(design), design.n_raters, design.n_instances)
 
 
-def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUSTER_RULE, uncertainty=None,
-                          scores=None):
+def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUSTER_RULE, uncertainty=None, scores=None):
     """Clusters of the team systems under ``rule`` ("holm" or "wmt"), from the rater-aware tests of the
     displayed formula (1) differences (the Human pseudo-system is not ranked, as in Table 6)."""
     systems = campaign_systems(campaign)
@@ -405,13 +478,27 @@ def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUST
     dfs = np.array([df for _, _, df in found], dtype=float)
     one_sided = rater_uncertainty.one_sided_pvalues(differences, variances, dfs)
     comparisons = significance_compute.ruled_comparisons(
-        teams, differences, np.sqrt(np.maximum(variances, 0.0)), dfs, one_sided, alpha, rule)
-    comparisons = [replace(c, difference=_rounded(c.difference), standard_error=_rounded(c.standard_error),
-                           df=round(c.df, 6), p_value=_rounded(c.p_value), p_holm=_rounded(c.p_holm))
-                   for c in comparisons]
+        teams, differences, np.sqrt(np.maximum(variances, 0.0)), dfs, one_sided, alpha, rule
+    )
+    comparisons = [
+        replace(
+            c,
+            difference=_rounded(c.difference),
+            standard_error=_rounded(c.standard_error),
+            df=round(c.df, 6),
+            p_value=_rounded(c.p_value),
+            p_holm=_rounded(c.p_holm),
+        )
+        for c in comparisons
+    ]
     numbers = significance_compute.ruled_clusters(teams, comparisons, alpha, rule)
-    return Clusters(rater_uncertainty.method_name("test", uncertainty.fallback_reason), rule, alpha,
-                    dict(zip(teams, numbers)), comparisons)
+    return Clusters(
+        rater_uncertainty.method_name("test", uncertainty.fallback_reason),
+        rule,
+        alpha,
+        dict(zip(teams, numbers)),
+        comparisons,
+    )
 
 
 def _rounded(value, digits=12):
@@ -419,8 +506,14 @@ def _rounded(value, digits=12):
     return round(float(value), digits)
 
 
-def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, secondary=True,
-           clusters=DEFAULT_CLUSTER_RULE):
+def table6(
+    campaign,
+    bootstrap=0,
+    seed=DEFAULT_SEED,
+    permutations=DEFAULT_PERMUTATIONS,
+    secondary=True,
+    clusters=DEFAULT_CLUSTER_RULE,
+):
     """Table 6 of the campaign: the Human pseudo-system first (human score only), then the teams by BLEU rank.
 
     BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
@@ -439,34 +532,61 @@ def table6(campaign, bootstrap=0, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUT
     bleu = full_submission_bleu(teams)
     bleu_ranks = competition_ranks([bleu[s.pk] for s in teams], BLEU_DIGITS)
     human_ranks = competition_ranks([scores[s.name]["human"] for s in teams], HUMAN_DIGITS)
-    team_rows = sorted(((s, Table6Row(s.name, s.marker, bleu[s.pk], bleu_rank, human_rank=human_rank,
-                                      **scores[s.name]))
-                        for s, bleu_rank, human_rank in zip(teams, bleu_ranks, human_ranks)),
-                       key=lambda pair: _team_order(pair[1]))
-    human_rows = [(s, Table6Row(System.HUMAN_NAME, "", None, None, human_rank=None, is_human=True, **scores[s.name]))
-                  for s in humans]
+    team_rows = sorted(
+        (
+            (s, Table6Row(s.name, s.marker, bleu[s.pk], bleu_rank, human_rank=human_rank, **scores[s.name]))
+            for s, bleu_rank, human_rank in zip(teams, bleu_ranks, human_ranks)
+        ),
+        key=lambda pair: _team_order(pair[1]),
+    )
+    human_rows = [
+        (s, Table6Row(System.HUMAN_NAME, "", None, None, human_rank=None, is_human=True, **scores[s.name]))
+        for s in humans
+    ]
     pairs = human_rows + team_rows
     intervals = significance = None
     if bootstrap:
         uncertainty = rater_aware_uncertainty(campaign, systems)
         cis = uncertainty.intervals()
         found = significance_clusters(campaign, rule=clusters, uncertainty=uncertainty, scores=scores)
-        pairs = [(system, replace(row, ci=cis[system.name].as_dict() if cis[system.name].low is not None else None,
-                                  cluster=None if row.is_human else found.cluster_of.get(system.name)))
-                 for system, row in pairs]
+        pairs = [
+            (
+                system,
+                replace(
+                    row,
+                    ci=cis[system.name].as_dict() if cis[system.name].low is not None else None,
+                    cluster=None if row.is_human else found.cluster_of.get(system.name),
+                ),
+            )
+            for system, row in pairs
+        ]
         intervals = uncertainty.settings()
         significance = found.as_dict()
     effects = None
     if secondary:
         found = rater_effects(campaign, [s.name for s in systems])
-        pairs = [(system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
-                 for system, row in pairs]
+        pairs = [
+            (system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
+            for system, row in pairs
+        ]
         effects = found.as_dict()
-    retired = tuple(SystemRetirement.objects.filter(campaign=campaign).order_by("system__name")
-                    .values_list("system__name", "instances"))
-    return Table6(campaign.name, tuple(row for _, row in pairs), campaign.raters_per_item,
-                  campaign.sampled.in_use().count(), intervals, significance, effects, left_out(campaign), retired,
-                  retired_instances(campaign))
+    retired = tuple(
+        SystemRetirement.objects.filter(campaign=campaign)
+        .order_by("system__name")
+        .values_list("system__name", "instances")
+    )
+    return Table6(
+        campaign.name,
+        tuple(row for _, row in pairs),
+        campaign.raters_per_item,
+        campaign.sampled.in_use().count(),
+        intervals,
+        significance,
+        effects,
+        left_out(campaign),
+        retired,
+        retired_instances(campaign),
+    )
 
 
 def left_out(campaign):
@@ -476,8 +596,9 @@ def left_out(campaign):
     excluded = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
     return {
         "excluded_raters": RaterExclusion.objects.filter(campaign=campaign).count(),
-        "excluded_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM,
-                                                  rater_id__in=excluded).count(),
+        "excluded_ratings": Rating.objects.filter(
+            campaign=campaign, item__kind=Item.Kind.SYSTEM, rater_id__in=excluded
+        ).count(),
         "control_items": Item.objects.filter(campaign=campaign, kind=Item.Kind.CONTROL).count(),
         "control_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.CONTROL).count(),
     }
@@ -491,8 +612,13 @@ def _adjusted_fields(fit, name):
 def score_distribution(campaign):
     """``{system name: [count of 0, of 1, of 2, of 3]}`` over the counted ratings (a shared item's rating
     counts for each of its systems, as in formula (1))."""
-    rows = list(_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
-                .values_list("item__item_outputs__output__system_id", "score").annotate(n=Count("id")).order_by())
+    rows = list(
+        _counted_ratings(campaign)
+        .filter(item__item_outputs__campaign=campaign)
+        .values_list("item__item_outputs__output__system_id", "score")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     names = _system_names(sorted({system for system, _, _ in rows}))
     result = {name: [0, 0, 0, 0] for name in names.values()}
     for system, score, count in rows:
@@ -525,15 +651,39 @@ def ratings_long_rows(campaign):
     Columns: instance_id, system, rater, score, seconds, source, shared_item (the item stood for
     several systems' identical outputs). The file re-imports with ``import_ratings --format long``.
     """
-    shared = set(ItemOutput.objects.filter(campaign=campaign).values("item_id").annotate(n=Count("id"))
-                 .filter(n__gt=1).values_list("item_id", flat=True))
-    rows = (_counted_ratings(campaign).filter(item__item_outputs__campaign=campaign)
-            .values_list("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id",
-                         "score", "seconds", "source", "item_id")
-            .order_by("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id"))
-    return [(instance, system, rater_label(rater), score, "" if seconds is None else seconds, source,
-             "true" if item in shared else "false")
-            for instance, system, rater, score, seconds, source, item in rows]
+    shared = set(
+        ItemOutput.objects.filter(campaign=campaign)
+        .values("item_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .values_list("item_id", flat=True)
+    )
+    rows = (
+        _counted_ratings(campaign)
+        .filter(item__item_outputs__campaign=campaign)
+        .values_list(
+            "item__instance__external_id",
+            "item__item_outputs__output__system__name",
+            "rater_id",
+            "score",
+            "seconds",
+            "source",
+            "item_id",
+        )
+        .order_by("item__instance__external_id", "item__item_outputs__output__system__name", "rater_id")
+    )
+    return [
+        (
+            instance,
+            system,
+            rater_label(rater),
+            score,
+            "" if seconds is None else seconds,
+            source,
+            "true" if item in shared else "false",
+        )
+        for instance, system, rater, score, seconds, source, item in rows
+    ]
 
 
 RATINGS_LONG_HEADER = ("instance_id", "system", "rater", "score", "seconds", "source", "shared_item")

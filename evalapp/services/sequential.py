@@ -6,6 +6,7 @@ The dashboard, ``GET /api/campaigns/{id}/sequential/`` and ``manage.py sequentia
 campaign's rating order and applies racing (:func:`retire_decided_systems`), which changes what
 the engine hands out and so is a POST (or the command's ``--retire``), never a look.
 """
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,15 +30,20 @@ class SequentialStatus:
     instances_seen: int
     settled: bool
     pairs: list
-    order: list = field(default_factory=list)       # systems, best observed mean first
-    retired: dict = field(default_factory=dict)     # system name -> instances it was complete on
+    order: list = field(default_factory=list)  # systems, best observed mean first
+    retired: dict = field(default_factory=dict)  # system name -> instances it was complete on
     racing: bool = False
 
     def as_dict(self):
         """The JSON of the command and the API: exactly the keys the manual documents."""
-        return {"alpha": self.alpha, "epsilon": self.epsilon, "method": self.method,
-                "instances_seen": self.instances_seen, "settled": self.settled,
-                "pairs": [pair.as_dict() for pair in self.pairs]}
+        return {
+            "alpha": self.alpha,
+            "epsilon": self.epsilon,
+            "method": self.method,
+            "instances_seen": self.instances_seen,
+            "settled": self.settled,
+            "pairs": [pair.as_dict() for pair in self.pairs],
+        }
 
     def confidence(self):
         """``1 - alpha`` as a percentage, for the banner."""
@@ -55,8 +61,9 @@ class SequentialStatus:
 
     def retirable(self):
         """Systems still racing whose every pair is decided (racing campaigns retire them)."""
-        return [name for name in self.order
-                if name not in self.retired and compute.all_pairs_decided(name, self.by_pair())]
+        return [
+            name for name in self.order if name not in self.retired and compute.all_pairs_decided(name, self.by_pair())
+        ]
 
 
 def _per_instance_means(campaign):
@@ -96,23 +103,34 @@ def sequential_status(campaign, alpha=SEQUENTIAL_ALPHA):
     level = compute.pair_alpha(alpha, len(names))
     # Looks without a new rating in between read the pairs from the cache (keyed by the ratings they use).
     key = "comve:sequential:" + results.digest(
-        np.asarray(names, dtype=object), np.nan_to_num(means, nan=-1.0), [level, campaign.tie_margin,
-                                                                          SEQUENTIAL_BET_TRUNCATION],
-        np.asarray([prefix[name] for name in names]), np.asarray([compute.METHOD], dtype=object))
+        np.asarray(names, dtype=object),
+        np.nan_to_num(means, nan=-1.0),
+        [level, campaign.tie_margin, SEQUENTIAL_BET_TRUNCATION],
+        np.asarray([prefix[name] for name in names]),
+        np.asarray([compute.METHOD], dtype=object),
+    )
     pairs = cache.get(key)
     if pairs is None:
-        pairs = compute.pair_decisions(names, np.nan_to_num(means), [prefix[name] for name in names], level,
-                                       SEQUENTIAL_BET_TRUNCATION, campaign.tie_margin)
+        pairs = compute.pair_decisions(
+            names,
+            np.nan_to_num(means),
+            [prefix[name] for name in names],
+            level,
+            SEQUENTIAL_BET_TRUNCATION,
+            campaign.tie_margin,
+        )
         cache.set(key, pairs, RESULTS_CACHE_SECONDS)
-    observed = {name: float(np.mean(means[row, :prefix[name]])) if prefix[name] else None
-                for row, name in enumerate(names)}
+    observed = {
+        name: float(np.mean(means[row, : prefix[name]])) if prefix[name] else None for row, name in enumerate(names)
+    }
     order = sorted((name for name in names if observed[name] is not None), key=lambda name: (-observed[name], name))
     racing = [name for name in names if name not in retired]
     seen = min((prefix[name] for name in racing), default=0)
     by_pair = {frozenset((pair.better, pair.worse)): pair for pair in pairs}
     settled = len(order) == len(names) >= 2 and compute.adjacent_pairs_decided(order, by_pair)
-    return SequentialStatus(alpha, campaign.tie_margin, compute.METHOD, seen, settled, pairs, order, retired,
-                            campaign.racing)
+    return SequentialStatus(
+        alpha, campaign.tie_margin, compute.METHOD, seen, settled, pairs, order, retired, campaign.racing
+    )
 
 
 @dataclass(frozen=True)
@@ -144,8 +162,8 @@ def retire_decided_systems(campaign):
         for name in status.retirable():
             system = next(s for s in results.campaign_systems(locked) if s.name == name)
             _, created = SystemRetirement.objects.get_or_create(
-                campaign=locked, system=system,
-                defaults={"instances": _complete_prefix(complete[names.index(name)])})
+                campaign=locked, system=system, defaults={"instances": _complete_prefix(complete[names.index(name)])}
+            )
             if not created:
                 continue
             closed += _close_items(locked)
@@ -158,8 +176,11 @@ def _close_items(campaign):
     still racing stays open); the number closed."""
     retired = SystemRetirement.objects.filter(campaign=campaign).values("system_id")
     still_racing = ItemOutput.objects.filter(campaign=campaign).exclude(output__system_id__in=retired).values("item_id")
-    closing = (Item.objects.filter(campaign=campaign, kind=Item.Kind.SYSTEM, active_count__lt=F("needed"))
-               .exclude(pk__in=still_racing).values_list("pk", flat=True))
+    closing = (
+        Item.objects.filter(campaign=campaign, kind=Item.Kind.SYSTEM, active_count__lt=F("needed"))
+        .exclude(pk__in=still_racing)
+        .values_list("pk", flat=True)
+    )
     return Item.objects.filter(pk__in=list(closing)).update(needed=F("active_count"))
 
 

@@ -1,4 +1,5 @@
 """Template filters of the evaluation pages."""
+
 from django import template
 
 from core.defaults import FORMAT_LABELS

@@ -3,6 +3,7 @@
 The form calls the same service as ``manage.py create_campaign`` and shows its problems
 next to the fields they are about. Every view is for organizers only.
 """
+
 from django import forms
 from django.contrib import messages
 from django.db.models import Count
@@ -33,8 +34,11 @@ SECONDS_PER_MINUTE = 60
 PAPER_SAMPLE_SIZE = 100
 PASTED_IDS = "pasted ids"
 # create_campaign parameters whose form field has another name.
-FORM_FIELDS = {"lease_seconds": "lease_minutes", "instance_ids": "instance_file",
-               "share_identical_outputs": "share_identical"}
+FORM_FIELDS = {
+    "lease_seconds": "lease_minutes",
+    "instance_ids": "instance_file",
+    "share_identical_outputs": "share_identical",
+}
 
 
 class CampaignForm(forms.Form):
@@ -44,61 +48,108 @@ class CampaignForm(forms.Form):
 
     name = forms.CharField(max_length=100, help_text="A new, unique name, e.g. comve-test-2020.")
     selection = forms.ChoiceField(
-        label="Instances", widget=forms.RadioSelect, initial=SAMPLE,
-        choices=[(SAMPLE, "A seeded random sample"), (LIST, "Exactly the instances I list"),
-                 (ALL, "Every instance of the dataset")])
-    sample = forms.IntegerField(required=False, min_value=1, label="Sample size",
-                                help_text="How many instances to draw (the paper: 100).")
+        label="Instances",
+        widget=forms.RadioSelect,
+        initial=SAMPLE,
+        choices=[
+            (SAMPLE, "A seeded random sample"),
+            (LIST, "Exactly the instances I list"),
+            (ALL, "Every instance of the dataset"),
+        ],
+    )
+    sample = forms.IntegerField(
+        required=False, min_value=1, label="Sample size", help_text="How many instances to draw (the paper: 100)."
+    )
     seed = forms.IntegerField(required=False, min_value=0, help_text="Stored with the campaign; empty: one is drawn.")
     instance_file = UploadField(required=False, label="Instance list file", help_text="One id a line.")
-    instance_text = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
-                                    label="Or paste the ids", help_text="One id a line.")
+    instance_text = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 4}), label="Or paste the ids", help_text="One id a line."
+    )
     systems = forms.MultipleChoiceField(
-        required=False, widget=forms.CheckboxSelectMultiple,
-        help_text="None ticked: every system with a reason for every campaign instance.")
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked: every system with a reason for every campaign instance.",
+    )
     human_reference = forms.TypedChoiceField(
-        required=False, coerce=int, empty_value=None, label="Human pseudo-system",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        label="Human pseudo-system",
         choices=[("", "none"), (1, "reference 1"), (2, "reference 2"), (3, "reference 3")],
-        help_text="Rate one human reference per instance as the system 'Human' (the paper's 2.58).")
-    raters_per_item = forms.IntegerField(initial=DEFAULT_RATERS_PER_ITEM, min_value=1, max_value=MAX_RATERS_PER_ITEM,
-                                         label="Raters per item (M)")
-    lease_minutes = forms.IntegerField(initial=DEFAULT_LEASE_SECONDS // SECONDS_PER_MINUTE,
-                                       min_value=MIN_LEASE_SECONDS // SECONDS_PER_MINUTE,
-                                       max_value=MAX_LEASE_SECONDS // SECONDS_PER_MINUTE, label="Lease (minutes)",
-                                       help_text="How long an item stays reserved for the rater who got it.")
-    control_rate = forms.FloatField(initial=0.0, min_value=0.0, max_value=1.0,
-                                    widget=forms.NumberInput(attrs={"step": "0.01"}),
-                                    help_text="Control items per system item, 0-1 (e.g. 0.1).")
-    share_identical = forms.BooleanField(required=False, label="Rate identical reasons of an instance once",
-                                         help_text="The score is shared by every system that gave the same reason.")
-    instructions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
-                                   help_text="Shown to raters before the rubric.")
-    mturk_enabled = forms.BooleanField(required=False, label="Let workers in from Mechanical Turk",
-                                       help_text="Off: no one can enter from a HIT (you can change it on the crowd page).")
-    prolific_enabled = forms.BooleanField(required=False, label="Let participants in from Prolific",
-                                          help_text="Off: no one can enter from a study (you can change it later).")
-    tie_margin = forms.FloatField(required=False, initial=DEFAULT_TIE_MARGIN, min_value=0.001, max_value=MAX_TIE_MARGIN,
-                                  widget=forms.NumberInput(attrs={"step": "0.01"}), label="Tie margin (0-3 scale)",
-                                  help_text="Stopping early: two systems closer than this may be decided a tie. "
-                                            f"Fixed now, before any rating (empty: {DEFAULT_TIE_MARGIN}).")
-    racing = forms.BooleanField(required=False, label="Racing: stop rating systems whose comparisons are decided",
-                                help_text="Off (the paper's protocol): every system is rated on every instance.")
+        help_text="Rate one human reference per instance as the system 'Human' (the paper's 2.58).",
+    )
+    raters_per_item = forms.IntegerField(
+        initial=DEFAULT_RATERS_PER_ITEM, min_value=1, max_value=MAX_RATERS_PER_ITEM, label="Raters per item (M)"
+    )
+    lease_minutes = forms.IntegerField(
+        initial=DEFAULT_LEASE_SECONDS // SECONDS_PER_MINUTE,
+        min_value=MIN_LEASE_SECONDS // SECONDS_PER_MINUTE,
+        max_value=MAX_LEASE_SECONDS // SECONDS_PER_MINUTE,
+        label="Lease (minutes)",
+        help_text="How long an item stays reserved for the rater who got it.",
+    )
+    control_rate = forms.FloatField(
+        initial=0.0,
+        min_value=0.0,
+        max_value=1.0,
+        widget=forms.NumberInput(attrs={"step": "0.01"}),
+        help_text="Control items per system item, 0-1 (e.g. 0.1).",
+    )
+    share_identical = forms.BooleanField(
+        required=False,
+        label="Rate identical reasons of an instance once",
+        help_text="The score is shared by every system that gave the same reason.",
+    )
+    instructions = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), help_text="Shown to raters before the rubric."
+    )
+    mturk_enabled = forms.BooleanField(
+        required=False,
+        label="Let workers in from Mechanical Turk",
+        help_text="Off: no one can enter from a HIT (you can change it on the crowd page).",
+    )
+    prolific_enabled = forms.BooleanField(
+        required=False,
+        label="Let participants in from Prolific",
+        help_text="Off: no one can enter from a study (you can change it later).",
+    )
+    tie_margin = forms.FloatField(
+        required=False,
+        initial=DEFAULT_TIE_MARGIN,
+        min_value=0.001,
+        max_value=MAX_TIE_MARGIN,
+        widget=forms.NumberInput(attrs={"step": "0.01"}),
+        label="Tie margin (0-3 scale)",
+        help_text="Stopping early: two systems closer than this may be decided a tie. "
+        f"Fixed now, before any rating (empty: {DEFAULT_TIE_MARGIN}).",
+    )
+    racing = forms.BooleanField(
+        required=False,
+        label="Racing: stop rating systems whose comparisons are decided",
+        help_text="Off (the paper's protocol): every system is rated on every instance.",
+    )
 
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
         self.dataset = dataset
         self.fields["systems"].choices = [
             (system.name, f"{system.display_name} ({system.output_count} reasons)")
-            for system in dataset.systems.filter(is_human=False).annotate(output_count=Count("outputs")).order_by("name")
+            for system in dataset.systems.filter(is_human=False)
+            .annotate(output_count=Count("outputs"))
+            .order_by("name")
         ]
         self.fields["sample"].initial = min(PAPER_SAMPLE_SIZE, dataset.instances.count())
         for entry in default_rubric():
             score = entry["score"]
             self.fields[f"rubric_label_{score}"] = forms.CharField(
-                max_length=80, initial=entry["label"], label=f"Score {score}: label")
+                max_length=80, initial=entry["label"], label=f"Score {score}: label"
+            )
             self.fields[f"rubric_description_{score}"] = forms.CharField(
-                required=False, initial=entry["description"], label=f"Score {score}: description",
-                widget=forms.Textarea(attrs={"rows": 2}))
+                required=False,
+                initial=entry["description"],
+                label=f"Score {score}: description",
+                widget=forms.Textarea(attrs={"rows": 2}),
+            )
 
     def rubric_fields(self):
         return [(self[f"rubric_label_{score}"], self[f"rubric_description_{score}"]) for score in SCORES]
@@ -110,20 +161,34 @@ class CampaignForm(forms.Form):
         instance_ids = None
         if selection == self.LIST:
             source = data["instance_file"]
-            instance_ids = (read_instance_list(source.data, source.name) if source
-                            else read_instance_list(data["instance_text"], PASTED_IDS))
+            instance_ids = (
+                read_instance_list(source.data, source.name)
+                if source
+                else read_instance_list(data["instance_text"], PASTED_IDS)
+            )
         return {
             "sample": data["sample"] if selection == self.SAMPLE else None,
-            "seed": data["seed"], "instance_ids": instance_ids,
-            "systems": data["systems"] or None, "human_reference": data["human_reference"],
-            "raters_per_item": data["raters_per_item"], "lease_seconds": data["lease_minutes"] * SECONDS_PER_MINUTE,
-            "control_rate": data["control_rate"], "share_identical_outputs": data["share_identical"],
+            "seed": data["seed"],
+            "instance_ids": instance_ids,
+            "systems": data["systems"] or None,
+            "human_reference": data["human_reference"],
+            "raters_per_item": data["raters_per_item"],
+            "lease_seconds": data["lease_minutes"] * SECONDS_PER_MINUTE,
+            "control_rate": data["control_rate"],
+            "share_identical_outputs": data["share_identical"],
             "instructions": data["instructions"],
-            "mturk_enabled": data["mturk_enabled"], "prolific_enabled": data["prolific_enabled"],
+            "mturk_enabled": data["mturk_enabled"],
+            "prolific_enabled": data["prolific_enabled"],
             "tie_margin": DEFAULT_TIE_MARGIN if data["tie_margin"] is None else data["tie_margin"],
             "racing": data["racing"],
-            "rubric": [{"score": score, "label": data[f"rubric_label_{score}"],
-                        "description": data[f"rubric_description_{score}"]} for score in SCORES],
+            "rubric": [
+                {
+                    "score": score,
+                    "label": data[f"rubric_label_{score}"],
+                    "description": data[f"rubric_description_{score}"],
+                }
+                for score in SCORES
+            ],
         }
 
     def clean(self):
@@ -179,15 +244,19 @@ def create(request):
     form = CampaignForm(request.POST if bound else None, request.FILES if bound else None, dataset=dataset)
     if bound and form.is_valid():
         try:
-            campaign = create_campaign(dataset, form.cleaned_data["name"], created_by=request.user,
-                                       **form.service_arguments())
+            campaign = create_campaign(
+                dataset, form.cleaned_data["name"], created_by=request.user, **form.service_arguments()
+            )
         except FormatError as error:
             form.show_problems(error)
         else:
             summary = campaign_summary(campaign)
-            messages.success(request, f"Created campaign '{campaign.name}': {summary['items']} items "
-                                      f"({summary['control_items']} control items), {summary['ratings_expected']:,} "
-                                      f"ratings to collect; seed {campaign.seed}.")
+            messages.success(
+                request,
+                f"Created campaign '{campaign.name}': {summary['items']} items "
+                f"({summary['control_items']} control items), {summary['ratings_expected']:,} "
+                f"ratings to collect; seed {campaign.seed}.",
+            )
             return redirect("campaigns:detail", campaign_id=campaign.pk)
     status = BAD_REQUEST if bound else 200
     return render(request, "campaigns/create.html", {"form": form, "dataset": dataset}, status=status)
@@ -202,10 +271,16 @@ def detail(request, campaign_id):
     posts to ``campaigns:status``.
     """
     campaign = get_object_or_404(Campaign.objects.select_related("dataset", "created_by"), pk=campaign_id)
-    return render(request, "campaigns/detail.html", {
-        "campaign": campaign, "summary": campaign_summary(campaign), "progress": campaign_progress(campaign),
-        "stall": campaign_stall(campaign),
-    })
+    return render(
+        request,
+        "campaigns/detail.html",
+        {
+            "campaign": campaign,
+            "summary": campaign_summary(campaign),
+            "progress": campaign_progress(campaign),
+            "stall": campaign_stall(campaign),
+        },
+    )
 
 
 @require_POST

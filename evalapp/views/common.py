@@ -1,4 +1,5 @@
 """Pieces shared by the organizer and researcher areas: the campaign index and the download response."""
+
 from django import forms
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -86,10 +87,14 @@ class Table6Options(forms.Form):
 
     def options(self):
         data = self.cleaned_data
-        return {"halves": bool(data["halves"]), "latex_intervals": bool(data["latex_intervals"]), "bootstrap": data["bootstrap"] or 0,
-                "seed": DEFAULT_SEED if data["seed"] is None else data["seed"],
-                "permutations": data["permutations"] or DEFAULT_PERMUTATIONS,
-                "clusters": data["clusters"] or DEFAULT_CLUSTER_RULE}
+        return {
+            "halves": bool(data["halves"]),
+            "latex_intervals": bool(data["latex_intervals"]),
+            "bootstrap": data["bootstrap"] or 0,
+            "seed": DEFAULT_SEED if data["seed"] is None else data["seed"],
+            "permutations": data["permutations"] or DEFAULT_PERMUTATIONS,
+            "clusters": data["clusters"] or DEFAULT_CLUSTER_RULE,
+        }
 
     def problems(self):
         return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())

@@ -1,4 +1,5 @@
 """The organizer's crowd-platform page of a campaign: settings, HIT and study addresses, sessions."""
+
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
@@ -25,21 +26,29 @@ class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
         for pk in value:
             text = str(pk)
             if not text.isdigit() or int(text) > MAX_ID:
-                raise forms.ValidationError(self.error_messages["invalid_pk_value"], code="invalid_pk_value",
-                                            params={"pk": text[:40]})
+                raise forms.ValidationError(
+                    self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": text[:40]}
+                )
         return super()._check_values(value)
 
 
 class CrowdSettingsForm(forms.ModelForm):
     completion_url = forms.URLField(
-        required=False, assume_scheme="https", max_length=Campaign._meta.get_field("completion_url").max_length,
+        required=False,
+        assume_scheme="https",
+        max_length=Campaign._meta.get_field("completion_url").max_length,
         label="Completion URL (without the code)",
-        help_text="For Prolific: https://app.prolific.com/submissions/complete (the code is added as ?cc=).")
-    items_per_session = forms.IntegerField(required=False, min_value=1,
-                                           label="Items per HIT or study session (empty: no cap)")
+        help_text="For Prolific: https://app.prolific.com/submissions/complete (the code is added as ?cc=).",
+    )
+    items_per_session = forms.IntegerField(
+        required=False, min_value=1, label="Items per HIT or study session (empty: no cap)"
+    )
     lab_raters = BoundedModelMultipleChoiceField(
-        queryset=crowd.lab_rater_choices(), required=False, label="Lab raters this campaign lists",
-        help_text="Used when lab raters may rate is 'only the lab raters the campaign lists'.")
+        queryset=crowd.lab_rater_choices(),
+        required=False,
+        label="Lab raters this campaign lists",
+        help_text="Used when lab raters may rate is 'only the lab raters the campaign lists'.",
+    )
 
     class Meta:
         model = Campaign
@@ -61,11 +70,13 @@ class CrowdSettingsForm(forms.ModelForm):
 
 
 class SubmissionsUploadForm(forms.Form):
-    platform = forms.ChoiceField(choices=[(MTURK, "Mechanical Turk batch results (CSV)"),
-                                          (PROLIFIC, "Prolific submissions export (CSV)")])
+    platform = forms.ChoiceField(
+        choices=[(MTURK, "Mechanical Turk batch results (CSV)"), (PROLIFIC, "Prolific submissions export (CSV)")]
+    )
     file = UploadField(label="The platform's export")
-    replace = forms.BooleanField(required=False, label="This file is the whole record: sessions it does not "
-                                                       "confirm are no longer verified")
+    replace = forms.BooleanField(
+        required=False, label="This file is the whole record: sessions it does not confirm are no longer verified"
+    )
 
 
 def _page(request, campaign, form, status=200, upload_form=None, reconciliation=None):
@@ -75,13 +86,24 @@ def _page(request, campaign, form, status=200, upload_form=None, reconciliation=
         question, question_error = external_question_xml(mturk_url, AUTO_FRAME_HEIGHT), ""
     except ExternalQuestionError as error:
         question, question_error = "", str(error)
-    return render(request, "campaigns/crowd_settings.html", {
-        "campaign": campaign, "form": form, "mturk_url": mturk_url, "question": question,
-        "question_error": question_error, "prolific_url": crowd.entry_url(base, campaign, PROLIFIC),
-        "reviews": crowd.session_reviews(campaign), "min_control_ratings": quality.MIN_CONTROL_RATINGS,
-        "upload_form": upload_form or SubmissionsUploadForm(), "reconciliation": reconciliation,
-        "crowd_counts": crowd_session_counts(campaign),
-    }, status=status)
+    return render(
+        request,
+        "campaigns/crowd_settings.html",
+        {
+            "campaign": campaign,
+            "form": form,
+            "mturk_url": mturk_url,
+            "question": question,
+            "question_error": question_error,
+            "prolific_url": crowd.entry_url(base, campaign, PROLIFIC),
+            "reviews": crowd.session_reviews(campaign),
+            "min_control_ratings": quality.MIN_CONTROL_RATINGS,
+            "upload_form": upload_form or SubmissionsUploadForm(),
+            "reconciliation": reconciliation,
+            "crowd_counts": crowd_session_counts(campaign),
+        },
+        status=status,
+    )
 
 
 @roles.organizer_required
@@ -113,8 +135,11 @@ def rotate_key(request, campaign_id):
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     crowd.rotate_key(campaign)
-    messages.success(request, "New entry addresses made: the old ones no longer let anyone in. Update the HIT "
-                              "and the study with the addresses below.")
+    messages.success(
+        request,
+        "New entry addresses made: the old ones no longer let anyone in. Update the HIT "
+        "and the study with the addresses below.",
+    )
     return redirect(reverse("campaigns:crowd", kwargs={"campaign_id": campaign.pk}))
 
 
@@ -132,8 +157,9 @@ def import_submissions(request, campaign_id):
     if not form.is_valid():
         return _page(request, campaign, CrowdSettingsForm(instance=campaign), status=400, upload_form=form)
     try:
-        result = crowd.import_crowd_submissions(campaign, form.cleaned_data["platform"], form.cleaned_data["file"],
-                                                replace=form.cleaned_data["replace"])
+        result = crowd.import_crowd_submissions(
+            campaign, form.cleaned_data["platform"], form.cleaned_data["file"], replace=form.cleaned_data["replace"]
+        )
     except FormatError as error:
         for problem in error.problems:
             form.add_error("file", str(problem))

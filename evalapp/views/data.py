@@ -3,6 +3,7 @@
 The forms call the same services as ``manage.py import_comve`` / ``import_submission`` and
 show the same problems (file, line, column, message) when an upload is refused.
 """
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -41,8 +42,11 @@ class DatasetImportForm(forms.Form):
     statements = UploadField(help_text="CSV with header id,FalseSent (subtaskC_test_data.csv).")
     references = UploadField(help_text="CSV id,ref1,ref2,ref3 without header (subtaskC_gold_answers.csv).")
     pairs = UploadField(required=False, help_text="Optional: CSV with header id,sent0,sent1 (subtaskA_test_data.csv).")
-    pair_answers = UploadField(required=False, label="Pair answers",
-                               help_text="With the pairs: CSV id,k without header (subtaskA_gold_answers.csv).")
+    pair_answers = UploadField(
+        required=False,
+        label="Pair answers",
+        help_text="With the pairs: CSV id,k without header (subtaskA_gold_answers.csv).",
+    )
 
     def clean(self):
         data = super().clean()
@@ -56,17 +60,22 @@ class SubmissionUploadForm(forms.Form):
     marker = forms.ChoiceField(choices=System.Marker.choices, required=False, initial=System.Marker.NONE)
     file = UploadField(label="Submission file", help_text="id,reason per line, no header, UTF-8.")
     allow_partial = forms.BooleanField(
-        required=False, label="Accept a partial submission (a subset of the ids; no official BLEU)")
+        required=False, label="Accept a partial submission (a subset of the ids; no official BLEU)"
+    )
 
 
 def _systems_with_latest(dataset):
     latest = Submission.objects.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
-    return (dataset.systems.filter(is_human=False)
-            .annotate(output_count=Count("outputs", distinct=True),
-                      submission_count=Count("submissions", distinct=True),
-                      latest_bleu=Subquery(latest.values("official_bleu")[:1]),
-                      latest_partial=Subquery(latest.values("partial")[:1]))
-            .order_by("name"))
+    return (
+        dataset.systems.filter(is_human=False)
+        .annotate(
+            output_count=Count("outputs", distinct=True),
+            submission_count=Count("submissions", distinct=True),
+            latest_bleu=Subquery(latest.values("official_bleu")[:1]),
+            latest_partial=Subquery(latest.values("partial")[:1]),
+        )
+        .order_by("name")
+    )
 
 
 @require_GET
@@ -89,12 +98,19 @@ def dataset_detail(request, pk):
     Security: organizers only (login required, then 403); read-only.
     """
     dataset = get_object_or_404(Dataset.objects.annotate(instance_count=Count("instances")), pk=pk)
-    recent = (Submission.objects.filter(system__dataset=dataset)
-              .select_related("system", "uploaded_by")[:RECENT_SUBMISSIONS])
-    return render(request, "data/dataset.html", {
-        "dataset": dataset, "systems": _systems_with_latest(dataset), "recent": recent,
-        "form": SubmissionUploadForm(),
-    })
+    recent = Submission.objects.filter(system__dataset=dataset).select_related("system", "uploaded_by")[
+        :RECENT_SUBMISSIONS
+    ]
+    return render(
+        request,
+        "data/dataset.html",
+        {
+            "dataset": dataset,
+            "systems": _systems_with_latest(dataset),
+            "recent": recent,
+            "form": SubmissionUploadForm(),
+        },
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -111,13 +127,22 @@ def import_dataset(request):
     if bound and form.is_valid():
         data = form.cleaned_data
         try:
-            result = import_comve(data["name"], data["statements"], data["references"], pairs=data["pairs"],
-                                  pair_answers=data["pair_answers"], split=data["split"])
+            result = import_comve(
+                data["name"],
+                data["statements"],
+                data["references"],
+                pairs=data["pairs"],
+                pair_answers=data["pair_answers"],
+                split=data["split"],
+            )
         except FormatError as error:
             problems = error.problems
         else:
-            messages.success(request, f"Imported dataset '{result.dataset.name}': {result.instances} instances, "
-                                      f"{result.references} references.")
+            messages.success(
+                request,
+                f"Imported dataset '{result.dataset.name}': {result.instances} instances, "
+                f"{result.references} references.",
+            )
             for warning in result.warnings:
                 messages.warning(request, str(warning))
             return redirect("data:dataset", pk=result.dataset.pk)
@@ -140,20 +165,30 @@ def upload_submission(request, pk):
     if bound and form.is_valid():
         data = form.cleaned_data
         try:
-            result = import_submission(dataset, data["system"], data["file"], marker=data["marker"] or "",
-                                       allow_partial=data["allow_partial"], user=request.user)
+            result = import_submission(
+                dataset,
+                data["system"],
+                data["file"],
+                marker=data["marker"] or "",
+                allow_partial=data["allow_partial"],
+                user=request.user,
+            )
         except FormatError as error:
             problems = error.problems
         else:
-            bleu = "no official BLEU (partial)" if result.official_bleu is None else \
-                f"official BLEU {result.official_bleu:.4f}"
+            bleu = (
+                "no official BLEU (partial)"
+                if result.official_bleu is None
+                else f"official BLEU {result.official_bleu:.4f}"
+            )
             messages.success(request, f"Imported {result.rows} reasons of '{result.system.display_name}'; {bleu}.")
             for warning in result.warnings:
                 messages.warning(request, str(warning))
             return redirect("data:dataset", pk=dataset.pk)
     status = BAD_REQUEST if bound else 200
-    return render(request, "data/upload_submission.html",
-                  {"dataset": dataset, "form": form, "problems": problems}, status=status)
+    return render(
+        request, "data/upload_submission.html", {"dataset": dataset, "form": form, "problems": problems}, status=status
+    )
 
 
 app_name = "data"

@@ -3,6 +3,7 @@
 Every decision goes through :mod:`core.flags` (``dismiss_reports``, ``retire_instance``), as the API's
 and ``manage.py review_flags`` do.
 """
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
@@ -28,11 +29,18 @@ def queue(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     show_systems = request.GET.get("systems") == SHOW_SYSTEMS
     with_resolved = request.GET.get("resolved") == "1"
-    return render(request, "campaigns/flags.html", {
-        "campaign": campaign, "queue": flags.review_queue(campaign, include_resolved=with_resolved),
-        "show_systems": show_systems, "with_resolved": with_resolved, "stall": campaign_stall(campaign),
-        "note_max_chars": NOTE_MAX_CHARS,
-    })
+    return render(
+        request,
+        "campaigns/flags.html",
+        {
+            "campaign": campaign,
+            "queue": flags.review_queue(campaign, include_resolved=with_resolved),
+            "show_systems": show_systems,
+            "with_resolved": with_resolved,
+            "stall": campaign_stall(campaign),
+            "note_max_chars": NOTE_MAX_CHARS,
+        },
+    )
 
 
 def _back(request, campaign):
@@ -50,10 +58,16 @@ def dismiss(request, campaign_id, item_id):
     Security: organizers only (login, then 403); POST with CSRF; an item of another campaign is refused
     with a message and changes nothing.
     """
-    return _decide(request, campaign_id, lambda campaign: flags.dismiss_reports(campaign, item_id, by=request.user),
-                   lambda decision: f"Item {item_id} has no open report; nothing was changed.",
-                   lambda decision: f"Dismissed {decision.reports_resolved} report(s) on item {item_id}: it goes "
-                                    "on being rated by raters who have not seen it.")
+    return _decide(
+        request,
+        campaign_id,
+        lambda campaign: flags.dismiss_reports(campaign, item_id, by=request.user),
+        lambda decision: f"Item {item_id} has no open report; nothing was changed.",
+        lambda decision: (
+            f"Dismissed {decision.reports_resolved} report(s) on item {item_id}: it goes "
+            "on being rated by raters who have not seen it."
+        ),
+    )
 
 
 @require_POST
@@ -66,11 +80,16 @@ def retire(request, campaign_id, item_id):
     with a message and changes nothing.
     """
     reason = request.POST.get("reason", "")
-    return _decide(request, campaign_id,
-                   lambda campaign: flags.retire_instance(campaign, item_id, by=request.user, reason=reason),
-                   lambda decision: f"Instance {decision.instance_id} was already retired; nothing was changed.",
-                   lambda decision: f"Retired instance {decision.instance_id}: {decision.items_retired} item(s) "
-                                    "take no more ratings and count for no system; Table 6 says so under the table.")
+    return _decide(
+        request,
+        campaign_id,
+        lambda campaign: flags.retire_instance(campaign, item_id, by=request.user, reason=reason),
+        lambda decision: f"Instance {decision.instance_id} was already retired; nothing was changed.",
+        lambda decision: (
+            f"Retired instance {decision.instance_id}: {decision.items_retired} item(s) "
+            "take no more ratings and count for no system; Table 6 says so under the table."
+        ),
+    )
 
 
 def _decide(request, campaign_id, decide, unchanged, changed):

@@ -17,7 +17,11 @@ def home(request):
     user = request.user
     if roles.is_rater(user) and not roles.can_view_results(user):
         return redirect("annotators:campaigns")
-    return render(request, "home.html", {
-        "organizer_home": checklist.organizer_home() if roles.is_organizer(user) else None,
-        "researcher_home": checklist.researcher_home() if roles.can_view_results(user) else None,
-    })
+    return render(
+        request,
+        "home.html",
+        {
+            "organizer_home": checklist.organizer_home() if roles.is_organizer(user) else None,
+            "researcher_home": checklist.researcher_home() if roles.can_view_results(user) else None,
+        },
+    )

@@ -6,6 +6,7 @@ job (S10) and changes neither ratings nor results, only the metric scores of the
 Raters get 403, anonymous users the login page. State changes are POST only (CSRF on);
 every page is GET only.
 """
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
@@ -58,8 +59,8 @@ def _report_context(report):
         "statistic_charts": [(title, mark_safe(svg)) for title, svg in metric_report.statistic_charts(report)],
         "histograms": [(name, mark_safe(svg)) for name, svg in metric_report.histogram_plots(report)],
         "summary_caption": "Per metric: value and #rank cluster (paired bootstrap, alpha "
-                           f"{(report.get('metric_ranking') or {}).get('alpha', '')}), with the 95% bootstrap "
-                           "interval and the tie threshold ε below",
+        f"{(report.get('metric_ranking') or {}).get('alpha', '')}), with the 95% bootstrap "
+        "interval and the tie threshold ε below",
         "top_k": top,
     }
 
@@ -148,14 +149,18 @@ def import_scores(request, campaign_id):
         return redirect("metrics:campaign", campaign_id=campaign.pk)
     source = SourceFile(upload.name, upload.read())
     try:
-        result = metric_study.import_metric_scores(campaign, request.POST.get("metric", ""),
-                                                   request.POST.get("level", ""), source)
+        result = metric_study.import_metric_scores(
+            campaign, request.POST.get("metric", ""), request.POST.get("level", ""), source
+        )
     except FormatError as error:
         for problem in error.problems:
             messages.error(request, str(problem))
         return redirect("metrics:campaign", campaign_id=campaign.pk)
-    messages.success(request, f"Imported {result.scores} {result.level}-level scores of '{result.metric}'. "
-                              "Start a computation to see it in the report.")
+    messages.success(
+        request,
+        f"Imported {result.scores} {result.level}-level scores of '{result.metric}'. "
+        "Start a computation to see it in the report.",
+    )
     return redirect("metrics:campaign", campaign_id=campaign.pk)
 
 
@@ -170,12 +175,19 @@ def run_detail(request, run_id):
     """
     run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
     finished = run.status in MetricRun.FINISHED
-    return render(request, "metrics/run.html", {"run": run, "finished": finished,
-                                                "refresh_seconds": None if finished else REFRESH_SECONDS,
-                                                "poll_ms": POLL_MILLISECONDS,
-                                                "status_line": metric_runs.status_line(run),
-                                                "time_left": metric_runs.time_left_line(metric_runs.seconds_left(run)),
-                                                "percent": round(run.progress * 100)})
+    return render(
+        request,
+        "metrics/run.html",
+        {
+            "run": run,
+            "finished": finished,
+            "refresh_seconds": None if finished else REFRESH_SECONDS,
+            "poll_ms": POLL_MILLISECONDS,
+            "status_line": metric_runs.status_line(run),
+            "time_left": metric_runs.time_left_line(metric_runs.seconds_left(run)),
+            "percent": round(run.progress * 100),
+        },
+    )
 
 
 @require_POST
@@ -193,8 +205,11 @@ def run_cancel(request, run_id):
     except metric_runs.NotCancellable as refusal:
         messages.warning(request, str(refusal))
     else:
-        messages.success(request, "The computation was cancelled: it has no report, and nothing of it was kept "
-                                  "but the metric scores already computed (the next run reuses them).")
+        messages.success(
+            request,
+            "The computation was cancelled: it has no report, and nothing of it was kept "
+            "but the metric scores already computed (the next run reuses them).",
+        )
     return redirect("metrics:run", run_id=run.pk)
 
 

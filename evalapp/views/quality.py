@@ -1,4 +1,5 @@
 """The organizer's rater-quality page of a campaign (S8): figures, thresholds, CSV, exclusion."""
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404
@@ -15,21 +16,30 @@ from evalapp.views.common import campaign_download
 
 class ThresholdsForm(forms.Form):
     min_control_pass_rate = forms.FloatField(label="Minimum control pass rate (0 to 1)", min_value=0, max_value=1)
-    min_coagreement = forms.FloatField(label="Minimum exact agreement with co-raters (0 to 1)",
-                                       min_value=0, max_value=1)
+    min_coagreement = forms.FloatField(
+        label="Minimum exact agreement with co-raters (0 to 1)", min_value=0, max_value=1
+    )
     min_median_seconds = forms.FloatField(label="Minimum median seconds per item", min_value=0)
 
 
 def _quality_page(request, campaign, form, status=200):
     item_flags = flags.campaign_flags(campaign)
-    return render(request, "campaigns/quality.html", {
-        "campaign": campaign,
-        "records": quality.rater_quality(campaign),
-        "item_flags": item_flags,
-        "form": form,
-        "minimums": {"control": quality.MIN_CONTROL_RATINGS, "pairs": quality.MIN_COMPARED_PAIRS,
-                     "timed": quality.MIN_TIMED_RATINGS},
-    }, status=status)
+    return render(
+        request,
+        "campaigns/quality.html",
+        {
+            "campaign": campaign,
+            "records": quality.rater_quality(campaign),
+            "item_flags": item_flags,
+            "form": form,
+            "minimums": {
+                "control": quality.MIN_CONTROL_RATINGS,
+                "pairs": quality.MIN_COMPARED_PAIRS,
+                "timed": quality.MIN_TIMED_RATINGS,
+            },
+        },
+        status=status,
+    )
 
 
 @roles.organizer_required
@@ -83,8 +93,11 @@ def exclude(request, campaign_id, rater_id):
         reason = request.POST.get("reason", "").strip()[:REASON_MAX_CHARS]
         result = engine.exclude_rater(campaign, rater, by=request.user, reason=reason)
         if result.created:
-            messages.success(request, f"Excluded {rater.label} ({rater}): {result.ratings_excluded} ratings no longer count and "
-                                      f"{result.items_reopened} items were reopened for other raters.")
+            messages.success(
+                request,
+                f"Excluded {rater.label} ({rater}): {result.ratings_excluded} ratings no longer count and "
+                f"{result.items_reopened} items were reopened for other raters.",
+            )
         else:
             messages.info(request, f"{rater.label} ({rater}) was already excluded from this campaign.")
         return redirect("campaigns:quality", campaign_id=campaign.pk)

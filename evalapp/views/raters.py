@@ -1,6 +1,7 @@
 """The organizer's lab rater accounts of a campaign (create one or many from a CSV, new sign-in link or
 password, deactivate) and the rater's one-time sign-in link. Everything goes through
 :mod:`evalapp.services.lab_raters`, as the API and ``manage.py lab_raters`` do."""
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
@@ -22,14 +23,16 @@ LOGIN_BACKEND = "core.auth_backend.RaterLoadingBackend"
 class OneRaterForm(forms.Form):
     name = forms.CharField(max_length=MAX_NAME_CHARS, help_text="Shown to you on this page, never to other raters.")
     email = forms.EmailField(max_length=MAX_EMAIL_CHARS, help_text="Also the rater's sign-in name.")
-    sign_in = forms.ChoiceField(choices=lab_raters.SIGN_IN_CHOICES, initial=lab_raters.LINK, label="Sign-in by",
-                                widget=forms.RadioSelect)
+    sign_in = forms.ChoiceField(
+        choices=lab_raters.SIGN_IN_CHOICES, initial=lab_raters.LINK, label="Sign-in by", widget=forms.RadioSelect
+    )
 
 
 class RaterListForm(forms.Form):
     raters = UploadField(label="CSV of raters", help_text="A header line name,email, then one rater a line.")
-    sign_in = forms.ChoiceField(choices=lab_raters.SIGN_IN_CHOICES, initial=lab_raters.LINK, label="Sign-in by",
-                                widget=forms.RadioSelect)
+    sign_in = forms.ChoiceField(
+        choices=lab_raters.SIGN_IN_CHOICES, initial=lab_raters.LINK, label="Sign-in by", widget=forms.RadioSelect
+    )
 
     def __init__(self, *args, **kwargs):
         # Its ids differ from the one-rater form's on the same page.
@@ -37,12 +40,20 @@ class RaterListForm(forms.Form):
 
 
 def _page(request, campaign, one=None, many=None, problems=None, credentials=None, status=200):
-    return render(request, "campaigns/raters.html", {
-        "campaign": campaign, "raters": lab_raters.lab_raters(campaign),
-        "one_form": one or OneRaterForm(), "list_form": many or RaterListForm(),
-        "problems": problems, "credentials": credentials,
-        "absolute_root": request.build_absolute_uri("/")[:-1],
-    }, status=status)
+    return render(
+        request,
+        "campaigns/raters.html",
+        {
+            "campaign": campaign,
+            "raters": lab_raters.lab_raters(campaign),
+            "one_form": one or OneRaterForm(),
+            "list_form": many or RaterListForm(),
+            "problems": problems,
+            "credentials": credentials,
+            "absolute_root": request.build_absolute_uri("/")[:-1],
+        },
+        status=status,
+    )
 
 
 @require_GET
@@ -81,8 +92,11 @@ def add(request, campaign_id):
         made = lab_raters.add_lab_raters(campaign, entries, data["sign_in"], by=request.user, filename=filename)
     except FormatError as error:
         return _page(request, campaign, problems=error.problems, status=BAD_REQUEST, **pages)
-    messages.success(request, f"Created {len(made)} rater account{'s' if len(made) != 1 else ''} for "
-                              f"'{campaign.name}'. Hand each rater their sign-in below: it is shown only now.")
+    messages.success(
+        request,
+        f"Created {len(made)} rater account{'s' if len(made) != 1 else ''} for "
+        f"'{campaign.name}'. Hand each rater their sign-in below: it is shown only now.",
+    )
     return _page(request, campaign, credentials=made)
 
 

@@ -5,6 +5,7 @@ researchers (``results_viewer_required``); raters get 403. Exports never show us
 worker ids: raters appear as ``rater-<id>``. Every download is made by
 :mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
+
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
@@ -63,9 +64,15 @@ def dashboard(request, campaign_id):
     table = results.table6(campaign, secondary=False)
     quality = rater_quality(campaign)
     can_exclude = roles.is_organizer(request.user)
-    flagged = [dict(q.as_dict(), label=results.rater_label(q.rater_id),
-                    exclude_url=reverse("campaigns:exclude", args=(campaign.pk, q.rater_id)) if can_exclude else None)
-               for q in quality if q.flagged]
+    flagged = [
+        dict(
+            q.as_dict(),
+            label=results.rater_label(q.rater_id),
+            exclude_url=reverse("campaigns:exclude", args=(campaign.pk, q.rater_id)) if can_exclude else None,
+        )
+        for q in quality
+        if q.flagged
+    ]
     context = {
         "campaign": campaign,
         "table": table,
@@ -91,8 +98,9 @@ def _charts(rows, distribution):
     return {
         "interval_charts": {size: table6_charts.interval_chart(rows, layout) for size, layout in layouts.items()},
         "scatter_charts": {size: table6_charts.scatter_chart(rows, layout) for size, layout in layouts.items()},
-        "distribution_charts": {size: table6_charts.distribution_chart(rows, distribution, layout)
-                                for size, layout in layouts.items()},
+        "distribution_charts": {
+            size: table6_charts.distribution_chart(rows, distribution, layout) for size, layout in layouts.items()
+        },
     }
 
 
@@ -113,17 +121,35 @@ def table6_page(request, campaign_id):
     if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
     rule = query.options()["clusters"]
-    table = results.table6(campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS,
-                           clusters=rule)
-    rows = [{"row": row, "cells": row.cells(INCOMPLETE_MARK), "interval": row.interval_cells(),
-             "secondary": row.secondary_cells(table.secondary_missing)} for row in table.rows]
-    return render(request, "results/table6.html", {
-        "campaign": campaign, "table": table, "rows": rows, "notes": table.notes(),
-        **_charts(table.rows, results.score_distribution(campaign)),
-        "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
-        "default_resamples": DEFAULT_RESAMPLES, "max_resamples": MAX_REQUEST_RESAMPLES,
-        "rules": CLUSTER_RULES, "rule": rule, "default_rule": DEFAULT_CLUSTER_RULE,
-    })
+    table = results.table6(
+        campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, clusters=rule
+    )
+    rows = [
+        {
+            "row": row,
+            "cells": row.cells(INCOMPLETE_MARK),
+            "interval": row.interval_cells(),
+            "secondary": row.secondary_cells(table.secondary_missing),
+        }
+        for row in table.rows
+    ]
+    return render(
+        request,
+        "results/table6.html",
+        {
+            "campaign": campaign,
+            "table": table,
+            "rows": rows,
+            "notes": table.notes(),
+            **_charts(table.rows, results.score_distribution(campaign)),
+            "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
+            "default_resamples": DEFAULT_RESAMPLES,
+            "max_resamples": MAX_REQUEST_RESAMPLES,
+            "rules": CLUSTER_RULES,
+            "rule": rule,
+            "default_rule": DEFAULT_CLUSTER_RULE,
+        },
+    )
 
 
 @require_GET
@@ -151,15 +177,34 @@ def table6_download(request, campaign_id, fmt):
 class PlanForm(forms.Form):
     """The planner's options, bounded as the API's."""
 
-    alpha = forms.FloatField(initial=PLANNER_ALPHA, min_value=1e-6, max_value=PLANNER_MAX_ALPHA,
-                             label="Significance level (alpha)", widget=forms.NumberInput(attrs={"step": "any"}))
-    power = forms.FloatField(initial=PLANNER_POWER, min_value=0.05, max_value=0.999999, label="Power",
-                             widget=forms.NumberInput(attrs={"step": "any"}))
-    raters_per_item = forms.IntegerField(required=False, min_value=1, max_value=MAX_RATERS_PER_ITEM,
-                                         label="Raters per item (M)", help_text="Empty: the campaign's.")
-    clusters = forms.ChoiceField(required=False, choices=[(rule, rule) for rule in CLUSTER_RULES],
-                                 initial=DEFAULT_CLUSTER_RULE, label="Clustering rule",
-                                 help_text="holm: each pair two-sided at alpha / pairs; wmt: one-sided at alpha.")
+    alpha = forms.FloatField(
+        initial=PLANNER_ALPHA,
+        min_value=1e-6,
+        max_value=PLANNER_MAX_ALPHA,
+        label="Significance level (alpha)",
+        widget=forms.NumberInput(attrs={"step": "any"}),
+    )
+    power = forms.FloatField(
+        initial=PLANNER_POWER,
+        min_value=0.05,
+        max_value=0.999999,
+        label="Power",
+        widget=forms.NumberInput(attrs={"step": "any"}),
+    )
+    raters_per_item = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_RATERS_PER_ITEM,
+        label="Raters per item (M)",
+        help_text="Empty: the campaign's.",
+    )
+    clusters = forms.ChoiceField(
+        required=False,
+        choices=[(rule, rule) for rule in CLUSTER_RULES],
+        initial=DEFAULT_CLUSTER_RULE,
+        label="Clustering rule",
+        help_text="holm: each pair two-sided at alpha / pairs; wmt: one-sided at alpha.",
+    )
 
 
 @require_GET
@@ -176,8 +221,13 @@ def plan(request, campaign_id):
     found, status = None, 200
     if not request.GET or form.is_valid():
         data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
-        found = planning.plan_study(campaign, data["alpha"], data["power"], data.get("raters_per_item"),
-                                    clusters=data.get("clusters") or DEFAULT_CLUSTER_RULE)
+        found = planning.plan_study(
+            campaign,
+            data["alpha"],
+            data["power"],
+            data.get("raters_per_item"),
+            clusters=data.get("clusters") or DEFAULT_CLUSTER_RULE,
+        )
     else:
         status = BAD_REQUEST
     mdd = None
@@ -187,19 +237,33 @@ def plan(request, campaign_id):
         for entry in found["mdd"]:
             table.setdefault(entry["instances"], {})[entry["raters_per_item"]] = entry["mdd"]
         mdd = {"raters": raters, "rows": [(n, [table[n][m] for m in raters]) for n in sorted(table)]}
-    return render(request, "results/plan.html", {"campaign": campaign, "form": form, "plan": found, "mdd": mdd,
-                                                 "api": f"/api/campaigns/{campaign.pk}/plan/"}, status=status)
+    return render(
+        request,
+        "results/plan.html",
+        {"campaign": campaign, "form": form, "plan": found, "mdd": mdd, "api": f"/api/campaigns/{campaign.pk}/plan/"},
+        status=status,
+    )
 
 
 def _downloads(campaign):
     """The dashboard's download links: (label, address), labelled as every page labels them."""
     table6 = exports.TABLE6
-    links = [(exports.label(table6, fmt), reverse("results:table6", args=(campaign.pk, fmt)))
-             for fmt in exports.FORMATS[table6]]
-    links.append((f"{exports.label(table6, 'latex')}, two halves as in the paper",
-                  reverse("results:table6", args=(campaign.pk, "latex")) + "?halves=1"))
-    links.append((f"{exports.label(table6, 'json')} with 95% bootstrap intervals and significance clusters",
-                  reverse("results:table6", args=(campaign.pk, "json")) + f"?bootstrap={DEFAULT_RESAMPLES}"))
+    links = [
+        (exports.label(table6, fmt), reverse("results:table6", args=(campaign.pk, fmt)))
+        for fmt in exports.FORMATS[table6]
+    ]
+    links.append(
+        (
+            f"{exports.label(table6, 'latex')}, two halves as in the paper",
+            reverse("results:table6", args=(campaign.pk, "latex")) + "?halves=1",
+        )
+    )
+    links.append(
+        (
+            f"{exports.label(table6, 'json')} with 95% bootstrap intervals and significance clusters",
+            reverse("results:table6", args=(campaign.pk, "json")) + f"?bootstrap={DEFAULT_RESAMPLES}",
+        )
+    )
     for kind, name in ((exports.AGREEMENT, "results:agreement"), (exports.RATINGS, "results:ratings")):
         links += [(exports.label(kind, fmt), reverse(name, args=(campaign.pk, fmt))) for fmt in exports.FORMATS[kind]]
     return links

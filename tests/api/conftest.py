@@ -1,4 +1,5 @@
 """Fixtures of the API tests: the world of :mod:`tests.api.world`."""
+
 import pytest
 
 from tests.api.world import build_world

@@ -1,4 +1,5 @@
 """Tokens, sessions with CSRF, the error body, the OpenAPI schema and the offline docs page."""
+
 import re
 from io import StringIO
 
@@ -11,8 +12,9 @@ pytestmark = pytest.mark.django_db
 
 def test_token_for_username_and_password_then_use_it(world):
     client = APIClient()
-    response = client.post("/api/auth/token/", {"username": "api-researcher", "password": "pw-api-researcher"},
-                           format="json")
+    response = client.post(
+        "/api/auth/token/", {"username": "api-researcher", "password": "pw-api-researcher"}, format="json"
+    )
     assert response.status_code == 200
     client.credentials(HTTP_AUTHORIZATION=f"Token {response.json()['token']}")
     me = client.get("/api/me/").json()
@@ -20,8 +22,7 @@ def test_token_for_username_and_password_then_use_it(world):
 
 
 def test_wrong_password_is_400_without_saying_which_part_was_wrong(world):
-    response = APIClient().post("/api/auth/token/", {"username": "api-researcher", "password": "nope"},
-                                format="json")
+    response = APIClient().post("/api/auth/token/", {"username": "api-researcher", "password": "nope"}, format="json")
     assert response.status_code == 400
     body = response.json()
     assert set(body) == {"detail", "problems"}
@@ -60,8 +61,9 @@ def test_session_works_and_unsafe_methods_need_csrf(world):
     assert "CSRF" in refused.json()["detail"]
     client.get("/accounts/login/")
     token = client.cookies["csrftoken"].value
-    accepted = client.post(f"/api/rate/assignments/{world.assignment.pk}/rating/", {"score": 2}, format="json",
-                           HTTP_X_CSRFTOKEN=token)
+    accepted = client.post(
+        f"/api/rate/assignments/{world.assignment.pk}/rating/", {"score": 2}, format="json", HTTP_X_CSRFTOKEN=token
+    )
     assert accepted.status_code == 201
 
 
@@ -80,8 +82,12 @@ def test_schema_generates_without_warnings():
 def test_schema_documents_error_bodies_and_download_formats(world):
     schema = APIClient().get("/api/schema/?format=json").json()
     table6 = schema["paths"]["/api/campaigns/{campaign_id}/table6/"]["get"]
-    assert set(table6["responses"]["200"]["content"]) == {"application/json", "text/csv", "text/markdown",
-                                                         "application/x-latex"}
+    assert set(table6["responses"]["200"]["content"]) == {
+        "application/json",
+        "text/csv",
+        "text/markdown",
+        "application/x-latex",
+    }
     assert table6["responses"]["403"]["content"]["application/json"]["schema"]["$ref"].endswith("/Error")
     upload = schema["paths"]["/api/datasets/{dataset_id}/submissions/"]["post"]["requestBody"]["content"]
     file_field = schema["components"]["schemas"]["SubmissionUploadRequest"]["properties"]["file"]

@@ -1,5 +1,6 @@
 """The API twin of the rater's undo of the last submission (core/corrections.py; the web side is
 tested in tests/screens/test_corrections.py)."""
+
 from datetime import timedelta
 
 import pytest
@@ -21,11 +22,13 @@ def test_the_last_score_is_corrected_through_the_api_as_on_the_web(world):
     assert Rating.objects.get(assignment_id=assignment_id).score == 2
     bad = client.post(f"/api/rate/assignments/{assignment_id}/correction/", {"score": 7}, format="json")
     assert bad.status_code == 400 and "score" in bad.content.decode()
-    other = world.client("rater2").post(f"/api/rate/assignments/{assignment_id}/correction/", {"score": 0},
-                                        format="json")
+    other = world.client("rater2").post(
+        f"/api/rate/assignments/{assignment_id}/correction/", {"score": 0}, format="json"
+    )
     assert other.status_code == 404
     Rating.objects.filter(assignment_id=assignment_id).update(
-        created_at=timezone.now() - timedelta(seconds=CORRECTION_WINDOW_SECONDS + 5))
+        created_at=timezone.now() - timedelta(seconds=CORRECTION_WINDOW_SECONDS + 5)
+    )
     late = client.post(f"/api/rate/assignments/{assignment_id}/correction/", {"score": 0}, format="json")
     assert late.status_code == 409 and "minutes after it was saved" in late.json()["detail"]
     assert Rating.objects.get(assignment_id=assignment_id).score == 2

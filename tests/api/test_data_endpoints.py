@@ -1,5 +1,6 @@
 """Datasets, submissions and campaigns through the API: the same results as the commands,
 the same problems (file, line, column) when refused, and nothing written then."""
+
 import json
 from io import StringIO
 
@@ -21,19 +22,34 @@ def upload(name, data):
 
 
 def table_counts():
-    return {model.__name__: model.objects.count()
-            for model in (Dataset, Instance, Reference, System, Submission, Campaign)}
+    return {
+        model.__name__: model.objects.count() for model in (Dataset, Instance, Reference, System, Submission, Campaign)
+    }
 
 
 def test_dataset_import_creates_what_the_command_creates(world, tmp_path):
-    response = world.client("organizer").post("/api/datasets/", {
-        "name": "via-api", "statements": upload("statements.csv", STATEMENTS),
-        "references": upload("references.csv", REFERENCES)}, format="multipart")
+    response = world.client("organizer").post(
+        "/api/datasets/",
+        {
+            "name": "via-api",
+            "statements": upload("statements.csv", STATEMENTS),
+            "references": upload("references.csv", REFERENCES),
+        },
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     (tmp_path / "s.csv").write_bytes(STATEMENTS)
     (tmp_path / "r.csv").write_bytes(REFERENCES)
-    call_command("import_comve", "--name", "via-command", "--statements", str(tmp_path / "s.csv"),
-                 "--references", str(tmp_path / "r.csv"), stdout=StringIO())
+    call_command(
+        "import_comve",
+        "--name",
+        "via-command",
+        "--statements",
+        str(tmp_path / "s.csv"),
+        "--references",
+        str(tmp_path / "r.csv"),
+        stdout=StringIO(),
+    )
     body = response.json()
     assert body["id"] == Dataset.objects.get(name="via-api").pk
     for name in ("via-api", "via-command"):
@@ -45,9 +61,15 @@ def test_dataset_import_creates_what_the_command_creates(world, tmp_path):
 def test_dataset_with_a_bad_row_is_refused_with_its_place_and_nothing_written(world):
     before = table_counts()
     statements = STATEMENTS + b"5,\n"  # an empty statement on line 6
-    response = world.client("organizer").post("/api/datasets/", {
-        "name": "broken", "statements": upload("statements.csv", statements),
-        "references": upload("references.csv", REFERENCES)}, format="multipart")
+    response = world.client("organizer").post(
+        "/api/datasets/",
+        {
+            "name": "broken",
+            "statements": upload("statements.csv", statements),
+            "references": upload("references.csv", REFERENCES),
+        },
+        format="multipart",
+    )
     assert response.status_code == 400
     body = response.json()
     assert body["detail"].startswith("The file was not imported")
@@ -64,14 +86,26 @@ def test_missing_file_field_is_named(world):
 
 def test_submission_report_equals_the_command_json(world, tmp_path):
     data = SYSTEMS["SysAlphaQZ"]
-    response = world.client("organizer").post(f"/api/datasets/{world.dataset.pk}/submissions/", {
-        "system": "SysGammaQZ", "marker": "+", "file": upload("gamma.csv", data)}, format="multipart")
+    response = world.client("organizer").post(
+        f"/api/datasets/{world.dataset.pk}/submissions/",
+        {"system": "SysGammaQZ", "marker": "+", "file": upload("gamma.csv", data)},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     api = response.json()
     (tmp_path / "delta.csv").write_bytes(data)
     out = StringIO()
-    call_command("import_submission", "--dataset", world.dataset.name, "--system", "SysDeltaQZ",
-                 "--file", str(tmp_path / "delta.csv"), "--json", stdout=out)
+    call_command(
+        "import_submission",
+        "--dataset",
+        world.dataset.name,
+        "--system",
+        "SysDeltaQZ",
+        "--file",
+        str(tmp_path / "delta.csv"),
+        "--json",
+        stdout=out,
+    )
     command = json.loads(out.getvalue())
     for key in ("rows", "official_bleu", "warnings", "partial", "missing", "sha256", "bleu_signature"):
         assert api[key] == command[key], key
@@ -88,16 +122,20 @@ def test_partial_submission_needs_permission_and_then_has_no_bleu(world):
     assert refused.status_code == 400
     assert refused.json()["problems"][0]["file"] == "half.csv"
     assert table_counts() == before
-    accepted = client.post(url, {"system": "Half", "file": upload("half.csv", partial), "allow_partial": "true"},
-                           format="multipart")
+    accepted = client.post(
+        url, {"system": "Half", "file": upload("half.csv", partial), "allow_partial": "true"}, format="multipart"
+    )
     assert accepted.status_code == 201
     assert accepted.json()["official_bleu"] is None and accepted.json()["partial"] is True
 
 
 def test_empty_reason_is_a_warning_in_the_report(world):
     data = b"1,Elephants are large.\n2,\n3,Cats cannot read.\n4,Sand is dry.\n"
-    response = world.client("organizer").post(f"/api/datasets/{world.dataset.pk}/submissions/", {
-        "system": "Gaps", "file": upload("gaps.csv", data)}, format="multipart")
+    response = world.client("organizer").post(
+        f"/api/datasets/{world.dataset.pk}/submissions/",
+        {"system": "Gaps", "file": upload("gaps.csv", data)},
+        format="multipart",
+    )
     assert response.status_code == 201
     warnings = response.json()["warnings"]
     assert [(w["line"], w["column"]) for w in warnings] == [(2, 2)]
@@ -114,9 +152,19 @@ def test_systems_list_shows_latest_bleu(world):
 
 
 def test_campaign_create_answers_the_service_summary(world):
-    response = world.client("organizer").post("/api/campaigns/", {
-        "dataset": world.dataset.pk, "name": "api-campaign", "sample": 3, "seed": 11, "raters_per_item": 3,
-        "systems": ["SysAlphaQZ"], "human_reference": 2}, format="json")
+    response = world.client("organizer").post(
+        "/api/campaigns/",
+        {
+            "dataset": world.dataset.pk,
+            "name": "api-campaign",
+            "sample": 3,
+            "seed": 11,
+            "raters_per_item": 3,
+            "systems": ["SysAlphaQZ"],
+            "human_reference": 2,
+        },
+        format="json",
+    )
     assert response.status_code == 201, response.content
     campaign = Campaign.objects.get(name="api-campaign")
     assert response.json() == json.loads(json.dumps(campaign_summary(campaign)))
@@ -126,12 +174,14 @@ def test_campaign_create_answers_the_service_summary(world):
 
 def test_campaign_problems_name_their_fields_and_nothing_is_written(world):
     before = table_counts()
-    response = world.client("organizer").post("/api/campaigns/", {
-        "dataset": world.dataset.pk, "name": "pilot", "sample": 2}, format="json")
+    response = world.client("organizer").post(
+        "/api/campaigns/", {"dataset": world.dataset.pk, "name": "pilot", "sample": 2}, format="json"
+    )
     assert response.status_code == 400
     assert [p["field"] for p in response.json()["problems"]] == ["name"]
-    too_many = world.client("organizer").post("/api/campaigns/", {
-        "dataset": world.dataset.pk, "name": "big", "sample": 50}, format="json")
+    too_many = world.client("organizer").post(
+        "/api/campaigns/", {"dataset": world.dataset.pk, "name": "big", "sample": 50}, format="json"
+    )
     assert too_many.status_code == 400
     assert too_many.json()["problems"][0]["field"] == "sample"
     assert "has 4" in too_many.json()["problems"][0]["message"]

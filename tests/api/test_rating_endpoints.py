@@ -1,5 +1,6 @@
 """The rater's API: blind items, idempotent submits, 404 for another rater's assignment,
 409 when a rating is no longer needed, flags."""
+
 from datetime import timedelta
 
 import pytest
@@ -58,15 +59,16 @@ def test_submit_is_idempotent(world):
 
 def test_seconds_are_measured_by_the_server_and_only_shortened_by_the_client(world):
     Assignment.objects.filter(pk=world.assignment.pk).update(leased_at=timezone.now() - timedelta(seconds=20))
-    response = world.client("rater").post(rating_url(world.assignment.pk), {"score": 2, "seconds": 9999},
-                                          format="json")
+    response = world.client("rater").post(rating_url(world.assignment.pk), {"score": 2, "seconds": 9999}, format="json")
     assert 20 <= response.json()["seconds"] < 9999
 
 
 def test_second_rater_gets_404_and_nothing_is_written(world):
     client = world.client("rater2")
-    for url, body in ((rating_url(world.assignment.pk), {"score": 2}),
-                      (f"/api/rate/assignments/{world.assignment.pk}/flag/", {"note": "x"})):
+    for url, body in (
+        (rating_url(world.assignment.pk), {"score": 2}),
+        (f"/api/rate/assignments/{world.assignment.pk}/flag/", {"note": "x"}),
+    ):
         response = client.post(url, body, format="json")
         assert response.status_code == 404
         assert response.json() == {"detail": "No such assignment of yours.", "problems": []}
@@ -128,8 +130,14 @@ def test_flag_releases_the_item_and_the_organizer_sees_it(world):
     flags = world.client("organizer").get(f"/api/campaigns/{world.campaign.pk}/flags/").json()["results"]
     [entry] = flags
     assert {key: entry[key] for key in ("item", "instance_id", "kind", "flags", "notes", "open", "systems")} == {
-        "item": world.assignment.item_id, "instance_id": "4", "kind": "system", "flags": 1, "notes": ["cut off"],
-        "open": True, "systems": None}
+        "item": world.assignment.item_id,
+        "instance_id": "4",
+        "kind": "system",
+        "flags": 1,
+        "notes": ["cut off"],
+        "open": True,
+        "systems": None,
+    }
     assert [(report["rater"], report["status"]) for report in entry["reports"]] == [("api-rater1", "open")]
 
 

@@ -1,5 +1,6 @@
 """Table 6, ratings, agreement, quality and exclusion through the API: byte for byte what the
 commands and services give."""
+
 import csv
 import io
 import json
@@ -16,8 +17,7 @@ from evalapp.services.results import RATINGS_LONG_HEADER, agreement_report, rati
 # Also run against PostgreSQL (second pass of scripts/test.sh): the API over the real engine.
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
-FORMATS = {"json": "application/json", "csv": "text/csv", "markdown": "text/markdown",
-           "latex": "application/x-latex"}
+FORMATS = {"json": "application/json", "csv": "text/csv", "markdown": "text/markdown", "latex": "application/x-latex"}
 
 
 def command_output(*args):
@@ -90,8 +90,11 @@ def test_agreement_equals_the_command_json(world):
 
 def test_ratings_import_reports_rejected_rows(world):
     data = b"instance_id,system,rater,score\n4,SysAlphaQZ,ext-3,2\n4,SysBetaQZ,ext-3,7\n"
-    response = world.client("organizer").post(f"/api/campaigns/{world.campaign.pk}/ratings/import/", {
-        "format": "long", "file": SimpleUploadedFile("more.csv", data)}, format="multipart")
+    response = world.client("organizer").post(
+        f"/api/campaigns/{world.campaign.pk}/ratings/import/",
+        {"format": "long", "file": SimpleUploadedFile("more.csv", data)},
+        format="multipart",
+    )
     assert response.status_code == 201, response.content
     report = response.json()
     assert report["accepted"] == 1
@@ -101,8 +104,11 @@ def test_ratings_import_reports_rejected_rows(world):
 def test_ratings_file_naming_an_unknown_system_is_refused_whole(world):
     before = Rating.objects.count()
     data = b"instance_id,system,rater,score\n4,SysAlphaQZ,ext-3,2\n4,NoSuchSystem,ext-3,1\n"
-    response = world.client("organizer").post(f"/api/campaigns/{world.campaign.pk}/ratings/import/", {
-        "format": "long", "file": SimpleUploadedFile("bad.csv", data)}, format="multipart")
+    response = world.client("organizer").post(
+        f"/api/campaigns/{world.campaign.pk}/ratings/import/",
+        {"format": "long", "file": SimpleUploadedFile("bad.csv", data)},
+        format="multipart",
+    )
     assert response.status_code == 400
     assert response.json()["problems"][0]["file"] == "bad.csv"
     assert Rating.objects.count() == before
@@ -128,7 +134,8 @@ def test_quality_lists_every_rater_and_exclusion_removes_their_ratings(world):
 
 
 def test_exclusion_of_an_unknown_rater_is_404(world):
-    response = world.client("organizer").post(f"/api/campaigns/{world.campaign.pk}/raters/999999/exclusion/",
-                                              {}, format="json")
+    response = world.client("organizer").post(
+        f"/api/campaigns/{world.campaign.pk}/raters/999999/exclusion/", {}, format="json"
+    )
     assert response.status_code == 404
     assert set(response.json()) == {"detail", "problems"}

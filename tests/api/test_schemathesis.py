@@ -8,6 +8,7 @@ bounded number of examples, once as the organizer (every endpoint but the rater'
 as a rater (the rater's endpoints). Path ids are pinned to the seeded objects so that the
 requests reach the real logic instead of stopping at 404.
 """
+
 import json
 import os
 import signal
@@ -43,8 +44,9 @@ def free_port():
 
 
 def manage(env, *args):
-    return subprocess.run([sys.executable, str(REPO / "manage.py"), *args], env=env, cwd=REPO, check=True,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, str(REPO / "manage.py"), *args], env=env, cwd=REPO, check=True, capture_output=True, text=True
+    )
 
 
 def wait_until_serving(url, server, log_path):
@@ -65,17 +67,21 @@ def live_api(tmp_path_factory):
     """A seeded server: yields its base URL, the seeded ids and tokens, and a scratch folder."""
     folder = tmp_path_factory.mktemp("fuzz")
     env = {key: value for key, value in os.environ.items() if key != "COMVE_TEST_DB_NAME"}
-    env.update(DATABASE_URL=f"sqlite:///{folder / 'fuzz.sqlite3'}", COMVE_VAR_DIR=str(folder),
-               PYTHONPATH=str(REPO))
+    env.update(DATABASE_URL=f"sqlite:///{folder / 'fuzz.sqlite3'}", COMVE_VAR_DIR=str(folder), PYTHONPATH=str(REPO))
     manage(env, "migrate", "--verbosity", "0")
     seeded = json.loads(manage(env, "shell", "--command", SEED_SCRIPT).stdout.strip().splitlines()[-1])
     base = f"http://127.0.0.1:{free_port()}"
     log_path = folder / "server.log"
     # The request log goes to a file: a pipe nobody reads would fill up and stall the server.
     with open(log_path, "w") as log:
-        server = subprocess.Popen([sys.executable, str(REPO / "manage.py"), "runserver", base.split("//")[1],
-                                   "--noreload"], env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                                  start_new_session=True)
+        server = subprocess.Popen(
+            [sys.executable, str(REPO / "manage.py"), "runserver", base.split("//")[1], "--noreload"],
+            env=env,
+            cwd=REPO,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         wait_until_serving(f"{base}/api/schema/", server, log_path)
         yield base, seeded, folder
@@ -87,13 +93,28 @@ def live_api(tmp_path_factory):
 def run_schemathesis(live_api, role, path_filter):
     base, seeded, folder = live_api
     config = folder / f"{role}.toml"
-    parameters = "\n".join(f'"path.{name}" = {seeded[name]}'
-                           for name in ("dataset_id", "campaign_id", "rater_id", "assignment_id", "run_id", "item_id"))
-    config.write_text(f'headers = {{ Authorization = "Token {seeded["tokens"][role]}" }}\n'
-                      f"[parameters]\n{parameters}\n")
-    command = [str(SCHEMATHESIS), "--config-file", str(config), "run", f"{base}/api/schema/",
-               "--checks", CHECKS, "--max-examples", str(EXAMPLES_PER_OPERATION),
-               "--seed", str(SEED), "--workers", str(WORKERS), "--no-color", *path_filter]
+    parameters = "\n".join(
+        f'"path.{name}" = {seeded[name]}'
+        for name in ("dataset_id", "campaign_id", "rater_id", "assignment_id", "run_id", "item_id")
+    )
+    config.write_text(f'headers = {{ Authorization = "Token {seeded["tokens"][role]}" }}\n[parameters]\n{parameters}\n')
+    command = [
+        str(SCHEMATHESIS),
+        "--config-file",
+        str(config),
+        "run",
+        f"{base}/api/schema/",
+        "--checks",
+        CHECKS,
+        "--max-examples",
+        str(EXAMPLES_PER_OPERATION),
+        "--seed",
+        str(SEED),
+        "--workers",
+        str(WORKERS),
+        "--no-color",
+        *path_filter,
+    ]
     # cwd: schemathesis keeps its example database in the working folder, not in the repository.
     result = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS)
     output = result.stdout + result.stderr

@@ -3,6 +3,7 @@
 Everything the API tests need, built the way an organizer builds it: ``import_comve``,
 ``import_submission``, ``create_campaign``; then the first rater leases an item.
 """
+
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -19,19 +20,23 @@ from evalapp.services.imports import import_comve, import_submission
 from evalapp.services.metric_runs import execute_run
 from evalapp.services.ratings_import import import_ratings
 
-STATEMENTS = (b"id,FalseSent\n"
-              b"1,He put an elephant into the fridge.\n"
-              b"2,The sun rises in the west.\n"
-              b"3,Cats read newspapers.\n"
-              b"4,She drank a cup of sand.\n")
-REFERENCES = (b"1,An elephant is bigger than a fridge.,A fridge is too small for an elephant.,Elephants do not fit.\n"
-              b"2,The sun rises in the east.,The sun comes up in the east.,The sun sets in the west.\n"
-              b"3,Cats cannot read.,A cat does not understand words.,Only people read newspapers.\n"
-              b"4,Sand is not a drink.,People cannot drink sand.,Sand is not a liquid.\n")
+STATEMENTS = (
+    b"id,FalseSent\n"
+    b"1,He put an elephant into the fridge.\n"
+    b"2,The sun rises in the west.\n"
+    b"3,Cats read newspapers.\n"
+    b"4,She drank a cup of sand.\n"
+)
+REFERENCES = (
+    b"1,An elephant is bigger than a fridge.,A fridge is too small for an elephant.,Elephants do not fit.\n"
+    b"2,The sun rises in the east.,The sun comes up in the east.,The sun sets in the west.\n"
+    b"3,Cats cannot read.,A cat does not understand words.,Only people read newspapers.\n"
+    b"4,Sand is not a drink.,People cannot drink sand.,Sand is not a liquid.\n"
+)
 # Distinctive names: no rater response may ever contain them.
 SYSTEMS = {
     "SysAlphaQZ": b"1,An elephant is too big for a fridge.\n2,The sun rises in the east.\n"
-                  b"3,Cats cannot read.\n4,Sand is not something to drink.\n",
+    b"3,Cats cannot read.\n4,Sand is not something to drink.\n",
     "SysBetaQZ": b"1,Fridges are small.\n2,The sun is hot.\n3,Cats like newspapers.\n4,A cup holds drinks.\n",
 }
 MARKERS = {"SysAlphaQZ": "", "SysBetaQZ": "*"}
@@ -40,9 +45,12 @@ CAMPAIGN_SEED = 2020
 # Two outside raters fill every item of instances 1-3; the items of instance 4 stay open for the app's raters.
 RATED_INSTANCES = ("1", "2", "3")
 OUTSIDE_SCORES = {  # (system, rater) -> scores of instances 1-3
-    ("Human", "ext-1"): (3, 3, 2), ("Human", "ext-2"): (3, 2, 2),
-    ("SysAlphaQZ", "ext-1"): (2, 3, 3), ("SysAlphaQZ", "ext-2"): (2, 2, 3),
-    ("SysBetaQZ", "ext-1"): (0, 1, 0), ("SysBetaQZ", "ext-2"): (1, 1, 0),
+    ("Human", "ext-1"): (3, 3, 2),
+    ("Human", "ext-2"): (3, 2, 2),
+    ("SysAlphaQZ", "ext-1"): (2, 3, 3),
+    ("SysAlphaQZ", "ext-2"): (2, 2, 3),
+    ("SysBetaQZ", "ext-1"): (0, 1, 0),
+    ("SysBetaQZ", "ext-2"): (1, 1, 0),
 }
 STUDY_METRICS = ["comve_bleu"]
 ROLES = ("anonymous", "rater", "rater2", "researcher", "organizer", "admin")
@@ -110,8 +118,9 @@ def outside_ratings():
 
 
 def finished_study(campaign, user):
-    run = MetricRun.objects.create(campaign=campaign, metrics=STUDY_METRICS, created_by=user,
-                                   options={"bootstrap": 0, "permutations": 1})
+    run = MetricRun.objects.create(
+        campaign=campaign, metrics=STUDY_METRICS, created_by=user, options={"bootstrap": 0, "permutations": 1}
+    )
     execute_run(run.pk)
     run.refresh_from_db()
     return run
@@ -120,8 +129,14 @@ def finished_study(campaign, user):
 def build_world(campaign_name="pilot"):
     users = make_users()
     dataset = make_dataset()
-    campaign = create_campaign(dataset, campaign_name, seed=CAMPAIGN_SEED, raters_per_item=RATERS_PER_ITEM,
-                               human_reference=1, created_by=users["organizer"])
+    campaign = create_campaign(
+        dataset,
+        campaign_name,
+        seed=CAMPAIGN_SEED,
+        raters_per_item=RATERS_PER_ITEM,
+        human_reference=1,
+        created_by=users["organizer"],
+    )
     import_ratings(campaign, outside_ratings(), "outside.csv", "long")
     assignment = engine.next_assignment(campaign, users["rater"].rater)
     return World(dataset, campaign, users, assignment, finished_study(campaign, users["organizer"]))
@@ -131,6 +146,12 @@ def fuzzing_seed():
     """Build the world in the configured database; the ids and tokens a fuzzer needs, as plain data."""
     world = build_world()
     tokens = {role: AuthToken.objects.create(user=user)[1] for role, user in world.users.items()}
-    return {"tokens": tokens, "dataset_id": world.dataset.pk, "campaign_id": world.campaign.pk,
-            "rater_id": world.rater().pk, "assignment_id": world.assignment.pk, "run_id": world.metric_run.pk,
-            "item_id": world.assignment.item_id}
+    return {
+        "tokens": tokens,
+        "dataset_id": world.dataset.pk,
+        "campaign_id": world.campaign.pk,
+        "rater_id": world.rater().pk,
+        "assignment_id": world.assignment.pk,
+        "run_id": world.metric_run.pk,
+        "item_id": world.assignment.item_id,
+    }

@@ -4,6 +4,7 @@
 ``None`` for a whole-file problem); ``says`` a fragment of the message itself. Every file is
 refused as a whole: nothing written, the campaign exactly as before.
 """
+
 from dataclasses import dataclass
 
 
@@ -56,8 +57,12 @@ BAD_FILES = [
     BadFile("submission_open_quote.csv", "submission", "line 2", OPEN_QUOTE),
     # Mechanical Turk batch results (import_ratings --format mturk --reason-column Input.reason)
     BadFile("mturk_empty.csv", "mturk", None, "the file is empty"),
-    BadFile("mturk_missing_score_column.csv", "mturk", "line 1, column Answer.score",
-            "required score column 'Answer.score' is missing"),
+    BadFile(
+        "mturk_missing_score_column.csv",
+        "mturk",
+        "line 1, column Answer.score",
+        "required score column 'Answer.score' is missing",
+    ),
     BadFile("mturk_unknown_instance.csv", "mturk", "line 3, column Input.id", "no item for instance '99'"),
     BadFile("mturk_reason_mismatch.csv", "mturk", "line 3, column Input.reason", "reason does not match"),
     BadFile("mturk_results.xlsx", "mturk", None, BINARY),
@@ -66,17 +71,25 @@ BAD_FILES = [
     BadFile("long_missing_system_column.csv", "long", "line 1, column system", "required system column 'system'"),
     BadFile("long_no_header.csv", "long", "line 1, column instance_id", "required instance column 'instance_id'"),
     BadFile("long_unknown_system.csv", "long", "line 3, column instance_id", "of system 'gamma'"),
-    BadFile("long_formula_system.csv", "long", "line 3, column instance_id", "of system \"=cmd|"),
+    BadFile("long_formula_system.csv", "long", "line 3, column instance_id", 'of system "=cmd|'),
     BadFile("long_latin1.csv", "long", "line 2, column 12", NOT_UTF8),
     # a researcher's metric scores (import_metric_scores)
-    BadFile("metric_system_unknown_system.csv", "metric_system", "line 3, column 1",
-            "'gamma' is not a system of campaign 'bad-input'"),
+    BadFile(
+        "metric_system_unknown_system.csv",
+        "metric_system",
+        "line 3, column 1",
+        "'gamma' is not a system of campaign 'bad-input'",
+    ),
     BadFile("metric_system_not_a_number.csv", "metric_system", "line 3, column 2", "score is not a finite number"),
     BadFile("metric_system_nan.csv", "metric_system", "line 2, column 2", "score is not a finite number"),
     BadFile("metric_system_duplicate.csv", "metric_system", "line 3, column 1", "second score for system 'alpha'"),
     BadFile("metric_system_only_header.csv", "metric_system", None, "no scores found"),
     BadFile("metric_segment_missing_column.csv", "metric_segment", "line 3", "expected 3 columns"),
-    BadFile("metric_segment_unknown_instance.csv", "metric_segment", "line 2, column 1",
-            "'42' is not an instance id of dataset 'comve-mini'"),
+    BadFile(
+        "metric_segment_unknown_instance.csv",
+        "metric_segment",
+        "line 2, column 1",
+        "'42' is not an instance id of dataset 'comve-mini'",
+    ),
     BadFile("metric_segment_empty_system.csv", "metric_segment", "line 2, column 2", "system is empty"),
 ]

@@ -1,5 +1,6 @@
 """Malformed files through the import commands: a clear error naming file, line and column;
 nothing written; the campaign exactly as before."""
+
 from pathlib import Path
 
 import pytest
@@ -28,13 +29,40 @@ def importers(tmp_path):
         "statements": lambda path: [*new_dataset, "--statements", path, "--references", str(references)],
         "references": lambda path: [*new_dataset, "--statements", str(statements), "--references", path],
         "submission": lambda path: ["import_submission", "--dataset", DATASET, "--system", "gamma", "--file", path],
-        "mturk": lambda path: ["import_ratings", "--campaign", CAMPAIGN, "--format", "mturk", "--file", path,
-                               "--reason-column", "Input.reason"],
+        "mturk": lambda path: [
+            "import_ratings",
+            "--campaign",
+            CAMPAIGN,
+            "--format",
+            "mturk",
+            "--file",
+            path,
+            "--reason-column",
+            "Input.reason",
+        ],
         "long": lambda path: ["import_ratings", "--campaign", CAMPAIGN, "--format", "long", "--file", path],
-        "metric_system": lambda path: ["import_metric_scores", "--campaign", CAMPAIGN, "--metric", "mine",
-                                       "--level", "system", "--file", path],
-        "metric_segment": lambda path: ["import_metric_scores", "--campaign", CAMPAIGN, "--metric", "mine",
-                                        "--level", "segment", "--file", path],
+        "metric_system": lambda path: [
+            "import_metric_scores",
+            "--campaign",
+            CAMPAIGN,
+            "--metric",
+            "mine",
+            "--level",
+            "system",
+            "--file",
+            path,
+        ],
+        "metric_segment": lambda path: [
+            "import_metric_scores",
+            "--campaign",
+            CAMPAIGN,
+            "--metric",
+            "mine",
+            "--level",
+            "segment",
+            "--file",
+            path,
+        ],
     }
 
 

@@ -1,4 +1,5 @@
 """Malformed and hostile web requests: each is refused clearly and leaves the campaign exactly as before."""
+
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -33,8 +34,13 @@ def world(db):
     organizer.groups.add(Group.objects.get_or_create(name=ORGANIZER)[0])
     return {
         "users": {"rater": rater.user, "organizer": organizer, "anonymous": None},
-        "fields": {"campaign": campaign.pk, "closed": closed.pk, "dataset": campaign.dataset_id,
-                   "own": engine.live_lease(campaign, rater).pk, "others": engine.live_lease(campaign, other).pk},
+        "fields": {
+            "campaign": campaign.pk,
+            "closed": closed.pk,
+            "dataset": campaign.dataset_id,
+            "own": engine.live_lease(campaign, rater).pk,
+            "others": engine.live_lease(campaign, other).pk,
+        },
     }
 
 

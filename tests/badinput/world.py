@@ -6,6 +6,7 @@ three raters per item, a rater who has rated one item and holds a lease on anoth
 second rater holding a lease. A
 refused input must leave :func:`snapshot` exactly as it was.
 """
+
 from django.apps import apps
 from django.contrib.auth import get_user_model
 
@@ -19,8 +20,10 @@ DATASET = "comve-mini"
 CAMPAIGN = "bad-input"
 SYSTEMS = ("alpha", "beta")
 IDS = ("1", "2", "3", "4", "5")
-STATEMENTS = (b"id,FalseSent\n1,He put an elephant into the fridge.\n2,She drank a cup of rocks.\n"
-              b"3,The sun rises in the west.\n4,He wore a fish on his head to work.\n5,Cats can fly over the ocean.\n")
+STATEMENTS = (
+    b"id,FalseSent\n1,He put an elephant into the fridge.\n2,She drank a cup of rocks.\n"
+    b"3,The sun rises in the west.\n4,He wore a fish on his head to work.\n5,Cats can fly over the ocean.\n"
+)
 REFERENCES = b"".join(f"{i},First reason {i}.,Second reason {i}.,Third reason {i}.\n".encode() for i in IDS)
 RATER_USERNAME = "world-rater"
 OTHER_RATER_USERNAME = "other-rater"
@@ -40,9 +43,10 @@ def build_world():
         rows = "".join(f"{i},{reason(system, i)}\n" for i in IDS).encode()
         import_submission(DATASET, system, SourceFile(f"{system}.csv", rows))
     campaign = create_campaign(DATASET, CAMPAIGN, raters_per_item=3, seed=7)
-    rater, other = (Rater.objects.create(user=get_user_model().objects.create_user(name, password=PASSWORD),
-                                         order_seed=seed)
-                    for name, seed in ((RATER_USERNAME, 99), (OTHER_RATER_USERNAME, 98)))
+    rater, other = (
+        Rater.objects.create(user=get_user_model().objects.create_user(name, password=PASSWORD), order_seed=seed)
+        for name, seed in ((RATER_USERNAME, 99), (OTHER_RATER_USERNAME, 98))
+    )
     first = engine.next_assignment(campaign, rater)
     engine.submit_rating(first.pk, rater, 2, seconds=4.0)
     engine.next_assignment(campaign, rater)  # holds a lease on a second item
@@ -52,5 +56,8 @@ def build_world():
 
 def snapshot():
     """Every row of every domain table, as plain tuples in primary-key order."""
-    return {model._meta.label: list(model.objects.order_by("pk").values_list())
-            for app in SNAPSHOT_APPS for model in apps.get_app_config(app).get_models()}
+    return {
+        model._meta.label: list(model.objects.order_by("pk").values_list())
+        for app in SNAPSHOT_APPS
+        for model in apps.get_app_config(app).get_models()
+    }

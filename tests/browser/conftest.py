@@ -4,6 +4,7 @@ Playwright's sync API keeps an event loop in the test thread, which makes Django
 calls there ("async unsafe"); the tests only read and set up data between page loads, so
 the check is switched off for this directory.
 """
+
 import os
 from pathlib import Path
 

@@ -1,4 +1,5 @@
 """Every control has an accessible name (Chromium's own accessibility tree), and Tab follows the page."""
+
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE, log_in, no_horizontal_scroll
@@ -6,8 +7,22 @@ from tests.browser.conftest import DESKTOP, PHONE, log_in, no_horizontal_scroll
 pytestmark = pytest.mark.browser
 
 # Roles of the Chromium accessibility tree that a user operates (summary = DisclosureTriangle).
-INTERACTIVE_ROLES = {"button", "link", "radio", "checkbox", "textbox", "searchbox", "combobox", "listbox",
-                     "spinbutton", "slider", "switch", "tab", "menuitem", "DisclosureTriangle"}
+INTERACTIVE_ROLES = {
+    "button",
+    "link",
+    "radio",
+    "checkbox",
+    "textbox",
+    "searchbox",
+    "combobox",
+    "listbox",
+    "spinbutton",
+    "slider",
+    "switch",
+    "tab",
+    "menuitem",
+    "DisclosureTriangle",
+}
 VISIBLE_CONTROLS_JS = """() => Array.from(document.querySelectorAll(
     'a[href], button, input:not([type=hidden]), select, textarea, summary, [tabindex]:not([tabindex="-1"])'
 )).filter(el => el.checkVisibility()).length"""
@@ -33,8 +48,10 @@ def named_controls(page):
     controls = []
     for node in nodes:
         role = node.get("role", {}).get("value")
-        focusable = any(prop.get("name") == "focusable" and prop.get("value", {}).get("value")
-                        for prop in node.get("properties", []))
+        focusable = any(
+            prop.get("name") == "focusable" and prop.get("value", {}).get("value")
+            for prop in node.get("properties", [])
+        )
         # A wide table's scroll region takes keyboard focus so it can be scrolled with the arrow keys.
         if (role in INTERACTIVE_ROLES or (role == "region" and focusable)) and not node.get("ignored"):
             controls.append((role, (node.get("name") or {}).get("value", "").strip()))
@@ -49,8 +66,9 @@ def assert_all_named(page, where):
     assert len(controls) == page.evaluate(VISIBLE_CONTROLS_JS), f"{where}: a visible control is not exposed"
 
 
-def test_every_control_has_an_accessible_name(live_server, new_context, browser_campaign, browser_rater,
-                                             django_user_model):
+def test_every_control_has_an_accessible_name(
+    live_server, new_context, browser_campaign, browser_rater, django_user_model
+):
     from django.contrib.auth.models import Group
 
     from core.models import Rater
@@ -107,8 +125,15 @@ def test_tab_order_follows_the_page(live_server, new_context, browser_campaign, 
     # On a phone the rubric's sentences are one tap away, under their own disclosure.
     rubric = ["What do the scores mean?"] if viewport == PHONE else []
     assert [control["key"] for control in order] == [
-        "Skip to content", "ComVE-Eval", "Rate", "Log out lab-rater",
-        "score-0", "Submit score", "auto-submit", *rubric, "Report a problem with this item",
+        "Skip to content",
+        "ComVE-Eval",
+        "Rate",
+        "Log out lab-rater",
+        "score-0",
+        "Submit score",
+        "auto-submit",
+        *rubric,
+        "Report a problem with this item",
         "Instructions and examples",
     ]
     for before, after in zip(order, order[1:]):

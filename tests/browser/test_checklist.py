@@ -1,4 +1,5 @@
 """The organizer's way through the demo, from the home page's checklists, in Chromium."""
+
 import pytest
 
 from tests.browser.test_every_page import log_in
@@ -23,8 +24,11 @@ def test_the_demo_organizer_follows_the_checklist(live_server, new_context, tran
     steps = demo.locator("li")
     assert steps.count() == 4
     assert "0% rated" in steps.nth(2).inner_text() and steps.nth(2).inner_text().startswith("○")
-    for number, heading in ((1, "Lab rater accounts: demo"), (2, "Items reported as broken: demo"),
-                            (3, "Results and Table 6: demo")):
+    for number, heading in (
+        (1, "Lab rater accounts: demo"),
+        (2, "Items reported as broken: demo"),
+        (3, "Results and Table 6: demo"),
+    ):
         page.goto(f"{live_server.url}/")
         demo.locator("li").nth(number - 1).get_by_role("link").click()
         assert page.get_by_role("heading", level=1).inner_text().startswith(heading)

@@ -4,6 +4,7 @@ The fakes are one local HTTP server: its ``/hit`` page frames the rater screens 
 worker site does, ``/mturk/externalSubmit`` records what the HIT's form posts, and
 ``/prolific/complete`` records the completion code. No request leaves the machine.
 """
+
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
@@ -21,8 +22,11 @@ HIT_ITEMS = 3
 FRAME_HEIGHT_PX = 700
 FRAME_POLLS, FRAME_POLL_MS = 50, 100  # bounds a hang; the frame settles in milliseconds
 WORKER = {"workerId": "A1BROWSERWORKER", "assignmentId": "3BROWSERASSIGNMENT", "hitId": "3BROWSERHIT"}
-PARTICIPANT = {"PROLIFIC_PID": "5f0c0ffee0c0ffee0c0ffee1", "STUDY_ID": "60a1study0000000000000002",
-               "SESSION_ID": "60b2session00000000000002"}
+PARTICIPANT = {
+    "PROLIFIC_PID": "5f0c0ffee0c0ffee0c0ffee1",
+    "STUDY_ID": "60a1study0000000000000002",
+    "SESSION_ID": "60b2session00000000000002",
+}
 
 
 class FakePlatform(BaseHTTPRequestHandler):
@@ -41,8 +45,10 @@ class FakePlatform(BaseHTTPRequestHandler):
         query = parse_qs(address.query)
         if address.path == "/hit":
             src = query["src"][0].replace('"', "%22")
-            self._reply(f'<h1>Fake MTurk</h1><iframe id="hit" title="HIT" src="{src}" '
-                        f'style="width:100%;height:{FRAME_HEIGHT_PX}px"></iframe>')
+            self._reply(
+                f'<h1>Fake MTurk</h1><iframe id="hit" title="HIT" src="{src}" '
+                f'style="width:100%;height:{FRAME_HEIGHT_PX}px"></iframe>'
+            )
         elif address.path == "/prolific/complete":
             self.server.completions.append(query)
             self._reply("<h1>Prolific: study complete</h1>")
@@ -108,16 +114,20 @@ def failing(assignment):
     return score_for(assignment, pass_controls=False)
 
 
-def test_mturk_preview_then_hit_in_the_frame_posts_back_to_turk_submit_to(live_server, new_context, platform,
-                                                                          crowd_campaign, artifacts_dir):
+def test_mturk_preview_then_hit_in_the_frame_posts_back_to_turk_submit_to(
+    live_server, new_context, platform, crowd_campaign, artifacts_dir
+):
     from core.models import Rater, Rating
 
     crowd_campaign.items_per_session = HIT_ITEMS
     crowd_campaign.save()
     page = new_context().new_page()
 
-    page.goto(hit_page(platform, live_server, crowd_campaign, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE",
-                       hitId=WORKER["hitId"]))
+    page.goto(
+        hit_page(
+            platform, live_server, crowd_campaign, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE", hitId=WORKER["hitId"]
+        )
+    )
     frame = page.frame_locator("#hit")
     frame.get_by_text("This is a preview").wait_for()
     assert frame.get_by_role("heading", name="What an item looks like").is_visible()
@@ -158,8 +168,9 @@ def prolific_link(live_server, campaign):
     return f"{live_server.url}/rate/prolific/{campaign.pk}/{campaign.crowd_key}/?{urlencode(PARTICIPANT)}"
 
 
-def test_without_the_key_or_the_platform_a_participant_is_turned_away(live_server, new_context, crowd_campaign,
-                                                                     artifacts_dir):
+def test_without_the_key_or_the_platform_a_participant_is_turned_away(
+    live_server, new_context, crowd_campaign, artifacts_dir
+):
     from core.models import CrowdSession, Rater
     from evalapp.services import crowd
 
@@ -181,8 +192,9 @@ def prolific_campaign(campaign, platform, items_per_session=None):
     return campaign
 
 
-def test_prolific_study_ends_at_the_completion_url_with_the_code(live_server, new_context, platform,
-                                                               crowd_campaign, artifacts_dir):
+def test_prolific_study_ends_at_the_completion_url_with_the_code(
+    live_server, new_context, platform, crowd_campaign, artifacts_dir
+):
     campaign = prolific_campaign(crowd_campaign, platform, items_per_session=HIT_ITEMS)
     page = new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
     page.goto(prolific_link(live_server, campaign))
@@ -200,8 +212,9 @@ def test_prolific_study_ends_at_the_completion_url_with_the_code(live_server, ne
     assert platform.completions == [{"cc": [COMPLETION_CODE]}]
 
 
-def test_prolific_participant_who_fails_the_controls_gets_the_screening_code(live_server, new_context, platform,
-                                                                           crowd_campaign, artifacts_dir):
+def test_prolific_participant_who_fails_the_controls_gets_the_screening_code(
+    live_server, new_context, platform, crowd_campaign, artifacts_dir
+):
     from core import engine
     from core.models import CrowdSession, Item, Rater
 
@@ -227,8 +240,9 @@ def test_prolific_participant_who_fails_the_controls_gets_the_screening_code(liv
     assert platform.completions == [{"cc": [SCREENING_CODE]}]
 
 
-def test_organizer_crowd_page_is_accessible_at_phone_width(live_server, new_context, crowd_campaign,
-                                                          django_user_model, artifacts_dir):
+def test_organizer_crowd_page_is_accessible_at_phone_width(
+    live_server, new_context, crowd_campaign, django_user_model, artifacts_dir
+):
     from django.contrib.auth.models import Group
 
     organizer = django_user_model.objects.create_user(username="crowd-organizer", password=PASSWORD)

@@ -1,5 +1,6 @@
 """Issue 18 in a real browser: the crowd page's lab-access and reconciliation fields, and the page a
 throttled crowd worker sees, at desktop and phone widths (screenshots with COMVE_SCREENSHOT_DIR)."""
+
 import os
 from pathlib import Path
 
@@ -20,7 +21,8 @@ def shot(page, name):
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_organizer_sets_lab_access_and_reads_the_reconciliation_option(
-        live_server, new_context, browser_campaign, browser_rater, django_user_model, viewport):
+    live_server, new_context, browser_campaign, browser_rater, django_user_model, viewport
+):
     organizer = django_user_model.objects.create_user(username="org-doors", password=PASSWORD)
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     page = new_context(viewport=viewport).new_page()

@@ -1,6 +1,7 @@
 """The researcher's job on the embedded default, end to end: ``scripts/demo.sh`` (SQLite, one
 command) serves the app and runs metric jobs; in Chromium the researcher starts a run, watches
 the bar move without a reload and lands on the report; SIGTERM stops the server and the worker."""
+
 import os
 import signal
 import socket
@@ -48,11 +49,15 @@ def group_alive(pgid):
 def demo_server(tmp_path):
     port = free_port()
     log = open(tmp_path / "demo.log", "w+")
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
-           "COMVE_DEMO_ADDR": f"127.0.0.1:{port}"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        "COMVE_DEMO_ADDR": f"127.0.0.1:{port}",
+    }
     env.pop("DJANGO_SETTINGS_MODULE", None)
-    process = subprocess.Popen(["bash", "scripts/demo.sh"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        ["bash", "scripts/demo.sh"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         if not wait_for(f"{url}/accounts/login/", time.monotonic() + START_SECONDS, process):
@@ -99,8 +104,18 @@ def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifa
     page.screenshot(path=str(artifacts_dir / "demo-metric-study-report.png"), full_page=False)
     # the bar and the status line moved without a reload, and the line said each thing once
     assert not reloaded and len(seen) >= 2 and len(bars) >= 2, (seen, bars)
-    assert any(line.startswith(("Running: BERTScore", "Running: chrF", "Running: ComVE BLEU", "Running: Bootstrap",
-                                "Running: Soft pairwise")) for line in seen), seen
+    assert any(
+        line.startswith(
+            (
+                "Running: BERTScore",
+                "Running: chrF",
+                "Running: ComVE BLEU",
+                "Running: Bootstrap",
+                "Running: Soft pairwise",
+            )
+        )
+        for line in seen
+    ), seen
     assert all(line.count(":") <= 2 for line in seen), seen
     assert not any("queued" in line.lower() and "running" in line.lower() for line in seen), seen
 

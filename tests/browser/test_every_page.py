@@ -6,6 +6,7 @@ The pages are those of the demo (``manage.py demo``) after some rating, with a f
 study: what each role sees first. axe-core is the copy that axe-playwright-python ships,
 injected into each page.
 """
+
 import json
 import re
 from datetime import timedelta
@@ -24,8 +25,11 @@ BLOCKING_IMPACTS = {"serious", "critical"}
 ALSO_BLOCKING = {"landmark-unique"}
 # label: the browser context's options. A dark colour-scheme preference gets the site's dark colours
 # (issue 20), checked on a phone, where raters use it most.
-VIEWPORTS = {"1280": {"viewport": DESKTOP}, "360": {"viewport": PHONE},
-             "360-dark": {"viewport": PHONE, "color_scheme": "dark"}}
+VIEWPORTS = {
+    "1280": {"viewport": DESKTOP},
+    "360": {"viewport": PHONE},
+    "360-dark": {"viewport": PHONE, "color_scheme": "dark"},
+}
 
 
 @pytest.fixture
@@ -34,9 +38,8 @@ def demo_world(transactional_db):
     from core import engine, flags
     from core.models import CrowdSession, Rater
     from evalapp.formats.rater_list import RaterEntry
-    from evalapp.services import lab_raters
     from evalapp.models import MetricRun
-    from evalapp.services import metric_study
+    from evalapp.services import lab_raters, metric_study
     from evalapp.services.demo import load_demo
 
     campaign = load_demo().campaign
@@ -50,16 +53,30 @@ def demo_world(transactional_db):
     rater2 = Rater.objects.get(user=users.get(username="rater2"))
     flags.flag_item(engine.next_assignment(campaign, rater2).pk, rater2, campaign, note="The reason is cut off.")
     lab_raters.add_lab_raters(campaign, [RaterEntry(None, "Lab Rater", "lab@example.org")], lab_raters.PASSWORD)
-    CrowdSession.objects.create(campaign=campaign, rater=Rater.objects.get(user=users.get(username="rater2")),
-                                platform=Rater.Platform.PROLIFIC, session_id="5f0c0ffee0c0ffee0c0ffee1",
-                                task_id="STUDY1")
+    CrowdSession.objects.create(
+        campaign=campaign,
+        rater=Rater.objects.get(user=users.get(username="rater2")),
+        platform=Rater.Platform.PROLIFIC,
+        session_id="5f0c0ffee0c0ffee0c0ffee1",
+        task_id="STUDY1",
+    )
     report = metric_study.build_report(campaign, ["comve_bleu", "chrf", "sentbleu"], bootstrap=20, permutations=20)
-    run = MetricRun.objects.create(campaign=campaign, metrics=["comve_bleu", "chrf", "sentbleu"], progress=1.0,
-                                   status=MetricRun.Status.DONE, report=report)
+    run = MetricRun.objects.create(
+        campaign=campaign,
+        metrics=["comve_bleu", "chrf", "sentbleu"],
+        progress=1.0,
+        status=MetricRun.Status.DONE,
+        report=report,
+    )
     # A run a worker is computing (no worker runs here, so it stays so): its time left and cancel button.
-    MetricRun.objects.create(campaign=campaign, metrics=["comve_bleu"], progress=0.4, status=MetricRun.Status.RUNNING,
-                             message="ComVE BLEU: 40 of 100 outputs",
-                             started_at=timezone.now() - timedelta(seconds=30))
+    MetricRun.objects.create(
+        campaign=campaign,
+        metrics=["comve_bleu"],
+        progress=0.4,
+        status=MetricRun.Status.RUNNING,
+        message="ComVE BLEU: 40 of 100 outputs",
+        started_at=timezone.now() - timedelta(seconds=30),
+    )
     return campaign, run
 
 
@@ -199,9 +216,16 @@ def test_no_serious_accessibility_problem_on_any_page(live_server, browser, demo
             visit(page, live_server.url, path)
             page.screenshot(path=str(shots / f"{name}-{label}.png"), full_page=True)
             violations = axe.run(page).response["violations"]
-            blocking = [{"id": v["id"], "impact": v["impact"], "help": v["help"],
-                         "where": [node["target"] for node in v["nodes"]][:5]}
-                        for v in violations if v["impact"] in BLOCKING_IMPACTS or v["id"] in ALSO_BLOCKING]
+            blocking = [
+                {
+                    "id": v["id"],
+                    "impact": v["impact"],
+                    "help": v["help"],
+                    "where": [node["target"] for node in v["nodes"]][:5],
+                }
+                for v in violations
+                if v["impact"] in BLOCKING_IMPACTS or v["id"] in ALSO_BLOCKING
+            ]
             if blocking:
                 found[f"{name}@{label}"] = blocking
             page.close()

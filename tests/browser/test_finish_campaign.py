@@ -5,6 +5,7 @@
 - an organizer creates 5 lab raters from a CSV, and one of them signs in with the printed password and
   rates an item.
 """
+
 import re
 
 import pytest
@@ -14,8 +15,10 @@ from tests.browser.conftest import PASSWORD, PHONE, log_in, no_horizontal_scroll
 pytestmark = pytest.mark.browser
 
 STALL = "1 item needs a rater who has not seen it: 3 of 3 raters have rated or reported it."
-FIVE = ("name,email\nAda Lovelace,ada@example.org\nAlan Turing,alan@example.org\nGrace Hopper,grace@example.org\n"
-        "Edsger Dijkstra,edsger@example.org\nBarbara Liskov,barbara@example.org\n")
+FIVE = (
+    "name,email\nAda Lovelace,ada@example.org\nAlan Turing,alan@example.org\nGrace Hopper,grace@example.org\n"
+    "Edsger Dijkstra,edsger@example.org\nBarbara Liskov,barbara@example.org\n"
+)
 
 
 @pytest.fixture
@@ -28,8 +31,9 @@ def small_campaign(transactional_db, django_user_model):
     from evalapp.services.campaigns import create_campaign
     from tests.engine.builders import build_dataset
 
-    campaign = create_campaign(build_dataset(instances=2, systems=("alpha",)), "Lab study", sample=2, seed=1,
-                               raters_per_item=3)
+    campaign = create_campaign(
+        build_dataset(instances=2, systems=("alpha",)), "Lab study", sample=2, seed=1, raters_per_item=3
+    )
     organizer = django_user_model.objects.create_user(username="boss", password=PASSWORD)
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     for name in "abc":
@@ -57,7 +61,8 @@ def rate_one_item(page, campaign_name, score):
 
 
 def test_one_report_stalls_the_campaign_the_organizer_dismisses_and_a_new_rater_completes_it(
-        live_server, new_context, small_campaign, artifacts_dir):
+    live_server, new_context, small_campaign, artifacts_dir
+):
     from core.models import ItemFlag
     from core.progress import campaign_progress
 
@@ -125,7 +130,8 @@ def test_one_report_stalls_the_campaign_the_organizer_dismisses_and_a_new_rater_
 
 
 def test_an_organizer_adds_five_lab_raters_from_a_csv_and_one_rates_an_item(
-        live_server, new_context, small_campaign, artifacts_dir, tmp_path):
+    live_server, new_context, small_campaign, artifacts_dir, tmp_path
+):
     from core.models import Rating
 
     campaign = small_campaign

@@ -1,5 +1,6 @@
 """The metric report made for reading, in Chromium: summary first, plots in a grid, tables that fit
 1280 px with numbers on one line, details folded; screenshots at 1280 and 360 px in test-artifacts/."""
+
 import pytest
 
 from tests.browser.conftest import DESKTOP, PHONE, no_horizontal_scroll
@@ -20,8 +21,9 @@ def report_run(transactional_db):
     from tests.metrics.builders import build_study_campaign
 
     campaign = build_study_campaign(n_instances=10, n_systems=8, name="reading")
-    run, _ = metric_runs.report_for(campaign, EVERY_METRIC, {"bootstrap": 50, "permutations": 50,
-                                                             "corpus_scope": "campaign"})
+    run, _ = metric_runs.report_for(
+        campaign, EVERY_METRIC, {"bootstrap": 50, "permutations": 50, "corpus_scope": "campaign"}
+    )
     return campaign, run
 
 
@@ -46,12 +48,17 @@ def test_the_report_reads_at_1280_and_360_px(live_server, new_context, report_ru
         assert all(not d for d in page.locator(".metric-report details").evaluate_all("ds => ds.map(d => d.open)"))
         page.screenshot(path=str(artifacts_dir / f"metric-report-{name}.png"), full_page=True)
         page.locator("section[aria-labelledby=summary-title]").screenshot(
-            path=str(artifacts_dir / f"metric-report-summary-{name}.png"))
+            path=str(artifacts_dir / f"metric-report-summary-{name}.png")
+        )
         assert no_horizontal_scroll(page)
         if name == "1280":
             assert page.evaluate(OVERFLOWING_TABLES) == []  # every column visible without scrolling
             assert page.evaluate(WRAPPED_NUMBERS) == []
-            scatter_boxes = [box["y"] for box in page.locator(".plot-grid").first.locator("figure").evaluate_all(
-                "fs => fs.map(f => f.getBoundingClientRect())")]
-            assert len(set(round(y) for y in scatter_boxes)) <= 3  # a grid, not one column of seven
+            scatter_boxes = [
+                box["y"]
+                for box in page.locator(".plot-grid")
+                .first.locator("figure")
+                .evaluate_all("fs => fs.map(f => f.getBoundingClientRect())")
+            ]
+            assert len({round(y) for y in scatter_boxes}) <= 3  # a grid, not one column of seven
             assert "bertscore_f1" in page.locator("table").nth(1).inner_text()

@@ -4,6 +4,7 @@ Measured on the real ComVE test items: every test statement with every real test
 reason (17 systems x 1,000 statements), typed into one live item page, and Submit's position read
 for each. "Typical" items are those whose statement and reason are both under 120 characters.
 """
+
 import csv
 import json
 
@@ -37,8 +38,9 @@ def real_items():
     return items
 
 
-def test_submit_is_above_the_fold_for_typical_items(live_server, new_context, browser_campaign, browser_rater,
-                                                    artifacts_dir):
+def test_submit_is_above_the_fold_for_typical_items(
+    live_server, new_context, browser_campaign, browser_rater, artifacts_dir
+):
     items = real_items()
     assert len(items) >= 10_000
     page = new_context(viewport=PHONE).new_page()
@@ -46,22 +48,33 @@ def test_submit_is_above_the_fold_for_typical_items(live_server, new_context, br
     page.get_by_role("button", name="Start rating").click()
     page.wait_for_selector(".submit-score")
     bottoms = page.evaluate(MEASURE_JS, items)
-    typical = [bottom for (statement, reason), bottom in zip(items, bottoms)
-               if len(statement) < TYPICAL_CHARS and len(reason) < TYPICAL_CHARS]
+    typical = [
+        bottom
+        for (statement, reason), bottom in zip(items, bottoms)
+        if len(statement) < TYPICAL_CHARS and len(reason) < TYPICAL_CHARS
+    ]
     share_typical = sum(bottom <= PHONE["height"] for bottom in typical) / len(typical)
     share_all = sum(bottom <= PHONE["height"] for bottom in bottoms) / len(bottoms)
-    longest = max((pair for pair in items if all(len(text) < TYPICAL_CHARS for text in pair)), key=lambda p: sum(map(len, p)))
+    longest = max(
+        (pair for pair in items if all(len(text) < TYPICAL_CHARS for text in pair)), key=lambda p: sum(map(len, p))
+    )
     page.evaluate(MEASURE_JS, [longest])
     page.screenshot(path=str(artifacts_dir / "phone-item-longest-typical-360.png"))
-    figures = {"viewport": PHONE, "items": len(items), "typical_items": len(typical),
-               "submit_above_the_fold_typical": share_typical, "submit_above_the_fold_all": share_all,
-               "lowest_submit_bottom_px": max(bottoms)}
+    figures = {
+        "viewport": PHONE,
+        "items": len(items),
+        "typical_items": len(typical),
+        "submit_above_the_fold_typical": share_typical,
+        "submit_above_the_fold_all": share_all,
+        "lowest_submit_bottom_px": max(bottoms),
+    }
     (artifacts_dir / "phone-layout.json").write_text(json.dumps(figures, indent=2))
     assert share_typical >= TARGET_SHARE, figures
 
 
-def test_the_full_rubric_is_one_tap_away_on_a_phone_and_inline_on_a_desktop(live_server, new_context,
-                                                                          browser_campaign, browser_rater):
+def test_the_full_rubric_is_one_tap_away_on_a_phone_and_inline_on_a_desktop(
+    live_server, new_context, browser_campaign, browser_rater
+):
     page = new_context(viewport=PHONE).new_page()
     log_in(page, live_server, "lab-rater", f"/rate/{browser_campaign.pk}/")
     page.get_by_role("button", name="Start rating").click()

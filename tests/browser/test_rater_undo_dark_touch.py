@@ -1,5 +1,6 @@
 """Issue 20, the rater in Chromium: the last score changed from the next item, a dark page for a dark
 preference, no keyboard hint on a touch screen."""
+
 import pytest
 
 from tests.browser.conftest import PHONE, log_in
@@ -13,8 +14,9 @@ def start(page, live_server, campaign):
     page.wait_for_selector(".submit-score")
 
 
-def test_the_last_score_is_changed_from_the_next_item(live_server, new_context, browser_campaign, browser_rater,
-                                                      artifacts_dir):
+def test_the_last_score_is_changed_from_the_next_item(
+    live_server, new_context, browser_campaign, browser_rater, artifacts_dir
+):
     from core.models import Rating, RatingCorrection
 
     page = new_context(viewport=PHONE).new_page()
@@ -36,8 +38,9 @@ def test_the_last_score_is_changed_from_the_next_item(live_server, new_context, 
     assert rating.score == 3 and RatingCorrection.objects.get().old_score == 1
 
 
-def test_a_dark_preference_gets_a_dark_page_and_a_touch_screen_no_keyboard_hint(live_server, new_context,
-                                                                                 browser_campaign, browser_rater):
+def test_a_dark_preference_gets_a_dark_page_and_a_touch_screen_no_keyboard_hint(
+    live_server, new_context, browser_campaign, browser_rater
+):
     dark = new_context(color_scheme="dark").new_page()
     start(dark, live_server, browser_campaign)
     background = dark.evaluate("getComputedStyle(document.body).backgroundColor")

@@ -1,4 +1,5 @@
 """Part 6 of the issue: a rater's whole session in headless Chromium, with screenshots."""
+
 import re
 
 import pytest
@@ -21,8 +22,9 @@ def shortcuts_ready(page):
     page.get_by_text("choose, Enter submits").wait_for()
 
 
-def test_rater_session_keyboard_then_phone_flag_and_completion(live_server, new_context, browser_campaign,
-                                                               browser_rater, artifacts_dir):
+def test_rater_session_keyboard_then_phone_flag_and_completion(
+    live_server, new_context, browser_campaign, browser_rater, artifacts_dir
+):
     from core.models import Item, ItemFlag, Rating
 
     total = Item.objects.filter(campaign=browser_campaign).count()
@@ -90,8 +92,7 @@ def test_rater_session_keyboard_then_phone_flag_and_completion(live_server, new_
     assert ItemFlag.objects.get().note == "The reason is cut off."
 
 
-def test_item_screen_works_without_javascript(live_server, new_context, browser_campaign, browser_rater,
-                                              artifacts_dir):
+def test_item_screen_works_without_javascript(live_server, new_context, browser_campaign, browser_rater, artifacts_dir):
     from core.models import Rating
 
     page = new_context(java_script_enabled=False).new_page()
@@ -107,8 +108,9 @@ def test_item_screen_works_without_javascript(live_server, new_context, browser_
     assert rating.score == 1 and rating.seconds is not None
 
 
-def test_stale_token_and_expired_session_keep_the_choice(live_server, new_context, browser_campaign,
-                                                         browser_rater, artifacts_dir):
+def test_stale_token_and_expired_session_keep_the_choice(
+    live_server, new_context, browser_campaign, browser_rater, artifacts_dir
+):
     from core.models import Rating
 
     context = new_context()

@@ -5,6 +5,7 @@ screenshots land in test-artifacts/sequential-*.png.
 The campaign is the task paper's Table 6 (tests/results/paper.py): ratings whose means are the paper's
 human scores, 100 instances x 3 raters, the Human pseudo-system included (18 systems, 153 pairs).
 """
+
 import pytest
 
 from tests.browser.conftest import DESKTOP, PASSWORD, PHONE, log_in, no_horizontal_scroll
@@ -38,7 +39,8 @@ def test_the_decisions_section(live_server, new_context, paper_campaign, artifac
     first = status.adjacent()[0]
     assert section.get_by_role("row").nth(1).get_by_role("rowheader").inner_text() == first.upper
     page.locator("section[aria-labelledby=sequential-title]").screenshot(
-        path=str(artifacts_dir / f"sequential-section-{label}.png"))
+        path=str(artifacts_dir / f"sequential-section-{label}.png")
+    )
     page.get_by_text(f"All {len(status.pairs)} pairs").click()
     every = page.get_by_role("region", name="Decisions on every pair")
     assert every.get_by_role("row").count() == 1 + len(status.pairs)

@@ -4,6 +4,7 @@ drawn, nothing scrolls the page sideways, and screenshots land in test-artifacts
 The campaign is the task paper's Table 6 (tests/results/paper.py): ratings whose means are the paper's
 human scores, 100 instances x 3 raters, the Human pseudo-system first.
 """
+
 import pytest
 
 from tests.browser.conftest import DESKTOP, PASSWORD, PHONE, log_in, no_horizontal_scroll
@@ -18,17 +19,22 @@ def paper_campaign(transactional_db, django_user_model):
     from django.contrib.auth.models import Group
 
     scores = {team: ratings_with_mean(human, 100, 3) for team, _, _, _, human, _ in TABLE6}
-    campaign, _ = rated_campaign(scores, name="semeval2020", markers={t: m for t, m, *_ in TABLE6},
-                                 bleu={t: bleu for t, _, bleu, *_ in TABLE6},
-                                 human=ratings_with_mean(HUMAN_SCORE, 100, 3))
+    campaign, _ = rated_campaign(
+        scores,
+        name="semeval2020",
+        markers={t: m for t, m, *_ in TABLE6},
+        bleu={t: bleu for t, _, bleu, *_ in TABLE6},
+        human=ratings_with_mean(HUMAN_SCORE, 100, 3),
+    )
     user = django_user_model.objects.create_user(username="table6-viewer", password=PASSWORD)
     user.groups.add(Group.objects.get_or_create(name="researcher")[0])
     return campaign
 
 
 @pytest.mark.parametrize("label, viewport", [("1280", DESKTOP), ("360", PHONE)])
-def test_table6_page_shows_intervals_clusters_and_charts(live_server, new_context, paper_campaign, artifacts_dir,
-                                                         label, viewport):
+def test_table6_page_shows_intervals_clusters_and_charts(
+    live_server, new_context, paper_campaign, artifacts_dir, label, viewport
+):
     page = new_context(viewport=viewport).new_page()
     path = f"/results/{paper_campaign.pk}/table6/"
     log_in(page, live_server, "table6-viewer", path)
@@ -38,8 +44,11 @@ def test_table6_page_shows_intervals_clusters_and_charts(live_server, new_contex
     cells = but_fit.get_by_role("cell").all_inner_texts()
     assert cells[2] == "1.84" and cells[4].startswith("[") and cells[5].isdigit()
     assert page.get_by_text("t test of the difference of formula (1) means", exact=False).first.is_visible()
-    for name in ("Human scores (formula (1)) with 95% intervals", "Official BLEU against human score",
-                 "Share of each score (0-3)"):
+    for name in (
+        "Human scores (formula (1)) with 95% intervals",
+        "Official BLEU against human score",
+        "Share of each score (0-3)",
+    ):
         chart = page.get_by_role("img", name=name, exact=False)
         assert chart.is_visible(), name
         box = chart.bounding_box()
@@ -47,9 +56,13 @@ def test_table6_page_shows_intervals_clusters_and_charts(live_server, new_contex
     # The chart drawn for this width (the other one is display: none): every point, bar and cluster
     # label on screen, inside the window (issue 20: at 360 px the axis stopped at 1.5).
     size = "narrow" if viewport == PHONE else "wide"
-    for selector in (f"svg.intervals.chart-{size} line.interval", f"svg.intervals.chart-{size} circle.point",
-                     f"svg.intervals.chart-{size} text.cluster-label", f"svg.scatter.chart-{size} circle.point",
-                     f"svg.scatter.chart-{size} text.point-label"):
+    for selector in (
+        f"svg.intervals.chart-{size} line.interval",
+        f"svg.intervals.chart-{size} circle.point",
+        f"svg.intervals.chart-{size} text.cluster-label",
+        f"svg.scatter.chart-{size} circle.point",
+        f"svg.scatter.chart-{size} text.point-label",
+    ):
         marks = page.locator(selector)
         expected = 1 + len(TABLE6) if "intervals" in selector and "cluster" not in selector else len(TABLE6)
         if selector.endswith("point-label"):  # a label with no room is left out and the team named below

@@ -1,4 +1,5 @@
 """A small campaign and the URL parameters that Mechanical Turk and Prolific send."""
+
 import pytest
 from django.urls import reverse
 
@@ -14,20 +15,22 @@ def mturk_params(worker="A1WORKERTEST", assignment="3ASSIGNMENTTEST1", hit="3HIT
     return {"workerId": worker, "assignmentId": assignment, "hitId": hit, "turkSubmitTo": submit_to}
 
 
-def prolific_params(pid="5f0c0ffee0c0ffee0c0ffee0", study="60a1study0000000000000001",
-                    session="60b2session00000000000001"):
+def prolific_params(
+    pid="5f0c0ffee0c0ffee0c0ffee0", study="60a1study0000000000000001", session="60b2session00000000000001"
+):
     return {"PROLIFIC_PID": pid, "STUDY_ID": study, "SESSION_ID": session}
 
 
 def entry(platform, campaign, key=None):
     """The campaign's entry page for ``platform``, with its crowd key (or ``key``)."""
-    return reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk,
-                                                     "key": campaign.crowd_key if key is None else key})
+    return reverse(
+        f"annotators:{platform}", kwargs={"campaign_id": campaign.pk, "key": campaign.crowd_key if key is None else key}
+    )
 
 
 def screen(name, campaign, **kwargs):
     """A page of the rater screens, or (crowd, quality and their downloads) of the organizer's campaign pages."""
-    namespace = "campaigns" if name.startswith("crowd") or name.startswith("quality") else "annotators"
+    namespace = "campaigns" if name.startswith(("crowd", "quality")) else "annotators"
     return reverse(f"{namespace}:{name}", kwargs={"campaign_id": campaign.pk, **kwargs})
 
 
@@ -43,5 +46,10 @@ def crowd_state():
 
     from core.models import Assignment, CrowdSession, Rater, Rating
 
-    return (get_user_model().objects.count(), Rater.objects.count(), CrowdSession.objects.count(),
-            Assignment.objects.count(), Rating.objects.count())
+    return (
+        get_user_model().objects.count(),
+        Rater.objects.count(),
+        CrowdSession.objects.count(),
+        Assignment.objects.count(),
+        Rating.objects.count(),
+    )

@@ -1,4 +1,5 @@
 """Rating through the screens as a crowd worker would, choosing to pass or fail the controls."""
+
 import re
 
 from core.models import Assignment

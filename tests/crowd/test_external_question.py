@@ -1,4 +1,5 @@
 """The ExternalQuestion XML: the builder (pure) and the management command."""
+
 import xml.etree.ElementTree as ElementTree
 
 import pytest
@@ -23,10 +24,17 @@ def test_xml_is_escaped_and_parses_back():
     assert root.find(f"{{{NAMESPACE}}}FrameHeight").text == "0"
 
 
-@pytest.mark.parametrize("url, height", [
-    ("http://eval.example.org/rate/mturk/7/", 0), ("/rate/mturk/7/", 0), ("https:///rate/", 0),
-    ("https://eval.example.org/", -1), ("https://eval.example.org/", True), ("https://eval.example.org/", "600"),
-])
+@pytest.mark.parametrize(
+    "url, height",
+    [
+        ("http://eval.example.org/rate/mturk/7/", 0),
+        ("/rate/mturk/7/", 0),
+        ("https:///rate/", 0),
+        ("https://eval.example.org/", -1),
+        ("https://eval.example.org/", True),
+        ("https://eval.example.org/", "600"),
+    ],
+)
 def test_bad_address_or_height_is_refused(url, height):
     with pytest.raises(ExternalQuestionError):
         external_question_xml(url, height)
@@ -34,11 +42,19 @@ def test_bad_address_or_height_is_refused(url, height):
 
 @pytest.mark.django_db
 def test_command_prints_the_campaigns_question(campaign, capsys):
-    call_command("mturk_external_question", "--campaign", "Crowd", "--url", "https://eval.example.org/comve/",
-                 "--frame-height", "800")
+    call_command(
+        "mturk_external_question",
+        "--campaign",
+        "Crowd",
+        "--url",
+        "https://eval.example.org/comve/",
+        "--frame-height",
+        "800",
+    )
     root = ElementTree.fromstring(capsys.readouterr().out.encode())
     assert root.find(f"{{{NAMESPACE}}}ExternalURL").text == (
-        f"https://eval.example.org/comve/rate/mturk/{campaign.pk}/{campaign.crowd_key}/")
+        f"https://eval.example.org/comve/rate/mturk/{campaign.pk}/{campaign.crowd_key}/"
+    )
     assert root.find(f"{{{NAMESPACE}}}FrameHeight").text == "800"
 
 

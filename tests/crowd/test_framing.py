@@ -1,4 +1,5 @@
 """The rater screens may be framed by Mechanical Turk only; cookies follow the iframe setting."""
+
 import os
 import subprocess
 import sys
@@ -12,8 +13,9 @@ from tests.crowd.conftest import entry, mturk_params, screen
 
 pytestmark = pytest.mark.django_db
 
-FRAME_ANCESTORS = ("frame-ancestors 'self' https://worker.mturk.com https://www.mturk.com "
-                   "https://workersandbox.mturk.com")
+FRAME_ANCESTORS = (
+    "frame-ancestors 'self' https://worker.mturk.com https://www.mturk.com https://workersandbox.mturk.com"
+)
 
 
 def frame_directive(response):
@@ -23,8 +25,11 @@ def frame_directive(response):
 
 
 def test_rater_screens_allow_mturk_frames_only(client, campaign):
-    responses = [client.get(entry("mturk", campaign)), client.get(entry("mturk", campaign), mturk_params()),
-                 client.get(entry("prolific", campaign))]
+    responses = [
+        client.get(entry("mturk", campaign)),
+        client.get(entry("mturk", campaign), mturk_params()),
+        client.get(entry("prolific", campaign)),
+    ]
     client.post(entry("mturk", campaign), mturk_params())
     responses += [client.get(screen(name, campaign)) for name in ("instructions", "item", "done")]
     responses.append(client.get("/rate/"))
@@ -61,10 +66,13 @@ def test_kept_choice_cookie_follows_the_session_cookie_samesite(campaign, rater_
 
 def iframe_cookie_settings(flag):
     env = {**os.environ, "COMVE_CROWD_IFRAME_COOKIES": flag, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    code = ("import django; django.setup(); from django.conf import settings as s; "
-            "print(s.SESSION_COOKIE_SAMESITE, s.CSRF_COOKIE_SAMESITE, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE)")
-    return subprocess.run([sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True,
-                          check=True).stdout.split()
+    code = (
+        "import django; django.setup(); from django.conf import settings as s; "
+        "print(s.SESSION_COOKIE_SAMESITE, s.CSRF_COOKIE_SAMESITE, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
 
 
 def test_iframe_cookies_setting():

@@ -1,4 +1,5 @@
 """Mechanical Turk: preview, worker identity, resume, the turkSubmitTo allow-list, the HIT submit form."""
+
 import re
 
 import pytest
@@ -12,11 +13,15 @@ from tests.screens.conftest import SYSTEM_NAMES
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
-@pytest.mark.parametrize("query", [
-    {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3HITTEST1"},
-    {"assignmentId": "ASSIGNMENT_NOT_AVAILABLE"},
-    {},
-], ids=["mturk-preview", "spec-spelling", "no-parameters"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "3HITTEST1"},
+        {"assignmentId": "ASSIGNMENT_NOT_AVAILABLE"},
+        {},
+    ],
+    ids=["mturk-preview", "spec-spelling", "no-parameters"],
+)
 def test_preview_shows_instructions_and_an_example_and_writes_nothing(client, campaign, query):
     campaign.items_per_session = 5
     campaign.save()
@@ -51,31 +56,49 @@ def test_start_creates_the_worker_logs_in_and_leases_the_first_item(client, camp
     assert client.session["_auth_user_id"] == str(rater.user.pk)
     crowd_session = CrowdSession.objects.get()
     assert (crowd_session.session_id, crowd_session.task_id, crowd_session.submit_to) == (
-        "3ASSIGNMENTTEST1", "3HITTEST1", SANDBOX)
+        "3ASSIGNMENTTEST1",
+        "3HITTEST1",
+        SANDBOX,
+    )
     assert Assignment.objects.filter(rater=rater, status="leased").count() == 1
     page = client.get(response["Location"]).content.decode()
     assert "Item 1 of 15" in page
     assert not any(name in page for name in SYSTEM_NAMES)
 
 
-@pytest.mark.parametrize("submit_to", [
-    "https://evil.example.org", "https://www.mturk.com.evil.example.org", "https://www.mturk.com/elsewhere",
-    "https://www.mturk.com?next=https://evil.example.org", "https://user@www.mturk.com", "http://www.mturk.com",
-    "javascript:alert(1)", "//www.mturk.com", "",
-])
+@pytest.mark.parametrize(
+    "submit_to",
+    [
+        "https://evil.example.org",
+        "https://www.mturk.com.evil.example.org",
+        "https://www.mturk.com/elsewhere",
+        "https://www.mturk.com?next=https://evil.example.org",
+        "https://user@www.mturk.com",
+        "http://www.mturk.com",
+        "javascript:alert(1)",
+        "//www.mturk.com",
+        "",
+    ],
+)
 def test_turk_submit_to_outside_the_allow_list_is_refused_and_writes_nothing(client, campaign, submit_to):
     before = crowd_state()
-    for response in (client.get(entry("mturk", campaign), mturk_params(submit_to=submit_to)),
-                     client.post(entry("mturk", campaign), mturk_params(submit_to=submit_to))):
+    for response in (
+        client.get(entry("mturk", campaign), mturk_params(submit_to=submit_to)),
+        client.post(entry("mturk", campaign), mturk_params(submit_to=submit_to)),
+    ):
         assert response.status_code == 400
         assert "<code>turkSubmitTo</code>" in response.content.decode()
     assert crowd_state() == before
 
 
-@pytest.mark.parametrize("submit_to, origin", [
-    ("https://www.mturk.com", "https://www.mturk.com"), ("https://www.mturk.com/", "https://www.mturk.com"),
-    ("https://WORKERSANDBOX.mturk.com/", SANDBOX),
-])
+@pytest.mark.parametrize(
+    "submit_to, origin",
+    [
+        ("https://www.mturk.com", "https://www.mturk.com"),
+        ("https://www.mturk.com/", "https://www.mturk.com"),
+        ("https://WORKERSANDBOX.mturk.com/", SANDBOX),
+    ],
+)
 def test_mturk_submit_hosts_are_accepted(client, campaign, submit_to, origin):
     client.post(entry("mturk", campaign), mturk_params(submit_to=submit_to))
     assert CrowdSession.objects.get().submit_to == origin

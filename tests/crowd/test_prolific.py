@@ -1,4 +1,5 @@
 """Prolific: identity and resume, and the completion or screening code at the end of the session."""
+
 import re
 
 import pytest
@@ -47,7 +48,10 @@ def test_landing_writes_nothing_and_start_identifies_the_participant(client, stu
     assert (rater.platform, rater.external_id) == ("prolific", "5f0c0ffee0c0ffee0c0ffee0")
     crowd_session = CrowdSession.objects.get()
     assert (crowd_session.task_id, crowd_session.session_id, crowd_session.submit_to) == (
-        "60a1study0000000000000001", "60b2session00000000000001", "")
+        "60a1study0000000000000001",
+        "60b2session00000000000001",
+        "",
+    )
 
 
 @pytest.mark.parametrize("missing", ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"])

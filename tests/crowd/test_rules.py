@@ -1,4 +1,5 @@
 """The crowd service's rules, below the web layer: screening, completion links, session counts."""
+
 import pytest
 
 from annotators import crowd
@@ -13,19 +14,29 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 PROLIFIC = "https://app.prolific.com/submissions/complete"
 
 
-@pytest.mark.parametrize("url, code, expected", [
-    (f"{PROLIFIC}", "ABC123", f"{PROLIFIC}?cc=ABC123"),
-    (f"{PROLIFIC}?cc=OLD", "NEW", f"{PROLIFIC}?cc=NEW"),
-    ("https://example.org/done?study=7&cc=OLD#top", "X-1", "https://example.org/done?study=7&cc=X-1#top"),
-    ("https://example.org/done", "", "https://example.org/done"),
-])
+@pytest.mark.parametrize(
+    "url, code, expected",
+    [
+        (f"{PROLIFIC}", "ABC123", f"{PROLIFIC}?cc=ABC123"),
+        (f"{PROLIFIC}?cc=OLD", "NEW", f"{PROLIFIC}?cc=NEW"),
+        ("https://example.org/done?study=7&cc=OLD#top", "X-1", "https://example.org/done?study=7&cc=X-1#top"),
+        ("https://example.org/done", "", "https://example.org/done"),
+    ],
+)
 def test_completion_link(url, code, expected):
     assert crowd.completion_link(url, code) == expected
 
 
-@pytest.mark.parametrize("controls, rate, threshold, fails", [
-    (3, 0.0, 0.7, True), (2, 0.0, 0.7, False), (3, 2 / 3, 0.7, True), (3, 2 / 3, 0.6, False), (5, 0.7, 0.7, False),
-])
+@pytest.mark.parametrize(
+    "controls, rate, threshold, fails",
+    [
+        (3, 0.0, 0.7, True),
+        (2, 0.0, 0.7, False),
+        (3, 2 / 3, 0.7, True),
+        (3, 2 / 3, 0.6, False),
+        (5, 0.7, 0.7, False),
+    ],
+)
 def test_fails_controls_needs_enough_control_ratings(controls, rate, threshold, fails):
     assert quality.fails_controls(controls, rate, threshold) is fails
 
@@ -50,13 +61,15 @@ def test_one_failed_control_is_too_little_to_screen_out(campaign):
 
 
 def test_each_session_owns_its_leases_and_its_ratings(campaign):
-    visits = [crowd.visit_from(crowd.MTURK, mturk_params(assignment=f"3ASSIGNMENT{n}", hit=f"3HIT{n}"))
-              for n in range(3)]
+    visits = [
+        crowd.visit_from(crowd.MTURK, mturk_params(assignment=f"3ASSIGNMENT{n}", hit=f"3HIT{n}")) for n in range(3)
+    ]
     first = crowd.start_session(campaign, visits[0])
     rater = first.rater
     for _ in range(2):
-        engine.submit_rating(engine.next_assignment(campaign, rater, crowd_session_id=first.pk).pk, rater, 2,
-                             crowd_session_id=first.pk)
+        engine.submit_rating(
+            engine.next_assignment(campaign, rater, crowd_session_id=first.pk).pk, rater, 2, crowd_session_id=first.pk
+        )
     held_by_first = engine.next_assignment(campaign, rater, crowd_session_id=first.pk)
     second = crowd.start_session(campaign, visits[1])
     third = crowd.start_session(campaign, visits[2])

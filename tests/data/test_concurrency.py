@@ -1,4 +1,5 @@
 """Concurrent uploads of one system (PostgreSQL): all succeed, one after the other."""
+
 import threading
 
 import pytest

@@ -1,4 +1,5 @@
 """manage.py demo: the repository's own demo data, accounts for every role, a campaign."""
+
 import csv
 from io import StringIO
 
@@ -39,11 +40,15 @@ def test_demo_loads_everything_and_is_idempotent(settings):
     assert "http://127.0.0.1:8000/" in text
     for account in ACCOUNTS:
         assert f"{account.username:<11} password {account.password}" in text
-        user = authenticate(RequestFactory().post("/accounts/login/"), username=account.username,
-                            password=account.password)
+        user = authenticate(
+            RequestFactory().post("/accounts/login/"), username=account.username, password=account.password
+        )
         assert user is not None
-        assert {roles.ORGANIZER: roles.is_organizer, roles.RESEARCHER: roles.is_researcher,
-                roles.RATER: roles.is_rater}[account.role](user)
+        assert {
+            roles.ORGANIZER: roles.is_organizer,
+            roles.RESEARCHER: roles.is_researcher,
+            roles.RATER: roles.is_rater,
+        }[account.role](user)
     campaign = Campaign.objects.get(name="demo")
     assert campaign.sampled.count() == DEMO_INSTANCES and campaign.raters_per_item == 3
     assert campaign.human_reference == 1 and 0 < campaign.control_rate < 1
@@ -57,8 +62,13 @@ def test_demo_loads_everything_and_is_idempotent(settings):
     assert study.status == Campaign.Status.CLOSED and study.sampled.count() == DEMO_INSTANCES
     scores = human_scores(study, ratings_records(study))
     assert all(s["complete"] and s["ratings"] == DEMO_INSTANCES * 3 for s in scores.values())
-    assert scores["Human"]["human"] > scores["demo-good"]["human"] > scores["demo-fair"]["human"] \
-        > scores["demo-negation"]["human"] > scores["demo-poor"]["human"]
+    assert (
+        scores["Human"]["human"]
+        > scores["demo-good"]["human"]
+        > scores["demo-fair"]["human"]
+        > scores["demo-negation"]["human"]
+        > scores["demo-poor"]["human"]
+    )
 
     before = db_counts()
     out = StringIO()

@@ -1,4 +1,5 @@
 """The pure file parsers: records, cross-file checks, collected and capped problems."""
+
 import pytest
 
 from core.problems import MAX_REPORTED_PROBLEMS, FormatError
@@ -9,8 +10,9 @@ IDS = ["1", "2", "3"]
 
 
 def test_dataset_with_pairs_gives_statements_references_and_twins():
-    parsed = parse_dataset(source("s.csv", STATEMENTS), source("r.csv", REFERENCES),
-                           source("p.csv", PAIRS), source("a.csv", PAIR_ANSWERS))
+    parsed = parse_dataset(
+        source("s.csv", STATEMENTS), source("r.csv", REFERENCES), source("p.csv", PAIRS), source("a.csv", PAIR_ANSWERS)
+    )
     assert [i.id for i in parsed.instances] == IDS
     first = parsed.instances[0]
     assert first.false_sent == "He put an elephant into the fridge."
@@ -21,8 +23,9 @@ def test_dataset_with_pairs_gives_statements_references_and_twins():
 
 def test_pair_that_differs_from_the_statement_is_a_warning():
     pairs = PAIRS.replace(b"Cats read newspapers.,People", b"Cats read the news.,People")
-    parsed = parse_dataset(source("s.csv", STATEMENTS), source("r.csv", REFERENCES),
-                           source("p.csv", pairs), source("a.csv", PAIR_ANSWERS))
+    parsed = parse_dataset(
+        source("s.csv", STATEMENTS), source("r.csv", REFERENCES), source("p.csv", pairs), source("a.csv", PAIR_ANSWERS)
+    )
     (warning,) = parsed.warnings
     assert (warning.file, warning.line, warning.column) == ("p.csv", 4, 2)
     assert "differs from the statement" in warning.message
@@ -85,8 +88,9 @@ def test_problems_are_capped_with_a_count():
 
 def test_all_files_of_a_dataset_are_checked_together():
     with pytest.raises(FormatError) as caught:
-        parse_dataset(source("s.csv", STATEMENTS.replace(b"The sun rises in the west.", b"")),
-                      source("r.csv", b"\x00bin"))
+        parse_dataset(
+            source("s.csv", STATEMENTS.replace(b"The sun rises in the west.", b"")), source("r.csv", b"\x00bin")
+        )
     statement_problem, reference_problem = caught.value.problems
     assert (statement_problem.file, statement_problem.line, statement_problem.column) == ("s.csv", 3, 2)
     assert reference_problem.file == "r.csv" and "binary" in reference_problem.message
@@ -94,12 +98,14 @@ def test_all_files_of_a_dataset_are_checked_together():
 
 def test_a_refused_submission_lists_every_problem_in_one_pass():
     """One non-UTF-8 line, an unclosed quote, an empty reason, a repeated id, an unknown id: all five, with lines."""
-    data = (b"1,Elephants are too big.\n"
-            b"2,Caf\xe9 reasons are not UTF-8.\n"
-            b'3,"The quote is never closed.\n'
-            b"4,\n"
-            b"4,Second reason for 4.\n"
-            b"99,No such instance.\n")
+    data = (
+        b"1,Elephants are too big.\n"
+        b"2,Caf\xe9 reasons are not UTF-8.\n"
+        b'3,"The quote is never closed.\n'
+        b"4,\n"
+        b"4,Second reason for 4.\n"
+        b"99,No such instance.\n"
+    )
     with pytest.raises(FormatError) as error:
         parse_submission(source("sub.csv", data), ["1", "2", "3", "4"])
     found = sorted((p.line, p.column, p.message.split(";")[0].split(" (")[0]) for p in error.value.problems)

@@ -1,4 +1,5 @@
 """Importing datasets and submissions through the services and the commands."""
+
 import json
 from io import StringIO
 
@@ -13,8 +14,19 @@ from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 from tests.data.helpers import PAIR_ANSWERS, PAIRS, REFERENCES, STATEMENTS, SUBMISSION, db_counts, import_mini, source
 
-SUBMISSION_KEYS = {"system", "rows", "official_bleu", "warnings", "dataset", "marker", "partial", "missing",
-                   "submission_id", "sha256", "bleu_signature"}
+SUBMISSION_KEYS = {
+    "system",
+    "rows",
+    "official_bleu",
+    "warnings",
+    "dataset",
+    "marker",
+    "partial",
+    "missing",
+    "submission_id",
+    "sha256",
+    "bleu_signature",
+}
 
 
 # What helpers.REFERENCES and helpers.SUBMISSION hold, written out for the expected BLEU.
@@ -32,8 +44,14 @@ def expected_bleu():
 
 @pytest.mark.django_db
 def test_dataset_import_with_pairs():
-    result = import_comve("mini", source("s.csv", STATEMENTS), source("r.csv", REFERENCES),
-                          pairs=source("p.csv", PAIRS), pair_answers=source("a.csv", PAIR_ANSWERS), split="dev")
+    result = import_comve(
+        "mini",
+        source("s.csv", STATEMENTS),
+        source("r.csv", REFERENCES),
+        pairs=source("p.csv", PAIRS),
+        pair_answers=source("a.csv", PAIR_ANSWERS),
+        split="dev",
+    )
     assert (result.instances, result.references, result.true_sentences) == (3, 9, 3)
     assert result.dataset.split == "dev"
     instance = Instance.objects.get(dataset=result.dataset, external_id="2")
@@ -50,8 +68,10 @@ def test_bom_and_windows_line_endings_are_accepted():
     result = import_submission(dataset, "A", source("sub.csv", crlf(SUBMISSION)))
     assert result.rows == 3 and result.warnings == []
     assert result.official_bleu == pytest.approx(expected_bleu())
-    assert SystemOutput.objects.get(system=result.system, instance__external_id="1").text == \
-        "An elephant is too big for a fridge."
+    assert (
+        SystemOutput.objects.get(system=result.system, instance__external_id="1").text
+        == "An elephant is too big for a fridge."
+    )
 
 
 @pytest.mark.django_db
@@ -84,15 +104,19 @@ def test_reimport_replaces_outputs_and_records_a_new_submission(organizer):
     dataset = import_mini()
     first = import_submission(dataset, "A", source("v1.csv", SUBMISSION), marker="*")
     kept = SystemOutput.objects.get(system=first.system, instance__external_id="1").pk
-    second = import_submission(dataset, "A", source("v2.csv", SUBMISSION.replace(b"Cats cannot read.", b"Cats can't.")),
-                               user=organizer)
+    second = import_submission(
+        dataset, "A", source("v2.csv", SUBMISSION.replace(b"Cats cannot read.", b"Cats can't.")), user=organizer
+    )
     assert System.objects.filter(dataset=dataset).count() == 1
     assert Submission.objects.filter(system=first.system).count() == 2
     assert second.system.marker == "*"  # kept when no marker is given
     assert second.submission.uploaded_by == organizer and second.submission.filename == "v2.csv"
     outputs = dict(SystemOutput.objects.filter(system=first.system).values_list("instance__external_id", "text"))
-    assert outputs == {"1": "An elephant is too big for a fridge.", "2": "The sun rises in the east.",
-                       "3": "Cats can't."}
+    assert outputs == {
+        "1": "An elephant is too big for a fridge.",
+        "2": "The sun rises in the east.",
+        "3": "Cats can't.",
+    }
     assert SystemOutput.objects.get(system=first.system, instance__external_id="1").pk == kept
     third = import_submission(dataset, "A", source("v3.csv", b"2,only\n"), marker="", allow_partial=True)
     assert third.system.marker == ""
@@ -123,8 +147,19 @@ def test_import_submission_json_contract(tmp_path):
     path = tmp_path / "sub.csv"
     path.write_bytes(SUBMISSION)
     out = StringIO()
-    call_command("import_submission", "--dataset", "mini", "--system", "Team", "--file", str(path),
-                 "--marker", "+", "--json", stdout=out)
+    call_command(
+        "import_submission",
+        "--dataset",
+        "mini",
+        "--system",
+        "Team",
+        "--file",
+        str(path),
+        "--marker",
+        "+",
+        "--json",
+        stdout=out,
+    )
     payload = json.loads(out.getvalue())
     assert set(payload) == SUBMISSION_KEYS
     assert payload["system"] == "Team" and payload["rows"] == 3 and payload["marker"] == "+"
@@ -137,12 +172,23 @@ def test_import_submission_json_partial_has_null_bleu_and_warning_objects(tmp_pa
     path = tmp_path / "sub.csv"
     path.write_bytes(b"1,\n")
     out = StringIO()
-    call_command("import_submission", "--dataset", "mini", "--system", "Team", "--file", str(path),
-                 "--allow-partial", "--json", stdout=out)
+    call_command(
+        "import_submission",
+        "--dataset",
+        "mini",
+        "--system",
+        "Team",
+        "--file",
+        str(path),
+        "--allow-partial",
+        "--json",
+        stdout=out,
+    )
     payload = json.loads(out.getvalue())
     assert payload["official_bleu"] is None and payload["partial"] is True and payload["missing"] == 2
-    assert payload["warnings"] == [{"file": str(path), "line": 1, "column": 2, "message": "empty reason for id '1'",
-                                    "value": "1"}]
+    assert payload["warnings"] == [
+        {"file": str(path), "line": 1, "column": 2, "message": "empty reason for id '1'", "value": "1"}
+    ]
 
 
 @pytest.mark.django_db
@@ -160,8 +206,19 @@ def test_command_lists_every_problem_and_exits_non_zero(tmp_path, capsys, monkey
     # run_from_argv closes the connections when it ends; the in-memory test database must survive it
     monkeypatch.setattr("django.core.management.base.connections.close_all", lambda: None)
     with pytest.raises(SystemExit) as exited:
-        execute_from_command_line(["manage.py", "import_submission", "--dataset", "mini", "--system", "T",
-                                   "--file", str(path), "--skip-checks"])
+        execute_from_command_line(
+            [
+                "manage.py",
+                "import_submission",
+                "--dataset",
+                "mini",
+                "--system",
+                "T",
+                "--file",
+                str(path),
+                "--skip-checks",
+            ]
+        )
     assert exited.value.code != 0
     assert "nothing was written" in capsys.readouterr().err
     assert db_counts() == before
@@ -172,8 +229,17 @@ def test_command_json_error_is_printed_as_json(tmp_path):
     import_mini()
     out = StringIO()
     with pytest.raises(CommandError):
-        call_command("import_submission", "--dataset", "mini", "--system", "T", "--file",
-                     str(tmp_path / "absent.csv"), "--json", stdout=out)
+        call_command(
+            "import_submission",
+            "--dataset",
+            "mini",
+            "--system",
+            "T",
+            "--file",
+            str(tmp_path / "absent.csv"),
+            "--json",
+            stdout=out,
+        )
     payload = json.loads(out.getvalue())
     assert payload["problems"][0]["message"].startswith("cannot read file")
 
@@ -184,15 +250,42 @@ def test_import_comve_command(tmp_path):
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
     out = StringIO()
-    call_command("import_comve", "--name", "mini", "--statements", str(tmp_path / "s.csv"),
-                 "--references", str(tmp_path / "r.csv"), "--pairs", str(tmp_path / "p.csv"),
-                 "--pair-answers", str(tmp_path / "a.csv"), "--json", stdout=out)
+    call_command(
+        "import_comve",
+        "--name",
+        "mini",
+        "--statements",
+        str(tmp_path / "s.csv"),
+        "--references",
+        str(tmp_path / "r.csv"),
+        "--pairs",
+        str(tmp_path / "p.csv"),
+        "--pair-answers",
+        str(tmp_path / "a.csv"),
+        "--json",
+        stdout=out,
+    )
     payload = json.loads(out.getvalue())
-    assert payload == {"dataset": "mini", "split": "test", "instances": 3, "references": 9, "true_sentences": 3,
-                       "warnings": []}
+    assert payload == {
+        "dataset": "mini",
+        "split": "test",
+        "instances": 3,
+        "references": 9,
+        "true_sentences": 3,
+        "warnings": [],
+    }
     with pytest.raises(CommandError, match="--pairs and --pair-answers go together"):
-        call_command("import_comve", "--name", "x", "--statements", str(tmp_path / "s.csv"),
-                     "--references", str(tmp_path / "r.csv"), "--pairs", str(tmp_path / "p.csv"))
+        call_command(
+            "import_comve",
+            "--name",
+            "x",
+            "--statements",
+            str(tmp_path / "s.csv"),
+            "--references",
+            str(tmp_path / "r.csv"),
+            "--pairs",
+            str(tmp_path / "p.csv"),
+        )
 
 
 @pytest.mark.django_db

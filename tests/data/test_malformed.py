@@ -1,5 +1,6 @@
 """Malformed files: each is refused with a message naming file, line and column, and the
 database is left exactly as it was (counts before == after)."""
+
 import pytest
 
 from core.problems import FormatError
@@ -30,8 +31,9 @@ SUBMISSION_CASES = [
 
 @pytest.mark.django_db
 @pytest.mark.postgres
-@pytest.mark.parametrize("data, where, words", [case[1:] for case in SUBMISSION_CASES],
-                         ids=[case[0] for case in SUBMISSION_CASES])
+@pytest.mark.parametrize(
+    "data, where, words", [case[1:] for case in SUBMISSION_CASES], ids=[case[0] for case in SUBMISSION_CASES]
+)
 def test_malformed_submission_is_refused_and_nothing_is_written(data, where, words):
     dataset = import_mini()
     import_submission(dataset, "existing", source("ok.csv", SUBMISSION))
@@ -57,11 +59,15 @@ def test_oversized_submission_is_refused(settings):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("dataset_name, system, words, field", [
-    ("nope", "A", "there is no dataset named 'nope' (datasets: mini)", "dataset"),
-    ("mini", "Human", "reserved for the human-reference pseudo-system", "system name"),
-    ("mini", "  ", "must not be empty", "system name"),
-], ids=["unknown-dataset", "reserved-name", "empty-name"])
+@pytest.mark.parametrize(
+    "dataset_name, system, words, field",
+    [
+        ("nope", "A", "there is no dataset named 'nope' (datasets: mini)", "dataset"),
+        ("mini", "Human", "reserved for the human-reference pseudo-system", "system name"),
+        ("mini", "  ", "must not be empty", "system name"),
+    ],
+    ids=["unknown-dataset", "reserved-name", "empty-name"],
+)
 def test_bad_options_name_the_field(dataset_name, system, words, field):
     import_mini()
     before = db_counts()
@@ -72,29 +78,68 @@ def test_bad_options_name_the_field(dataset_name, system, words, field):
 
 
 DATASET_CASES = [
-    ("statements-no-header", STATEMENTS.split(b"\n", 1)[1], REFERENCES, ("statements.csv", 1, None),
-     "the first line must be the header 'id,FalseSent'"),
-    ("statements-wrong-header", STATEMENTS.replace(b"FalseSent", b"Statement"), REFERENCES,
-     ("statements.csv", 1, None), "expected the header 'id,FalseSent'; found 'id,Statement'"),
-    ("empty-statement", STATEMENTS.replace(b"Cats read newspapers.", b""), REFERENCES, ("statements.csv", 4, 2),
-     "empty FalseSent for id '3'"),
+    (
+        "statements-no-header",
+        STATEMENTS.split(b"\n", 1)[1],
+        REFERENCES,
+        ("statements.csv", 1, None),
+        "the first line must be the header 'id,FalseSent'",
+    ),
+    (
+        "statements-wrong-header",
+        STATEMENTS.replace(b"FalseSent", b"Statement"),
+        REFERENCES,
+        ("statements.csv", 1, None),
+        "expected the header 'id,FalseSent'; found 'id,Statement'",
+    ),
+    (
+        "empty-statement",
+        STATEMENTS.replace(b"Cats read newspapers.", b""),
+        REFERENCES,
+        ("statements.csv", 4, 2),
+        "empty FalseSent for id '3'",
+    ),
     ("repeated-statement-id", STATEMENTS + b"2,Again.\n", REFERENCES, ("statements.csv", 5, 1), "id '2' repeated"),
-    ("references-missing-id", STATEMENTS, REFERENCES.rsplit(b"3,", 1)[0], ("references.csv", None, 1),
-     "1 id(s) of the statements file statements.csv are missing: '3'"),
-    ("references-extra-id", STATEMENTS, REFERENCES + b"4,a,b,c\n", ("references.csv", 4, 1),
-     "id '4' is not in the statements file statements.csv"),
-    ("references-all-empty", STATEMENTS, REFERENCES.replace(
-        b"3,Cats cannot read.,A cat does not understand words.,Only people read newspapers.", b"3,,, "),
-     ("references.csv", 3, 2), "no reference for id '3'"),
-    ("references-too-few-columns", STATEMENTS, REFERENCES.replace(b",Elephants do not fit.", b""),
-     ("references.csv", 1, 4), "missing column 4 (ref3)"),
+    (
+        "references-missing-id",
+        STATEMENTS,
+        REFERENCES.rsplit(b"3,", 1)[0],
+        ("references.csv", None, 1),
+        "1 id(s) of the statements file statements.csv are missing: '3'",
+    ),
+    (
+        "references-extra-id",
+        STATEMENTS,
+        REFERENCES + b"4,a,b,c\n",
+        ("references.csv", 4, 1),
+        "id '4' is not in the statements file statements.csv",
+    ),
+    (
+        "references-all-empty",
+        STATEMENTS,
+        REFERENCES.replace(
+            b"3,Cats cannot read.,A cat does not understand words.,Only people read newspapers.", b"3,,, "
+        ),
+        ("references.csv", 3, 2),
+        "no reference for id '3'",
+    ),
+    (
+        "references-too-few-columns",
+        STATEMENTS,
+        REFERENCES.replace(b",Elephants do not fit.", b""),
+        ("references.csv", 1, 4),
+        "missing column 4 (ref3)",
+    ),
 ]
 
 
 @pytest.mark.django_db
 @pytest.mark.postgres
-@pytest.mark.parametrize("statements, references, where, words", [case[1:] for case in DATASET_CASES],
-                         ids=[case[0] for case in DATASET_CASES])
+@pytest.mark.parametrize(
+    "statements, references, where, words",
+    [case[1:] for case in DATASET_CASES],
+    ids=[case[0] for case in DATASET_CASES],
+)
 def test_malformed_dataset_is_refused_and_nothing_is_written(statements, references, where, words):
     before = db_counts()
     with pytest.raises(FormatError) as caught:
@@ -106,18 +151,31 @@ def test_malformed_dataset_is_refused_and_nothing_is_written(statements, referen
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("pairs, answers, where, words", [
-    (PAIRS, PAIR_ANSWERS.replace(b"2,1", b"2,2"), ("answers.csv", 2, 2), "k must be 0 or 1"),
-    (PAIRS, None, ("pairs.csv", None, None), "the pairs file needs the pair answers file too"),
-    (PAIRS + b"9,x,y\n", PAIR_ANSWERS + b"9,0\n", ("pairs.csv", 5, 1), "id '9' is not in the statements file"),
-    (PAIRS, PAIR_ANSWERS.replace(b"3,0\n", b""), ("answers.csv", None, 1),
-     "1 id(s) of the pairs file pairs.csv are missing: '3'"),
-], ids=["bad-k", "pairs-without-answers", "pair-extra-id", "answer-missing"])
+@pytest.mark.parametrize(
+    "pairs, answers, where, words",
+    [
+        (PAIRS, PAIR_ANSWERS.replace(b"2,1", b"2,2"), ("answers.csv", 2, 2), "k must be 0 or 1"),
+        (PAIRS, None, ("pairs.csv", None, None), "the pairs file needs the pair answers file too"),
+        (PAIRS + b"9,x,y\n", PAIR_ANSWERS + b"9,0\n", ("pairs.csv", 5, 1), "id '9' is not in the statements file"),
+        (
+            PAIRS,
+            PAIR_ANSWERS.replace(b"3,0\n", b""),
+            ("answers.csv", None, 1),
+            "1 id(s) of the pairs file pairs.csv are missing: '3'",
+        ),
+    ],
+    ids=["bad-k", "pairs-without-answers", "pair-extra-id", "answer-missing"],
+)
 def test_malformed_pairs_are_refused(pairs, answers, where, words):
     before = db_counts()
     with pytest.raises(FormatError) as caught:
-        import_comve("new", source("statements.csv", STATEMENTS), source("references.csv", REFERENCES),
-                     pairs=source("pairs.csv", pairs), pair_answers=answers and source("answers.csv", answers))
+        import_comve(
+            "new",
+            source("statements.csv", STATEMENTS),
+            source("references.csv", REFERENCES),
+            pairs=source("pairs.csv", pairs),
+            pair_answers=answers and source("answers.csv", answers),
+        )
     first = caught.value.problems[0]
     assert (first.file, first.line, first.column) == where
     assert words in first.message

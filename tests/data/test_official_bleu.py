@@ -1,5 +1,6 @@
 """The official Subtask C BLEU: hand-worked cases, sacreBLEU on single references, and the
 official scorer's figures (SOURCES.md) on every real system."""
+
 import csv
 import math
 import re
@@ -113,8 +114,10 @@ def _read(path):
 
 def _official_figures():
     text = shared_file("SOURCES.md").read_text(encoding="utf-8")
-    return {m.group(1): (m.group(2), float(m.group(3)))
-            for m in re.finditer(r"^\| (\S+\.csv) \| (test|dev) \| \d+ \| ([\d.]+) \|", text, re.M)}
+    return {
+        m.group(1): (m.group(2), float(m.group(3)))
+        for m in re.finditer(r"^\| (\S+\.csv) \| (test|dev) \| \d+ \| ([\d.]+) \|", text, re.M)
+    }
 
 
 def _system_bleu(filename, split, references=None):

@@ -1,5 +1,6 @@
 """The real ComVE test set (1,000 instances, 3,000 references) and all 17 shared test-set
 systems (plus the 5 dev systems on the dev set) through the import services."""
+
 import re
 
 import pytest
@@ -19,14 +20,21 @@ DEV_SYSTEMS = 5
 
 def official_figures(split):
     text = shared_file("SOURCES.md").read_text(encoding="utf-8")
-    return {m.group(1): float(m.group(2))
-            for m in re.finditer(rf"^\| (\S+\.csv) \| {split} \| \d+ \| ([\d.]+) \|", text, re.M)}
+    return {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(rf"^\| (\S+\.csv) \| {split} \| \d+ \| ([\d.]+) \|", text, re.M)
+    }
 
 
 def import_split(split):
-    return import_comve(f"comve-{split}", shared_file(f"{split}_statements.csv"),
-                        shared_file(f"{split}_references.csv"), pairs=shared_file(f"{split}_statement_pairs.csv"),
-                        pair_answers=shared_file(f"{split}_statement_pairs_answers.csv"), split=split)
+    return import_comve(
+        f"comve-{split}",
+        shared_file(f"{split}_statements.csv"),
+        shared_file(f"{split}_references.csv"),
+        pairs=shared_file(f"{split}_statement_pairs.csv"),
+        pair_answers=shared_file(f"{split}_statement_pairs_answers.csv"),
+        split=split,
+    )
 
 
 def test_full_test_set_and_all_17_systems():

@@ -1,5 +1,6 @@
 """The data pages: organizers import and upload and see the same problems as the command
 line; everybody else is refused; nothing changes on GET or without a CSRF token."""
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
@@ -19,8 +20,12 @@ def upload(name, data):
 
 
 def dataset_form(**files):
-    form = {"name": "mini", "split": "test", "statements": upload("statements.csv", STATEMENTS),
-            "references": upload("references.csv", REFERENCES)}
+    form = {
+        "name": "mini",
+        "split": "test",
+        "statements": upload("statements.csv", STATEMENTS),
+        "references": upload("references.csv", REFERENCES),
+    }
     form.update(files)
     return form
 
@@ -36,13 +41,16 @@ def organizer_client(client, organizer):
 
 
 def test_organizer_imports_a_dataset_and_uploads_a_submission(organizer_client, organizer):
-    response = organizer_client.post(reverse("data:import_dataset"), dataset_form(
-        pairs=upload("pairs.csv", PAIRS), pair_answers=upload("answers.csv", PAIR_ANSWERS)))
+    response = organizer_client.post(
+        reverse("data:import_dataset"),
+        dataset_form(pairs=upload("pairs.csv", PAIRS), pair_answers=upload("answers.csv", PAIR_ANSWERS)),
+    )
     dataset = Dataset.objects.get(name="mini")
     assert response.status_code == 302 and response.url == reverse("data:dataset", args=[dataset.pk])
     assert dataset.instances.exclude(true_sent="").count() == 3
-    response = organizer_client.post(reverse("data:upload_submission", args=[dataset.pk]), submission_form(),
-                                     follow=True)
+    response = organizer_client.post(
+        reverse("data:upload_submission", args=[dataset.pk]), submission_form(), follow=True
+    )
     assert response.status_code == 200
     submission = Submission.objects.get()
     assert submission.uploaded_by == organizer and submission.system.display_name == "Team*"
@@ -56,8 +64,9 @@ def test_organizer_imports_a_dataset_and_uploads_a_submission(organizer_client, 
 def test_upload_errors_are_shown_like_the_command_line_and_nothing_is_written(organizer_client):
     dataset = import_mini()
     before = db_counts()
-    response = organizer_client.post(reverse("data:upload_submission", args=[dataset.pk]),
-                                     submission_form(b"1,a\n1,b\n7,c\n"))
+    response = organizer_client.post(
+        reverse("data:upload_submission", args=[dataset.pk]), submission_form(b"1,a\n1,b\n7,c\n")
+    )
     assert response.status_code == BAD_REQUEST
     rows = [(str(p.line), str(p.column), p.message) for p in response.context["problems"]]
     assert ("2", "1", "id '1' repeated (first on line 1)") in rows
@@ -70,19 +79,26 @@ def test_upload_errors_are_shown_like_the_command_line_and_nothing_is_written(or
 def test_an_upload_with_encoding_quoting_and_id_problems_lists_them_all_at_once(organizer_client):
     dataset = import_mini()
     before = db_counts()
-    response = organizer_client.post(reverse("data:upload_submission", args=[dataset.pk]), submission_form(
-        b"1,Caf\xe9\n2,\n3,\"open quote\n3,again\n8,unknown\n"))
+    response = organizer_client.post(
+        reverse("data:upload_submission", args=[dataset.pk]),
+        submission_form(b'1,Caf\xe9\n2,\n3,"open quote\n3,again\n8,unknown\n'),
+    )
     assert response.status_code == BAD_REQUEST
     rows = sorted((p.line, p.message.split(";")[0].split(" (")[0]) for p in response.context["problems"])
-    assert rows == [(1, "not valid UTF-8"), (2, "empty reason for id '2'"),
-                    (3, "malformed CSV: unexpected end of data"), (4, "id '3' repeated"),
-                    (5, "id '8' is not in dataset 'mini'")]
+    assert rows == [
+        (1, "not valid UTF-8"),
+        (2, "empty reason for id '2'"),
+        (3, "malformed CSV: unexpected end of data"),
+        (4, "id '3' repeated"),
+        (5, "id '8' is not in dataset 'mini'"),
+    ]
     assert db_counts() == before
 
 
 def test_dataset_import_errors_are_listed(organizer_client):
-    response = organizer_client.post(reverse("data:import_dataset"), dataset_form(
-        statements=upload("statements.csv", STATEMENTS.split(b"\n", 1)[1])))
+    response = organizer_client.post(
+        reverse("data:import_dataset"), dataset_form(statements=upload("statements.csv", STATEMENTS.split(b"\n", 1)[1]))
+    )
     assert response.status_code == BAD_REQUEST
     first = response.context["problems"][0]
     assert (first.file, first.line) == ("statements.csv", 1)
@@ -110,11 +126,19 @@ def test_oversized_upload_is_refused(organizer_client, settings):
 def test_get_pages_change_nothing(organizer_client):
     dataset = import_mini()
     before = db_counts()
-    for url in (reverse("data:index"), reverse("data:import_dataset"), reverse("data:dataset", args=[dataset.pk]),
-                reverse("data:upload_submission", args=[dataset.pk])):
+    for url in (
+        reverse("data:index"),
+        reverse("data:import_dataset"),
+        reverse("data:dataset", args=[dataset.pk]),
+        reverse("data:upload_submission", args=[dataset.pk]),
+    ):
         assert organizer_client.get(url).status_code == 200, url
-    assert organizer_client.get(reverse("data:upload_submission", args=[dataset.pk]),
-                                {"system": "X", "marker": ""}).status_code == 200
+    assert (
+        organizer_client.get(
+            reverse("data:upload_submission", args=[dataset.pk]), {"system": "X", "marker": ""}
+        ).status_code
+        == 200
+    )
     assert db_counts() == before
 
 

@@ -1,4 +1,5 @@
 """Tiny runs of the benchmark scripts, so that they keep working (the real runs are by hand)."""
+
 import json
 import subprocess
 import sys
@@ -9,16 +10,30 @@ SMOKE_TIMEOUT_SECONDS = 300
 
 
 def run_script(*args):
-    result = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
-                            timeout=SMOKE_TIMEOUT_SECONDS)
+    result = subprocess.run(
+        [sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=SMOKE_TIMEOUT_SECONDS
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
 
 def test_rater_load_smoke(tmp_path):
     figures = tmp_path / "load.json"
-    output = run_script("bench/rater_load.py", "--database", "sqlite", "--raters", "3", "--systems", "2",
-                        "--instances", "5", "--max-seconds", "30", "--json", str(figures))
+    output = run_script(
+        "bench/rater_load.py",
+        "--database",
+        "sqlite",
+        "--raters",
+        "3",
+        "--systems",
+        "2",
+        "--instances",
+        "5",
+        "--max-seconds",
+        "30",
+        "--json",
+        str(figures),
+    )
     (run,) = json.loads(figures.read_text())
     assert run["violations"] == {}
     assert run["rating"]["completed"] == run["expected_ratings"] == run["stored_ratings"] == 2 * 5 * 3
@@ -28,8 +43,23 @@ def test_rater_load_smoke(tmp_path):
 
 
 def test_aggregate_bench_smoke():
-    output = run_script("bench/aggregate_bench.py", "--database", "sqlite", "--systems", "3", "--instances", "10",
-                        "--raters-per-item", "3", "--raters", "6", "--bootstrap", "20", "--repeat", "1")
+    output = run_script(
+        "bench/aggregate_bench.py",
+        "--database",
+        "sqlite",
+        "--systems",
+        "3",
+        "--instances",
+        "10",
+        "--raters-per-item",
+        "3",
+        "--raters",
+        "6",
+        "--bootstrap",
+        "20",
+        "--repeat",
+        "1",
+    )
     assert "= 90 ratings" in output
     assert "Table 6 + 20 bootstrap resamples" in output and "agreement (run 1)" in output
     assert "human_z from every rating row" in output and "Table 6 with every column, fit in the cache" in output

@@ -1,4 +1,5 @@
 """The development server's console: each line once, and a refused request in one line (no traceback)."""
+
 import os
 import socket
 import subprocess
@@ -32,8 +33,9 @@ def free_port():
 
 
 def manage(env, *args):
-    result = subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True,
-                            timeout=TIMEOUT_SECONDS)
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=TIMEOUT_SECONDS
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -49,15 +51,21 @@ def get(url, cookie):
 
 def test_a_403_is_one_line_and_every_line_is_printed_once(tmp_path):
     env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "COMVE_", "DATABASE"))}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", DJANGO_DEBUG="1", COMVE_VAR_DIR=str(tmp_path),
-               PYTHONUNBUFFERED="1")
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings", DJANGO_DEBUG="1", COMVE_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1"
+    )
     manage(env, "migrate", "--noinput", "--verbosity", "0")
     cookie = manage(env, "shell", "--no-imports", "-c", SESSION_CODE).strip().splitlines()[-1]
     port = free_port()
     log = tmp_path / "server.log"
     with open(log, "w") as output:
-        server = subprocess.Popen([sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-                                  cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
+        server = subprocess.Popen(
+            [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+            cwd=REPO,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + TIMEOUT_SECONDS
         while "Quit the server" not in log.read_text() and time.monotonic() < deadline:

@@ -6,6 +6,7 @@ and the assignment's rows were locked in the same transaction (the statement als
 rating on the item and closes the assignment). SQLite has no server to lose, so
 there the same statement fails with the error a vanished database file gives.
 """
+
 import psycopg
 import pytest
 from django.db import OperationalError, connection

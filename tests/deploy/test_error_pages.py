@@ -1,4 +1,5 @@
 """The site's own error pages with DEBUG off: the layout and navigation, why in one sentence, where next."""
+
 from unittest import mock
 
 import pytest
@@ -60,8 +61,11 @@ def test_the_project_names_its_handlers():
     from config import urls
 
     assert (urls.handler400, urls.handler403, urls.handler404, urls.handler500) == (
-        "config.errors.bad_request", "config.errors.permission_denied", "config.errors.page_not_found",
-        "config.errors.server_error")
+        "config.errors.bad_request",
+        "config.errors.permission_denied",
+        "config.errors.page_not_found",
+        "config.errors.server_error",
+    )
 
 
 def test_the_site_has_a_favicon(client):

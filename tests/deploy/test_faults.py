@@ -7,6 +7,7 @@ campaign completes once the raters return. The server runs on a free loopback po
 file SQLite database, or (marked ``postgres``, second pass of scripts/test.sh) on a fresh
 database of the PostgreSQL test server.
 """
+
 import asyncio
 import json
 import os
@@ -35,8 +36,14 @@ SUBPROCESS_TIMEOUT = 300
 
 def django_cli(env, module, *args):
     """Run a Django-aware bench module against the server's database; its JSON output."""
-    result = subprocess.run([sys.executable, "-m", module, *args], cwd=REPO, env=env, capture_output=True,
-                            text=True, timeout=SUBPROCESS_TIMEOUT)
+    result = subprocess.run(
+        [sys.executable, "-m", module, *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -52,9 +59,23 @@ def served(request, tmp_path):
         database = BenchDatabase("sqlite", tmp_path, "fault")
     env = production_env(database.url, tmp_path)
     prepare(env)
-    campaign = django_cli(env, "bench.synthetic", "--name", "fault", "--systems", str(SYSTEMS), "--instances",
-                          str(INSTANCES), "--raters-per-item", str(RATERS_PER_ITEM), "--raters",
-                          str(ACTIVE_RATERS + 1), "--lease-seconds", str(LEASE_SECONDS), "--json")
+    campaign = django_cli(
+        env,
+        "bench.synthetic",
+        "--name",
+        "fault",
+        "--systems",
+        str(SYSTEMS),
+        "--instances",
+        str(INSTANCES),
+        "--raters-per-item",
+        str(RATERS_PER_ITEM),
+        "--raters",
+        str(ACTIVE_RATERS + 1),
+        "--lease-seconds",
+        str(LEASE_SECONDS),
+        "--json",
+    )
     server = Gunicorn(env, tmp_path / "gunicorn.log", workers=WORKERS, threads=THREADS)
     try:
         yield server.start(), env, campaign
@@ -80,8 +101,9 @@ async def scenario(server, campaign):
     *names, walker_name = campaign["raters"]
 
     def flow(name, seed):
-        return RaterFlow(Browser(LOOPBACK, server.port), name, campaign["password"], campaign["id"], stats, budget,
-                         seed)
+        return RaterFlow(
+            Browser(LOOPBACK, server.port), name, campaign["password"], campaign["id"], stats, budget, seed
+        )
 
     # One rater starts, takes a lease and walks away (the browser died with the worker).
     walker = flow(walker_name, seed=len(names))

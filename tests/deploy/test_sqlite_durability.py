@@ -1,4 +1,5 @@
 """SQLite is durable by default: WAL with synchronous=FULL, so an acknowledged rating survives a power loss."""
+
 import os
 import subprocess
 import sys
@@ -8,18 +9,23 @@ from django.db import connection
 
 from tests.conftest import REPO
 
-PRAGMAS = ("import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; django.setup()\n"
-           "from django.db import connection\n"
-           "cursor = connection.cursor()\n"
-           "print(cursor.execute('PRAGMA journal_mode').fetchone()[0], cursor.execute('PRAGMA synchronous').fetchone()[0])")
+PRAGMAS = (
+    "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings'; django.setup()\n"
+    "from django.db import connection\n"
+    "cursor = connection.cursor()\n"
+    "print(cursor.execute('PRAGMA journal_mode').fetchone()[0], cursor.execute('PRAGMA synchronous').fetchone()[0])"
+)
 SQLITE_FULL, SQLITE_NORMAL = 2, 1
 
 
 def pragmas(tmp_path, **env):
-    environment = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "COMVE_", "DATABASE"))}
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith(("DJANGO_", "COMVE_", "DATABASE"))
+    }
     environment.update(COMVE_VAR_DIR=str(tmp_path), **env)
-    return subprocess.run([sys.executable, "-c", PRAGMAS], cwd=REPO, env=environment, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", PRAGMAS], cwd=REPO, env=environment, capture_output=True, text=True, timeout=60
+    )
 
 
 @pytest.mark.django_db

@@ -5,6 +5,7 @@ A path is named in backticks (`core/engine.py`, `docs/deploy.md`) or as a link t
 top-level entry of the repository; placeholders (``<id>``, ``{name}``, ``*``) are not checked.
 A ``path:name`` or ``path::name`` suffix (a function in a module) is dropped.
 """
+
 import re
 
 import pytest
@@ -12,8 +13,11 @@ import pytest
 from tests.conftest import REPO
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
-TOP_LEVEL = {path.name for path in REPO.iterdir() if not path.name.startswith(".") or path.name in (
-    ".importlinter", ".ci", ".gitignore")} - {"var", "staticfiles", "site", "test-artifacts", ".venv"}
+TOP_LEVEL = {
+    path.name
+    for path in REPO.iterdir()
+    if not path.name.startswith(".") or path.name in (".importlinter", ".ci", ".gitignore")
+} - {"var", "staticfiles", "site", "test-artifacts", ".venv"}
 BACKTICKED = re.compile(r"`([^`\s]+)`")
 LINK_TARGET = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 PLACEHOLDER = re.compile(r"[<>{}*$]")
@@ -47,8 +51,13 @@ def test_the_manual_has_pages():
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(REPO)) for page in PAGES])
 def test_every_named_path_exists(page):
-    missing = sorted({str(path.relative_to(REPO)) for candidate, is_link in named_paths(page)
-                      if (path := repository_path(candidate, page, is_link)) is not None and not path.exists()})
+    missing = sorted(
+        {
+            str(path.relative_to(REPO))
+            for candidate, is_link in named_paths(page)
+            if (path := repository_path(candidate, page, is_link)) is not None and not path.exists()
+        }
+    )
     assert not missing, f"{page.relative_to(REPO)} names paths that do not exist: {missing}"
 
 

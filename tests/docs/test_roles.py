@@ -1,6 +1,7 @@
 """Roles are said the same way everywhere (issue 12, deliverable 8): the roles module, the demo's
 login banner and the manual. Before, the banner called a researcher "read-only" although a
 researcher starts metric runs and imports scores."""
+
 import io
 from pathlib import Path
 
@@ -38,6 +39,11 @@ def test_a_researcher_may_do_what_the_description_says_and_no_more(client, resea
     campaign = build_study_campaign(n_instances=3, n_systems=2, raters=2)
     client.force_login(researcher)
     assert client.get(f"/results/{campaign.pk}/").status_code == 200
-    for path in [f"/campaigns/{campaign.pk}/status/", f"/campaigns/{campaign.pk}/thresholds/",
-                 f"/campaigns/{campaign.pk}/crowd/", "/campaigns/new/", "/data/import/"]:
+    for path in [
+        f"/campaigns/{campaign.pk}/status/",
+        f"/campaigns/{campaign.pk}/thresholds/",
+        f"/campaigns/{campaign.pk}/crowd/",
+        "/campaigns/new/",
+        "/data/import/",
+    ]:
         assert client.post(path, {}).status_code == 403, path

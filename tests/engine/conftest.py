@@ -1,4 +1,5 @@
 """The engine tests' campaign: 8 items (4 instances x 2 systems), 2 raters each."""
+
 import pytest
 
 from evalapp.services.campaigns import create_campaign

@@ -1,4 +1,5 @@
 """The seeded decisions of a campaign (evalapp.compute.campaign_plan), without a database."""
+
 import random
 from collections import Counter
 
@@ -34,17 +35,29 @@ def test_identical_reasons_are_grouped_in_order_of_first_appearance():
     assert groups == [[1, 3], [2], [4]]
 
 
-@pytest.mark.parametrize("rate, items, expected", [
-    (0.0, 1700, 0), (0.1, 1700, 170), (0.1, 15, 2), (0.1, 14, 1), (0.5, 3, 2), (1.0, 7, 7), (0.05, 10, 1),
-])
+@pytest.mark.parametrize(
+    "rate, items, expected",
+    [
+        (0.0, 1700, 0),
+        (0.1, 1700, 170),
+        (0.1, 15, 2),
+        (0.1, 14, 1),
+        (0.5, 3, 2),
+        (1.0, 7, 7),
+        (0.05, 10, 1),
+    ],
+)
 def test_control_count_rounds_half_up(rate, items, expected):
     assert plan.control_count(rate, items) == expected
 
 
 def materials(count=6, references=3):
-    return [InstanceMaterial(key, f"statement {key}", {position: f"ref {position} of {key}"
-                                                       for position in range(1, references + 1)})
-            for key in range(count)]
+    return [
+        InstanceMaterial(
+            key, f"statement {key}", {position: f"ref {position} of {key}" for position in range(1, references + 1)}
+        )
+        for key in range(count)
+    ]
 
 
 def test_controls_rotate_kinds_with_their_expected_ranges():
@@ -84,7 +97,11 @@ def test_controls_without_usable_references_are_refused():
 
 
 def test_other_reason_when_only_one_instance_has_references():
-    mixed = [InstanceMaterial(0, "s0", {1: "only reference"}), InstanceMaterial(1, "s1", {}), InstanceMaterial(2, "s2", {})]
+    mixed = [
+        InstanceMaterial(0, "s0", {1: "only reference"}),
+        InstanceMaterial(1, "s1", {}),
+        InstanceMaterial(2, "s2", {}),
+    ]
     for seed in range(10):
         control = plan.plan_controls(mixed, 1, seed=seed)[0]
         assert control.kind == plan.OTHER_REASON and control.text == "only reference" and control.instance != 0

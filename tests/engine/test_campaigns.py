@@ -1,4 +1,5 @@
 """Creating campaigns: the service, the id-list and rubric formats, and manage.py create_campaign."""
+
 import json
 import random
 from collections import Counter
@@ -17,8 +18,11 @@ pytestmark = pytest.mark.django_db
 
 
 def sampled_ids(campaign):
-    return list(CampaignInstance.objects.filter(campaign=campaign).order_by("position")
-                .values_list("instance__external_id", flat=True))
+    return list(
+        CampaignInstance.objects.filter(campaign=campaign)
+        .order_by("position")
+        .values_list("instance__external_id", flat=True)
+    )
 
 
 def refusal(**kwargs):
@@ -36,13 +40,16 @@ def dataset():
 
 # --- sampling ------------------------------------------------------------------------------
 
+
 def test_seeded_sample_is_reproducible_and_stored(dataset):
     first = create_campaign(dataset, "first", sample=5, seed=2020)
     again = create_campaign(dataset, "again", sample=5, seed=2020)
     other = create_campaign(dataset, "other", sample=5, seed=7)
     assert (first.seed, first.sample_size) == (2020, 5)
     assert sampled_ids(first) == sampled_ids(again) != sampled_ids(other)
-    in_file_order = list(Instance.objects.filter(dataset=dataset).order_by("position").values_list("external_id", flat=True))
+    in_file_order = list(
+        Instance.objects.filter(dataset=dataset).order_by("position").values_list("external_id", flat=True)
+    )
     assert sampled_ids(first) == [in_file_order[i] for i in random.Random(2020).sample(range(20), 5)]
 
 
@@ -77,39 +84,45 @@ def test_unknown_ids_are_reported_with_their_lines(dataset):
     assert error.fields == ["instance_ids", "instance_ids"]
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"1\n2\n1\n", "ids.txt, line 3, column 1: id '1' repeats line 1"),
-    (b"1,2\n", "ids.txt, line 1, column 2: expected one id per line, found 2 fields"),
-    (b"\n\n", "ids.txt: the file lists no instance ids"),
-    (b"\x00\x01", "ids.txt: file looks binary"),
-    (b"1\n\xff\n", "ids.txt, line 2, column 1: not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"1\n2\n1\n", "ids.txt, line 3, column 1: id '1' repeats line 1"),
+        (b"1,2\n", "ids.txt, line 1, column 2: expected one id per line, found 2 fields"),
+        (b"\n\n", "ids.txt: the file lists no instance ids"),
+        (b"\x00\x01", "ids.txt: file looks binary"),
+        (b"1\n\xff\n", "ids.txt, line 2, column 1: not valid UTF-8"),
+    ],
+)
 def test_malformed_id_lists_are_refused_where_they_are_wrong(data, message):
     with pytest.raises(FormatError) as refused:
         read_instance_list(data, "ids.txt")
     assert str(refused.value).startswith(message)
 
 
-@pytest.mark.parametrize("arguments, field, message", [
-    ({"sample": 5, "instance_ids": ["1"]}, "instance_ids", "either a sample size or an instance list"),
-    ({"sample": 21}, "sample", "cannot sample 21 instances: dataset 'ds' has 20"),
-    ({"sample": 0}, "sample", "positive whole number"),
-    ({"seed": -1}, "seed", "the seed must be a whole number"),
-    ({"raters_per_item": 0}, "raters_per_item", "from 1 to 50"),
-    ({"human_reference": 4}, "human_reference", "reference 1, 2 or 3"),
-    ({"lease_seconds": 10}, "lease_seconds", "from 60 seconds to a week"),
-    ({"lease_seconds": 8 * 24 * 3600}, "lease_seconds", "from 60 seconds to a week"),
-    ({"name": "a\x00b"}, "name", "NUL character"),
-    ({"instructions": "read\x00me"}, "instructions", "NUL character"),
-    ({"rubric": [{"score": s, "label": "L\x00"} for s in range(4)]}, "rubric", "NUL character"),
-    ({"control_rate": 1.5}, "control_rate", "from 0 to 1"),
-    ({"control_rate": float("nan")}, "control_rate", "from 0 to 1"),
-    ({"rubric": [{"score": 0, "label": "x"}]}, "rubric", "missing: 1, 2, 3"),
-    ({"systems": ["alpha", "zeta"]}, "systems", "no system 'zeta' (systems: alpha, beta, gamma)"),
-    ({"systems": ["alpha", "alpha"]}, "systems", "listed twice"),
-    ({"systems": ["Human"]}, "systems", "chosen with human_reference"),
-    ({"name": ""}, "name", "needs a name"),
-])
+@pytest.mark.parametrize(
+    "arguments, field, message",
+    [
+        ({"sample": 5, "instance_ids": ["1"]}, "instance_ids", "either a sample size or an instance list"),
+        ({"sample": 21}, "sample", "cannot sample 21 instances: dataset 'ds' has 20"),
+        ({"sample": 0}, "sample", "positive whole number"),
+        ({"seed": -1}, "seed", "the seed must be a whole number"),
+        ({"raters_per_item": 0}, "raters_per_item", "from 1 to 50"),
+        ({"human_reference": 4}, "human_reference", "reference 1, 2 or 3"),
+        ({"lease_seconds": 10}, "lease_seconds", "from 60 seconds to a week"),
+        ({"lease_seconds": 8 * 24 * 3600}, "lease_seconds", "from 60 seconds to a week"),
+        ({"name": "a\x00b"}, "name", "NUL character"),
+        ({"instructions": "read\x00me"}, "instructions", "NUL character"),
+        ({"rubric": [{"score": s, "label": "L\x00"} for s in range(4)]}, "rubric", "NUL character"),
+        ({"control_rate": 1.5}, "control_rate", "from 0 to 1"),
+        ({"control_rate": float("nan")}, "control_rate", "from 0 to 1"),
+        ({"rubric": [{"score": 0, "label": "x"}]}, "rubric", "missing: 1, 2, 3"),
+        ({"systems": ["alpha", "zeta"]}, "systems", "no system 'zeta' (systems: alpha, beta, gamma)"),
+        ({"systems": ["alpha", "alpha"]}, "systems", "listed twice"),
+        ({"systems": ["Human"]}, "systems", "chosen with human_reference"),
+        ({"name": ""}, "name", "needs a name"),
+    ],
+)
 def test_bad_settings_are_refused_naming_the_parameter(dataset, arguments, field, message):
     error = refusal(dataset=dataset, **{"name": "bad", **arguments})
     assert field in error.fields
@@ -125,10 +138,12 @@ def test_a_taken_name_is_refused(dataset):
 
 # --- systems -------------------------------------------------------------------------------
 
+
 def test_default_systems_are_those_covering_the_sample(dataset):
     partial = System.objects.create(dataset=dataset, name="partial")
-    SystemOutput.objects.create(system=partial, instance=Instance.objects.get(dataset=dataset, external_id="1"),
-                                text="only one")
+    SystemOutput.objects.create(
+        system=partial, instance=Instance.objects.get(dataset=dataset, external_id="1"), text="only one"
+    )
     campaign = create_campaign(dataset, "default", sample=10, seed=1)
     assert sorted(campaign.systems.values_list("name", flat=True)) == ["alpha", "beta", "gamma"]
     assert campaign_summary(campaign)["systems_not_included"] == ["partial"]
@@ -138,8 +153,9 @@ def test_default_systems_are_those_covering_the_sample(dataset):
 
 def test_a_named_system_missing_outputs_is_a_clear_error(dataset):
     partial = System.objects.create(dataset=dataset, name="partial")
-    SystemOutput.objects.create(system=partial, instance=Instance.objects.get(dataset=dataset, external_id="1"),
-                                text="only one")
+    SystemOutput.objects.create(
+        system=partial, instance=Instance.objects.get(dataset=dataset, external_id="1"), text="only one"
+    )
     error = refusal(dataset=dataset, name="bad", instance_ids=["1", "2", "3"], systems=["alpha", "partial"])
     assert str(error) == "systems: system 'partial' has no output for 2 of the 3 campaign instances (ids 2, 3)"
 
@@ -171,6 +187,7 @@ def test_human_reference_missing_for_a_sampled_instance_is_refused():
 
 
 # --- items ---------------------------------------------------------------------------------
+
 
 def test_one_item_per_instance_and_system_with_the_output_text(dataset):
     campaign = create_campaign(dataset, "items", sample=6, seed=3, raters_per_item=3)
@@ -213,8 +230,9 @@ def test_control_items_at_the_rate_with_rotating_kinds(dataset):
             assert not item.text.endswith(f"of statement {item.instance.external_id}.")
             assert (item.expected_min, item.expected_max) == (0, 0)
     again = create_campaign(dataset, "controls again", sample=10, seed=5, control_rate=0.1, human_reference=1)
-    assert (list(controls.order_by("pk").values_list("text", flat=True))
-            == list(Item.objects.filter(campaign=again, kind="control").order_by("pk").values_list("text", flat=True)))
+    assert list(controls.order_by("pk").values_list("text", flat=True)) == list(
+        Item.objects.filter(campaign=again, kind="control").order_by("pk").values_list("text", flat=True)
+    )
 
 
 def test_controls_without_references_are_refused_before_anything_is_written():
@@ -239,6 +257,7 @@ def test_creation_is_atomic(dataset, monkeypatch):
 
 # --- rubric --------------------------------------------------------------------------------
 
+
 def test_rubric_defaults_to_table_1_and_can_be_edited(dataset):
     assert create_campaign(dataset, "default rubric").rubric == default_rubric()
     custom = [{"score": score, "label": f"  L{score} ", "description": f"D{score}"} for score in (3, 2, 1, 0)]
@@ -246,13 +265,16 @@ def test_rubric_defaults_to_table_1_and_can_be_edited(dataset):
     assert campaign.rubric == [{"score": s, "label": f"L{s}", "description": f"D{s}"} for s in range(4)]
 
 
-@pytest.mark.parametrize("text, message", [
-    ('[{"score": 0, "label": "a"', "rubric.json, line 1, column 27: not valid JSON"),
-    ('{"score": 0}', "rubric.json: the rubric must be a list"),
-    ('[{"score": 0, "label": "a", "lable": "b"}]', "rubric.json: entry 1: unknown key(s) lable"),
-    ('[{"score": 4, "label": "a"}]', "rubric.json: entry 1: score must be one of 0, 1, 2, 3"),
-    ('[{"score": 0, "label": ""}]', "rubric.json: entry 1: a label is required"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('[{"score": 0, "label": "a"', "rubric.json, line 1, column 27: not valid JSON"),
+        ('{"score": 0}', "rubric.json: the rubric must be a list"),
+        ('[{"score": 0, "label": "a", "lable": "b"}]', "rubric.json: entry 1: unknown key(s) lable"),
+        ('[{"score": 4, "label": "a"}]', "rubric.json: entry 1: score must be one of 0, 1, 2, 3"),
+        ('[{"score": 0, "label": ""}]', "rubric.json: entry 1: a label is required"),
+    ],
+)
 def test_malformed_rubric_files_are_refused(text, message):
     with pytest.raises(FormatError) as refused:
         read_rubric(text.encode(), "rubric.json")
@@ -261,13 +283,35 @@ def test_malformed_rubric_files_are_refused(text, message):
 
 # --- the command ---------------------------------------------------------------------------
 
+
 def test_command_creates_the_campaign_and_prints_json(dataset, tmp_path, capsys):
     rubric = tmp_path / "rubric.json"
     rubric.write_text(json.dumps([{"score": s, "label": f"L{s}", "description": ""} for s in range(4)]))
-    call_command("create_campaign", "--dataset", "ds", "--name", "cli", "--sample", "8", "--seed", "2020",
-                 "--raters-per-item", "2", "--systems", "alpha,beta", "--human-reference", "1",
-                 "--lease-minutes", "10", "--control-rate", "0.25", "--share-identical", "--rubric", str(rubric),
-                 "--json")
+    call_command(
+        "create_campaign",
+        "--dataset",
+        "ds",
+        "--name",
+        "cli",
+        "--sample",
+        "8",
+        "--seed",
+        "2020",
+        "--raters-per-item",
+        "2",
+        "--systems",
+        "alpha,beta",
+        "--human-reference",
+        "1",
+        "--lease-minutes",
+        "10",
+        "--control-rate",
+        "0.25",
+        "--share-identical",
+        "--rubric",
+        str(rubric),
+        "--json",
+    )
     summary = json.loads(capsys.readouterr().out)
     assert summary["campaign"] == "cli" and summary["seed"] == 2020 and summary["sample_size"] == 8
     assert summary["systems"] == ["Human", "alpha", "beta"] and summary["systems_not_included"] == ["gamma"]
@@ -316,17 +360,25 @@ def test_real_comve_test_set_sample_of_100(tmp_path):
     statements = read_file(shared_file("test_statements.csv"))[1:]
     references = {row.fields[0]: row.fields[1:] for row in read_file(shared_file("test_references.csv"))}
     dataset = build_dataset(name="comve-test", instances=0, systems=())
-    Instance.objects.bulk_create(Instance(dataset=dataset, external_id=row.fields[0], position=index,
-                                          false_sent=row.fields[1]) for index, row in enumerate(statements))
+    Instance.objects.bulk_create(
+        Instance(dataset=dataset, external_id=row.fields[0], position=index, false_sent=row.fields[1])
+        for index, row in enumerate(statements)
+    )
     from core.models import Reference
+
     instances = {instance.external_id: instance for instance in Instance.objects.filter(dataset=dataset)}
-    Reference.objects.bulk_create(Reference(instance=instances[key], position=position, text=text)
-                                  for key, texts in references.items() for position, text in enumerate(texts, 1) if text)
+    Reference.objects.bulk_create(
+        Reference(instance=instances[key], position=position, text=text)
+        for key, texts in references.items()
+        for position, text in enumerate(texts, 1)
+        if text
+    )
     for name in ("butfit_bart", "kalm_bart-postcomp-v2", "justers_gpt2"):
         system = System.objects.create(dataset=dataset, name=name)
         rows = read_file(shared_file("systems", f"{name}_test.csv"))
-        SystemOutput.objects.bulk_create(SystemOutput(system=system, instance=instances[row.fields[0]],
-                                                      text=row.fields[1]) for row in rows)
+        SystemOutput.objects.bulk_create(
+            SystemOutput(system=system, instance=instances[row.fields[0]], text=row.fields[1]) for row in rows
+        )
     campaign = create_campaign(dataset, "paper", sample=100, seed=2020, human_reference=1, control_rate=0.1)
     summary = campaign_summary(campaign)
     assert summary["instances"] == [statements[i].fields[0] for i in random.Random(2020).sample(range(1000), 100)]

@@ -1,4 +1,5 @@
 """Every path of the assignment engine (core.engine), one request at a time."""
+
 from collections import Counter
 from datetime import timedelta
 
@@ -21,8 +22,12 @@ LEASE = 30 * 60
 
 
 def new_raters(count, start=0):
-    return [Rater.objects.create(external_id=f"r{start + index}", platform=Rater.Platform.PROLIFIC,
-                                 order_seed=engine.new_order_seed()) for index in range(count)]
+    return [
+        Rater.objects.create(
+            external_id=f"r{start + index}", platform=Rater.Platform.PROLIFIC, order_seed=engine.new_order_seed()
+        )
+        for index in range(count)
+    ]
 
 
 def rate_all(campaign, rater, score=2, now=T0):
@@ -51,7 +56,7 @@ def test_rater_for_user_creates_one_profile_with_a_random_order_seed(django_user
 
 
 def test_lease_is_resumed_until_submitted(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     assert first.status == Assignment.Status.LEASED and first.sequence == 1
     assert first.lease_expires_at == T0 + timedelta(seconds=campaign.lease_seconds)
@@ -122,7 +127,7 @@ def test_next_assignment_expires_leases_lazily():
 
 
 def test_repeated_submit_stores_one_rating(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     rating, created = engine.submit_rating(assignment.pk, rater, 2, now=T0)
     again, created_again = engine.submit_rating(assignment.pk, rater, 0, now=T0)
@@ -131,12 +136,12 @@ def test_repeated_submit_stores_one_rating(campaign):
 
 
 def test_late_submit_counts_when_the_item_still_has_room(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     late = T0 + timedelta(seconds=campaign.lease_seconds + 60)
     # Not yet swept: the slot is still the rater's.
     assert engine.submit_rating(assignment.pk, rater, 1, now=late)[1]
-    other, = new_raters(1, start=10)
+    (other,) = new_raters(1, start=10)
     second = engine.next_assignment(campaign, other, T0)
     engine.expire_leases(campaign, late)
     assert engine.submit_rating(second.pk, other, 1, now=late)[1]  # swept, but room: re-takes a slot
@@ -175,7 +180,7 @@ def test_someone_elses_assignment_is_refused_without_saying_more(campaign):
 
 @pytest.mark.parametrize("score", [-1, 4, 2.5, "2", None, True])
 def test_scores_outside_0_3_are_refused(campaign, score):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     with pytest.raises(SubmissionRefused, match="whole number from 0 to 3") as refused:
         engine.submit_rating(assignment.pk, rater, score, now=T0)
@@ -184,27 +189,28 @@ def test_scores_outside_0_3_are_refused(campaign, score):
 
 @pytest.mark.parametrize("seconds", [-1, "soon", float("nan"), float("inf")])
 def test_bad_times_are_refused(campaign, seconds):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     with pytest.raises(SubmissionRefused, match="non-negative number of seconds"):
         engine.submit_rating(assignment.pk, rater, 1, seconds=seconds, now=T0)
 
 
 def test_the_database_refuses_a_second_rating_or_assignment_of_one_rater(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     engine.submit_rating(assignment.pk, rater, 1, now=T0)
     with pytest.raises(IntegrityError), transaction.atomic():
         Rating.objects.create(item=assignment.item, rater=rater, campaign=campaign, score=1)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Assignment.objects.create(item=assignment.item, rater=rater, campaign=campaign, leased_at=T0,
-                                  lease_expires_at=T0)
+        Assignment.objects.create(
+            item=assignment.item, rater=rater, campaign=campaign, leased_at=T0, lease_expires_at=T0
+        )
     with pytest.raises(IntegrityError), transaction.atomic():
         Item.objects.filter(pk=assignment.item_id).update(active_count=3)  # needed is 2
 
 
 def test_an_imported_rating_of_the_same_rater_is_not_duplicated(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     item = Item.objects.filter(campaign=campaign).order_by("pk").first()
     Rating.objects.create(item=item, rater=rater, campaign=campaign, score=2, source=Rating.Source.LONG)
     Item.objects.filter(pk=item.pk).update(active_count=1, done_count=1)
@@ -212,7 +218,7 @@ def test_an_imported_rating_of_the_same_rater_is_not_duplicated(campaign):
 
 
 def test_closed_campaign_gives_no_items_and_takes_no_ratings(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     Campaign.objects.filter(pk=campaign.pk).update(status=Campaign.Status.CLOSED)
     campaign.refresh_from_db()
@@ -235,8 +241,7 @@ def test_excluding_a_rater_drops_their_ratings_and_reopens_their_items(campaign,
     assert RaterExclusion.objects.get(campaign=campaign, rater=bad).excluded_by == organizer
     assert set(Rating.objects.filter(rater=bad).values_list("excluded", flat=True)) == {True}
     assert set(Assignment.objects.filter(rater=bad).values_list("status", flat=True)) == {"excluded"}
-    assert all(item.active_count == item.done_count == 0
-               for item in Item.objects.filter(pk__in=rated + [held.item_id]))
+    assert all(item.active_count == item.done_count == 0 for item in Item.objects.filter(pk__in=rated + [held.item_id]))
     assert engine.next_assignment(campaign, bad, T0) is None
     with pytest.raises(SubmissionRefused) as refused:
         engine.submit_rating(held.pk, bad, 2, now=T0)
@@ -247,7 +252,7 @@ def test_excluding_a_rater_drops_their_ratings_and_reopens_their_items(campaign,
 
 
 def test_an_excluded_rater_cannot_retake_an_expired_slot(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     assignment = engine.next_assignment(campaign, rater, T0)
     engine.expire_leases(campaign, T0 + timedelta(hours=1))
     engine.exclude_rater(campaign, rater)
@@ -258,7 +263,7 @@ def test_an_excluded_rater_cannot_retake_an_expired_slot(campaign):
 
 
 def test_exclusion_also_reopens_imported_ratings(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     item = Item.objects.filter(campaign=campaign).first()
     Rating.objects.create(item=item, rater=rater, campaign=campaign, score=0, source=Rating.Source.MTURK)
     Item.objects.filter(pk=item.pk).update(active_count=1, done_count=1)
@@ -283,11 +288,15 @@ def test_rater_progress_counts_what_is_still_open_to_the_rater(campaign):
 
 
 def test_campaign_progress_per_system_and_controls():
-    dataset = build_dataset(instances=4, systems=("alpha", "beta", "gamma"),
-                            outputs=lambda name, index: "same" if name != "gamma" else f"own {index}")
-    campaign = create_campaign(dataset, "p", seed=1, raters_per_item=2, share_identical_outputs=True,
-                               control_rate=0.5, human_reference=1)
-    rater, = new_raters(1)
+    dataset = build_dataset(
+        instances=4,
+        systems=("alpha", "beta", "gamma"),
+        outputs=lambda name, index: "same" if name != "gamma" else f"own {index}",
+    )
+    campaign = create_campaign(
+        dataset, "p", seed=1, raters_per_item=2, share_identical_outputs=True, control_rate=0.5, human_reference=1
+    )
+    (rater,) = new_raters(1)
     shared = Item.objects.filter(campaign=campaign, item_outputs__output__system__name="alpha").first()
     Item.objects.filter(pk=shared.pk).update(active_count=1, done_count=1)
     progress = campaign_progress(campaign)

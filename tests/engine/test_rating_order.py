@@ -1,5 +1,6 @@
 """The campaign's rating order of its instances (issue 23): drawn from the seed, stored, followed by the
 engine (every prefix of the order a simple random sample), and given to existing campaigns by migration."""
+
 from collections import Counter
 from importlib import import_module
 
@@ -35,8 +36,9 @@ def test_a_uniform_permutation_over_seeds():
 
 def test_campaign_stores_the_order_and_its_item_keys_follow_it():
     dataset = build_dataset(instances=12, systems=("alpha", "beta", "gamma"))
-    campaign = create_campaign(dataset, "ordered", sample=10, seed=4, raters_per_item=2, control_rate=0.2,
-                               human_reference=1)
+    campaign = create_campaign(
+        dataset, "ordered", sample=10, seed=4, raters_per_item=2, control_rate=0.2, human_reference=1
+    )
     links = list(CampaignInstance.objects.filter(campaign=campaign).order_by("position"))
     assert [link.rating_order for link in links] == instance_rating_order(10, 4)
     place = {link.instance_id: link.rating_order for link in links}

@@ -5,6 +5,7 @@ and every such column exists in the database, on SQLite and on PostgreSQL.
 fails at import). These tests catch the rest: a column typed into a statement by hand, a
 model field whose column no migration created, an alias pointing at the wrong table.
 """
+
 import re
 from datetime import timedelta
 
@@ -20,8 +21,17 @@ from tests.engine.test_engine import T0, new_raters
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 # The aliases the statements use, and the model each stands for (derived tables m, w, l, slot excluded).
-ALIASES = {"a": Assignment, "h": Assignment, "i": Item, "c": Item, "r": Rater, "e": RaterExclusion, "g": Rating,
-           "s": Instance, "k": Campaign}
+ALIASES = {
+    "a": Assignment,
+    "h": Assignment,
+    "i": Item,
+    "c": Item,
+    "r": Rater,
+    "e": RaterExclusion,
+    "g": Rating,
+    "s": Instance,
+    "k": Campaign,
+}
 QUALIFIED_COLUMN = re.compile(r"(?<![\w.\"])([a-z])\.\"?([a-z_]+)\"?")
 
 
@@ -50,12 +60,15 @@ def test_every_qualified_column_belongs_to_the_aliased_model(campaign):
     for sql in statements:
         for alias, column in QUALIFIED_COLUMN.findall(sql):
             if alias in ALIASES:
-                assert column in columns_of(ALIASES[alias]), f"{alias}.{column} is no column of " \
-                                                             f"{ALIASES[alias].__name__}: {sql}"
+                assert column in columns_of(ALIASES[alias]), (
+                    f"{alias}.{column} is no column of {ALIASES[alias].__name__}: {sql}"
+                )
 
 
 def test_every_column_the_statements_name_exists_in_the_database():
-    assert {"core.Assignment", "core.Item", "core.Rating", "core.Rater"} <= {label for label, _ in rating_sql.Table.used}
+    assert {"core.Assignment", "core.Item", "core.Rating", "core.Rater"} <= {
+        label for label, _ in rating_sql.Table.used
+    }
     with connection.cursor() as cursor:
         for label, field_name in sorted(rating_sql.Table.used):
             model = next(model for model in ALIASES.values() if model._meta.label == label)

@@ -2,6 +2,7 @@
 
 Also the SQL of the rating path (``core.rating_sql``) read back as the ORM reads it.
 """
+
 from datetime import timedelta
 
 import pytest
@@ -26,7 +27,7 @@ def leased_items(campaign, rater):
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_score_and_the_next_lease_are_one_transaction(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     with CaptureQueriesContext(connection) as queries:
         submitted = engine.submit_and_lease(first.pk, rater, 3, campaign, seconds=2.0, now=T0)
@@ -41,7 +42,7 @@ def test_the_score_and_the_next_lease_are_one_transaction(campaign):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_failure_after_the_rating_writes_nothing(campaign, monkeypatch):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
 
     def broken(*args, **kwargs):
@@ -57,7 +58,7 @@ def test_a_failure_after_the_rating_writes_nothing(campaign, monkeypatch):
 
 
 def test_a_repeated_submit_stores_nothing_new_and_keeps_the_next_lease(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     once = engine.submit_and_lease(first.pk, rater, 3, campaign, now=T0)
     twice = engine.submit_and_lease(first.pk, rater, 0, campaign, now=T0)
@@ -68,12 +69,18 @@ def test_a_repeated_submit_stores_nothing_new_and_keeps_the_next_lease(campaign)
 
 def test_a_second_live_lease_of_one_rater_is_refused_by_the_database(campaign):
     """Issue 18: one live lease per rater per campaign is a partial unique index, not only the engine's care."""
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     other = Item.objects.filter(campaign=campaign).exclude(pk=first.item_id).first()
     with pytest.raises(IntegrityError), transaction.atomic():
-        Assignment.objects.create(item=other, rater=rater, campaign=campaign, leased_at=T0, sequence=2,
-                                  lease_expires_at=T0 + timedelta(minutes=30))
+        Assignment.objects.create(
+            item=other,
+            rater=rater,
+            campaign=campaign,
+            leased_at=T0,
+            sequence=2,
+            lease_expires_at=T0 + timedelta(minutes=30),
+        )
     submitted = engine.submit_and_lease(first.pk, rater, 1, campaign, now=T0)
     assert submitted.next_assignment_id is not None
     assert Assignment.objects.filter(rater=rater, campaign=campaign, status="leased").count() == 1
@@ -81,7 +88,7 @@ def test_a_second_live_lease_of_one_rater_is_refused_by_the_database(campaign):
 
 def test_a_timed_out_lease_left_marked_leased_does_not_block_the_next(campaign):
     """The rater's own lease past its time is expired before a new one is taken (the index would refuse it)."""
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     later = T0 + timedelta(seconds=campaign.lease_seconds + 1)
     engine._last_sweep[campaign.pk] = later  # no campaign-wide sweep: the engine's own check must do it
@@ -92,7 +99,7 @@ def test_a_timed_out_lease_left_marked_leased_does_not_block_the_next(campaign):
 
 
 def test_the_last_submit_leases_nothing(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     submitted = engine.submit_and_lease(engine.next_assignment(campaign, rater, T0).pk, rater, 2, campaign, now=T0)
     while submitted.next_assignment_id is not None:
         submitted = engine.submit_and_lease(submitted.next_assignment_id, rater, 2, campaign, now=T0)
@@ -102,7 +109,7 @@ def test_the_last_submit_leases_nothing(campaign):
 
 
 def test_a_refused_submit_leases_nothing(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     first = engine.next_assignment(campaign, rater, T0)
     engine.exclude_rater(campaign, rater)
     with pytest.raises(SubmissionRefused) as refused:
@@ -123,13 +130,19 @@ def test_someone_elses_assignment_is_not_found(campaign):
 
 @pytest.mark.postgres
 def test_the_live_lease_reads_back_as_the_orm_reads_it(campaign):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     now = timezone.now()
     leased = engine.next_assignment(campaign, rater, now)
     read = rating_sql.live_lease(campaign.pk, rater.pk, now)
     orm = Assignment.objects.select_related("item__instance").get(pk=leased.pk)
     assert (read.pk, read.item_id, read.leased_at, read.lease_expires_at, read.sequence, read.status) == (
-        orm.pk, orm.item_id, orm.leased_at, orm.lease_expires_at, orm.sequence, orm.status)
+        orm.pk,
+        orm.item_id,
+        orm.leased_at,
+        orm.lease_expires_at,
+        orm.sequence,
+        orm.status,
+    )
     assert timezone.is_aware(read.leased_at)
     assert (read.item.text, read.item.instance.false_sent) == (orm.item.text, orm.item.instance.false_sent)
     assert read.item.needed == orm.item.needed  # a field not read loads on access
@@ -137,7 +150,7 @@ def test_the_live_lease_reads_back_as_the_orm_reads_it(campaign):
 
 
 def test_the_item_page_reads_the_lease_and_the_progress_in_one_statement(campaign, django_assert_num_queries):
-    rater, = new_raters(1)
+    (rater,) = new_raters(1)
     now = timezone.now()
     assert engine.live_lease_and_progress(campaign, rater, now) == (None, (0, 8))
     leased = engine.next_assignment(campaign, rater, now)

@@ -1,4 +1,5 @@
 """The organizer's campaign pages: roles, the creation form (same checks as the command), progress."""
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -18,8 +19,17 @@ def dataset():
 
 
 def form_data(dataset, **overrides):
-    data = {"dataset": dataset.pk, "name": "web", "selection": "sample", "sample": 5, "seed": 2020,
-            "raters_per_item": 3, "lease_minutes": 30, "control_rate": 0.0, "human_reference": ""}
+    data = {
+        "dataset": dataset.pk,
+        "name": "web",
+        "selection": "sample",
+        "sample": 5,
+        "seed": 2020,
+        "raters_per_item": 3,
+        "lease_minutes": 30,
+        "control_rate": 0.0,
+        "human_reference": "",
+    }
     for score in range(4):
         data[f"rubric_label_{score}"] = f"Label {score}"
         data[f"rubric_description_{score}"] = f"Description {score}"
@@ -27,10 +37,16 @@ def form_data(dataset, **overrides):
     return data
 
 
-@pytest.mark.parametrize("name, method, args", [
-    ("campaigns:index", "get", ()), ("campaigns:create", "get", ()), ("campaigns:create", "post", ()),
-    ("campaigns:detail", "get", ("campaign",)), ("campaigns:status", "post", ("campaign",)),
-])
+@pytest.mark.parametrize(
+    "name, method, args",
+    [
+        ("campaigns:index", "get", ()),
+        ("campaigns:create", "get", ()),
+        ("campaigns:create", "post", ()),
+        ("campaigns:detail", "get", ("campaign",)),
+        ("campaigns:status", "post", ("campaign",)),
+    ],
+)
 def test_only_organizers_get_in(client, dataset, researcher, rater_user, name, method, args):
     campaign = create_campaign(dataset, "c")
     url = reverse(name, args=[campaign.pk for _ in args])
@@ -53,24 +69,27 @@ def test_create_form_makes_the_same_campaign_as_the_service(client, organizer, d
     page = client.get(reverse("campaigns:create"))  # the only dataset is chosen at once
     assert page.status_code == 200 and b"alpha (12 reasons)" in page.content
     assert b'name="rubric_label_0"' in page.content and b"Not a reason" in page.content
-    response = client.post(reverse("campaigns:create"),
-                           form_data(dataset, systems=["alpha"], human_reference="2", control_rate=0.2,
-                                     share_identical="on"))
+    response = client.post(
+        reverse("campaigns:create"),
+        form_data(dataset, systems=["alpha"], human_reference="2", control_rate=0.2, share_identical="on"),
+    )
     campaign = Campaign.objects.get(name="web")
     assert response.status_code == 302 and response.url == reverse("campaigns:detail", args=[campaign.pk])
     assert (campaign.seed, campaign.sample_size, campaign.human_reference, campaign.lease_seconds) == (2020, 5, 2, 1800)
     assert campaign.share_identical_outputs and campaign.created_by == organizer
     assert campaign.rubric[3] == {"score": 3, "label": "Label 3", "description": "Description 3"}
     same = create_campaign(dataset, "service", sample=5, seed=2020, systems=["alpha"], human_reference=2)
-    assert (list(campaign.sampled.values_list("instance", flat=True))
-            == list(same.sampled.values_list("instance", flat=True)))
+    assert list(campaign.sampled.values_list("instance", flat=True)) == list(
+        same.sampled.values_list("instance", flat=True)
+    )
     assert Item.objects.filter(campaign=campaign, kind="control").count() == 2  # round(0.2 * 10)
 
 
 def test_create_form_shows_the_services_problems_next_to_the_fields(client, organizer, dataset):
     client.force_login(organizer)
-    response = client.post(reverse("campaigns:create"), form_data(dataset, sample=50, human_reference="3",
-                                                                 rubric_label_2=""))
+    response = client.post(
+        reverse("campaigns:create"), form_data(dataset, sample=50, human_reference="3", rubric_label_2="")
+    )
     assert response.status_code == 400
     form = response.context["form"]
     assert "rubric_label_2" in form.errors
@@ -84,10 +103,13 @@ def test_create_form_shows_the_services_problems_next_to_the_fields(client, orga
 def test_create_form_takes_an_instance_list_file_or_pasted_ids(client, organizer, dataset):
     client.force_login(organizer)
     upload = SimpleUploadedFile("ids.txt", b"3\n99\n")
-    response = client.post(reverse("campaigns:create"), {**form_data(dataset, selection="list"), "instance_file": upload})
+    response = client.post(
+        reverse("campaigns:create"), {**form_data(dataset, selection="list"), "instance_file": upload}
+    )
     assert response.status_code == 400
     assert response.context["form"].errors["instance_file"] == [
-        "ids.txt, line 2, column 1: unknown instance id '99' (not in dataset 'ds')"]
+        "ids.txt, line 2, column 1: unknown instance id '99' (not in dataset 'ds')"
+    ]
     response = client.post(reverse("campaigns:create"), form_data(dataset, selection="list", instance_text="4\n2\n"))
     assert response.status_code == 302
     assert list(Campaign.objects.get().sampled.values_list("instance__external_id", flat=True)) == ["4", "2"]

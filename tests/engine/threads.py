@@ -1,4 +1,5 @@
 """Running engine calls in many threads, each with its own database connection."""
+
 import threading
 
 import pytest
@@ -8,8 +9,10 @@ from django.db import connection, connections
 def require_threadable_database():
     """Skip when the test database is SQLite in memory: threads cannot share it."""
     if connection.vendor == "sqlite" and connection.creation.is_in_memory_db(connection.settings_dict["NAME"]):
-        pytest.skip("threads need a file database: run with COMVE_SQLITE_TEST_FILE=1 (scripts/test.sh does) "
-                    "or COMVE_TEST_DB_NAME=...")
+        pytest.skip(
+            "threads need a file database: run with COMVE_SQLITE_TEST_FILE=1 (scripts/test.sh does) "
+            "or COMVE_TEST_DB_NAME=..."
+        )
 
 
 def run_in_threads(targets, timeout=300):

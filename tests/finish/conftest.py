@@ -1,4 +1,5 @@
 """The finishing tests' campaign: one report stalls it (3 raters, 3 ratings per item)."""
+
 import pytest
 from django.utils import timezone
 
@@ -35,5 +36,3 @@ def stalled():
     for rater in raters[1:]:
         rate_all(campaign, rater, score=2)
     return campaign, raters, flagged
-
-

@@ -5,6 +5,7 @@ again, so it waits for a rater who has not seen it: the stall says so; a dismiss
 the pool, and a fourth rater completes the campaign. Retiring an instance takes it out of every
 system's mean and of N, with a footnote under Table 6 in every format.
 """
+
 from datetime import timedelta
 
 import pytest
@@ -30,15 +31,21 @@ def test_one_report_stalls_the_campaign_and_the_stall_says_why(stalled):
     stall = campaign_stall(campaign)
     assert (stall.waiting, stall.raters, stall.reported, stall.with_room, stall.leased) == (1, 3, 1, 1, 0)
     assert stall.stuck
-    assert stall.explanation == ("1 item needs a rater who has not seen it: 3 of 3 raters have rated or reported it. "
-                                 "It is reported as broken and waiting for your review.")
+    assert stall.explanation == (
+        "1 item needs a rater who has not seen it: 3 of 3 raters have rated or reported it. "
+        "It is reported as broken and waiting for your review."
+    )
 
 
 def test_the_review_queue_shows_the_item_its_text_the_reporter_and_note(stalled):
     campaign, raters, flagged = stalled
     [entry] = flags.review_queue(campaign)
     assert (entry.item_id, entry.instance_id, entry.reason, entry.systems) == (
-        flagged.pk, "2", "alpha reason 2.", ("alpha",))
+        flagged.pk,
+        "2",
+        "alpha reason 2.",
+        ("alpha",),
+    )
     assert entry.statement == "He put elephant number 2 into the fridge."
     assert [(r.rater, r.note, r.status) for r in entry.reports] == [("site:a", "the reason is cut off", "open")]
     assert (entry.ratings, entry.needed, entry.open) == (2, 3, True)
@@ -75,7 +82,10 @@ def test_not_stuck_while_a_rater_can_progress_and_no_stall_when_closed():
     dataset = build_dataset(instances=2, systems=("alpha",))
     campaign = create_campaign(dataset, "fresh", sample=2, seed=1, raters_per_item=2)
     stall = campaign_stall(campaign)
-    assert (stall.waiting, stall.raters) == (2, 0) and stall.explanation == "2 items need a rater, and no rater has taken part yet."
+    assert (stall.waiting, stall.raters) == (
+        2,
+        0,
+    ) and stall.explanation == "2 items need a rater, and no rater has taken part yet."
     rater = new_rater("x")
     engine.next_assignment(campaign, rater, T0)
     # The item x holds needs a second rater no one can be yet, but x can go on: not stuck.
@@ -119,14 +129,19 @@ def test_retiring_an_instance_takes_it_out_of_every_mean_and_of_n(stalled):
     assert table.instances == 2
     expected = {}
     for name in ("alpha", "beta"):
-        scores = list(Rating.objects.filter(item__item_outputs__output__system__name=name, campaign=campaign)
-                      .exclude(item__instance__external_id="2").values_list("score", flat=True))
+        scores = list(
+            Rating.objects.filter(item__item_outputs__output__system__name=name, campaign=campaign)
+            .exclude(item__instance__external_id="2")
+            .values_list("score", flat=True)
+        )
         expected[name] = sum(scores) / len(scores)
         assert len(scores) == 6
     assert {row.team: row.human for row in table.rows} == pytest.approx(expected)
     assert all(row.complete for row in table.rows)
-    note = ("Retired instances (statement broken; their ratings count for no system and N excludes them): "
-            "2 (the statement makes sense)")
+    note = (
+        "Retired instances (statement broken; their ratings count for no system and N excludes them): "
+        "2 (the statement makes sense)"
+    )
     assert note in table.notes()
     for fmt in ("markdown", "latex"):
         assert "Retired instances" in table.render(fmt)

@@ -1,13 +1,14 @@
 """Lab rater accounts without the admin: the CSV reader, the service, the page, the API, the command, and
 the one-time sign-in link."""
+
 import csv
 import io
 import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.management import CommandError, call_command
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from core.models import Campaign, Rater
@@ -19,10 +20,14 @@ from tests.engine.builders import build_dataset
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
-FIVE = (b"name,email\nAda Lovelace,ada@example.org\nAlan Turing,alan@example.org\nGrace Hopper,grace@example.org\n"
-        b"Edsger Dijkstra,edsger@example.org\nBarbara Liskov,barbara@example.org\n")
-BAD = (b"Name,Email,Group\nAda,ada@example.org,1\n,alan@example.org,1\nGrace,not-an-address,2\n"
-       b"Edsger,ADA@example.org,2\nBarbara,barbara@example.org\n")
+FIVE = (
+    b"name,email\nAda Lovelace,ada@example.org\nAlan Turing,alan@example.org\nGrace Hopper,grace@example.org\n"
+    b"Edsger Dijkstra,edsger@example.org\nBarbara Liskov,barbara@example.org\n"
+)
+BAD = (
+    b"Name,Email,Group\nAda,ada@example.org,1\n,alan@example.org,1\nGrace,not-an-address,2\n"
+    b"Edsger,ADA@example.org,2\nBarbara,barbara@example.org\n"
+)
 
 
 @pytest.fixture(autouse=True)
@@ -56,11 +61,15 @@ def test_the_reader_reports_every_problem_of_the_file_with_line_and_column():
         (5, "email", "the same email is on line 2"),
     ]
     assert problems_of(b"") == [(None, None, "the file is empty: give a header line 'name,email' and one rater a line")]
-    assert problems_of(b"name,mail\nA,a@b.org\n") == [(1, None, "the header needs the column email (found: name, mail)")]
+    assert problems_of(b"name,mail\nA,a@b.org\n") == [
+        (1, None, "the header needs the column email (found: name, mail)")
+    ]
     assert problems_of(b"name,email\n") == [(None, None, "the file lists no rater below its header")]
     entries = read_rater_list(FIVE, "raters.csv")
-    assert [(e.line, e.name, e.email) for e in entries][:2] == [(2, "Ada Lovelace", "ada@example.org"),
-                                                                 (3, "Alan Turing", "alan@example.org")]
+    assert [(e.line, e.name, e.email) for e in entries][:2] == [
+        (2, "Ada Lovelace", "ada@example.org"),
+        (3, "Alan Turing", "alan@example.org"),
+    ]
 
 
 def test_accounts_are_made_all_or_nothing_and_listed_on_the_campaign(campaign, organizer):
@@ -69,16 +78,25 @@ def test_accounts_are_made_all_or_nothing_and_listed_on_the_campaign(campaign, o
     with pytest.raises(lab_raters.LabRaterError) as error:
         lab_raters.add_lab_raters(campaign, entries, lab_raters.PASSWORD, by=organizer, filename="raters.csv")
     assert [str(p) for p in error.value.problems] == [
-        "raters.csv, line 4, column email: an account with this email exists already"]
+        "raters.csv, line 4, column email: an account with this email exists already"
+    ]
     assert not Campaign.lab_raters.through.objects.exists() and Rater.objects.count() == 0
     made = lab_raters.add_lab_raters(campaign, [e for e in entries if e.line != 4], lab_raters.PASSWORD, by=organizer)
-    assert [c.username for c in made] == ["ada@example.org", "alan@example.org", "edsger@example.org",
-                                          "barbara@example.org"]
+    assert [c.username for c in made] == [
+        "ada@example.org",
+        "alan@example.org",
+        "edsger@example.org",
+        "barbara@example.org",
+    ]
     assert all(len(c.password) == 14 and c.link is None for c in made)
     user = get_user_model().objects.get(username="ada@example.org")
     assert user.check_password(made[0].password) and user.first_name == "Ada Lovelace" and user.rater.platform == "site"
-    assert [r.name for r in lab_raters.lab_raters(campaign)] == ["Ada Lovelace", "Alan Turing", "Edsger Dijkstra",
-                                                                 "Barbara Liskov"]
+    assert [r.name for r in lab_raters.lab_raters(campaign)] == [
+        "Ada Lovelace",
+        "Alan Turing",
+        "Edsger Dijkstra",
+        "Barbara Liskov",
+    ]
     assert campaign.lab_raters.count() == 4
 
 
@@ -108,8 +126,9 @@ def test_a_password_reset_token_of_an_organizer_is_no_sign_in_link(client, organ
 
 
 def test_deactivation_stops_the_sign_in_and_a_new_password_reactivates(campaign, client):
-    [made] = lab_raters.add_lab_raters(campaign, read_rater_list(b"name,email\nAda,ada@example.org\n", "r.csv"),
-                                       lab_raters.PASSWORD)
+    [made] = lab_raters.add_lab_raters(
+        campaign, read_rater_list(b"name,email\nAda,ada@example.org\n", "r.csv"), lab_raters.PASSWORD
+    )
     assert logs_in(client, "ada@example.org", made.password)
     assert lab_raters.deactivate(campaign, made.rater_id)[1]
     assert lab_raters.deactivate(campaign, made.rater_id)[1] is False
@@ -153,8 +172,9 @@ def test_the_api_creates_from_json_or_csv_all_or_nothing(campaign, organizer):
     api = APIClient()
     api.force_authenticate(organizer)
     url = f"/api/campaigns/{campaign.pk}/lab-raters/"
-    refused = api.post(url, {"raters": [{"name": "A", "email": "a@example.org"}, {"name": "", "email": "bad"}]},
-                       format="json")
+    refused = api.post(
+        url, {"raters": [{"name": "A", "email": "a@example.org"}, {"name": "", "email": "bad"}]}, format="json"
+    )
     assert refused.status_code == 400
     assert [(p["line"], p["column"]) for p in refused.json()["problems"]] == [(2, "name"), (2, "email")]
     made = api.post(url, {"file": SimpleUploadedFile("five.csv", FIVE), "sign_in": "link"}, format="multipart")
@@ -174,8 +194,15 @@ def test_the_command_creates_lists_renews_and_deactivates(campaign, tmp_path):
     path = tmp_path / "raters.csv"
     path.write_bytes(FIVE)
     out = io.StringIO()
-    call_command("lab_raters", campaign="lab", csv=str(path), sign_in="link", base_url="https://eval.example.org/",
-                 stdout=out, stderr=io.StringIO())
+    call_command(
+        "lab_raters",
+        campaign="lab",
+        csv=str(path),
+        sign_in="link",
+        base_url="https://eval.example.org/",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert [row["username"] for row in rows][:2] == ["ada@example.org", "alan@example.org"]
     assert rows[0]["link"].startswith("https://eval.example.org/accounts/link/") and rows[0]["password"] == ""

@@ -1,4 +1,5 @@
 """A failed login keeps the username the person typed (and says what went wrong)."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db

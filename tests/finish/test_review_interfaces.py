@@ -1,5 +1,6 @@
 """The flag review through its three doors (web page, API, ``manage.py review_flags``) and the stall on the
 dashboard, the campaign page and the progress endpoint."""
+
 import io
 
 import pytest
@@ -13,8 +14,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 STALL = "1 item needs a rater who has not seen it: 3 of 3 raters have rated or reported it."
 
 
-def test_the_dashboard_and_campaign_page_explain_the_stall_and_offer_the_actions(stalled, client, organizer,
-                                                                                 researcher):
+def test_the_dashboard_and_campaign_page_explain_the_stall_and_offer_the_actions(
+    stalled, client, organizer, researcher
+):
     campaign, _, _ = stalled
     client.force_login(organizer)
     for url in (f"/results/{campaign.pk}/", f"/campaigns/{campaign.pk}/", f"/campaigns/{campaign.pk}/flags/"):
@@ -84,7 +86,8 @@ def test_the_command_lists_dismisses_and_retires(stalled):
         f"Item {flagged.pk} (instance 2, system, open; 2 of 3 ratings) [alpha]",
         "  statement: He put elephant number 2 into the fridge.",
         "  reason:    alpha reason 2.",
-        "  reported by site:a (open): the reason is cut off"]
+        "  reported by site:a (open): the reason is cut off",
+    ]
     out = io.StringIO()
     call_command("review_flags", campaign="stall", dismiss=flagged.pk, stdout=out)
     assert "dismissed 1 report(s)" in out.getvalue()

@@ -1,4 +1,5 @@
 """A small rated campaign for the metric study tests, built with the results area's factories."""
+
 import numpy as np
 
 from core.models import Item, Reference, System
@@ -7,8 +8,9 @@ from tests.results.factories import add_ratings, make_campaign, make_dataset, ma
 WORDS = ["elephant", "fridge", "big", "small", "sun", "east", "cat", "read", "fish", "water", "ice", "cold"]
 
 
-def build_study_campaign(n_instances=8, n_systems=5, raters=3, human_reference=None, seed=4, name="study",
-                         sampled=None):
+def build_study_campaign(
+    n_instances=8, n_systems=5, raters=3, human_reference=None, seed=4, name="study", sampled=None
+):
     """Systems whose outputs get better with their index, rated accordingly (with seeded noise).
 
     Every instance has three references; with ``human_reference`` the Human pseudo-system
@@ -22,14 +24,15 @@ def build_study_campaign(n_instances=8, n_systems=5, raters=3, human_reference=N
         words = [WORDS[(int(instance.external_id) + j) % len(WORDS)] for j in range(6)]
         for position in (1, 2, 3):
             if position != human_reference:
-                Reference.objects.create(instance=instance, position=position,
-                                         text=" ".join(words[position - 1:position + 3]) + " .")
+                Reference.objects.create(
+                    instance=instance, position=position, text=" ".join(words[position - 1 : position + 3]) + " ."
+                )
     systems = []
     for k in range(n_systems):
         system = make_system(dataset, f"sys{k}", bleu=10.0 + k)
         for output in system.outputs.select_related("instance"):
             words = [WORDS[(int(output.instance.external_id) + j) % len(WORDS)] for j in range(6)]
-            kept = words[:k + 1] + ["noise"] * (n_systems - k)
+            kept = words[: k + 1] + ["noise"] * (n_systems - k)
             output.text = " ".join(kept) + " ."
             output.save()
         systems.append(system)

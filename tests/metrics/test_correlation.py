@@ -1,4 +1,5 @@
 """evalapp.compute.correlation against SciPy and hand-worked examples."""
+
 import math
 import warnings
 
@@ -14,9 +15,9 @@ RNG_SEED = 7
 @pytest.fixture
 def tied_pair():
     rng = np.random.default_rng(RNG_SEED)
-    human = rng.integers(0, 4, 40).astype(float)      # 0-3 ratings: many ties
+    human = rng.integers(0, 4, 40).astype(float)  # 0-3 ratings: many ties
     metric = human + rng.normal(0, 1.2, 40)
-    metric[:5] = metric[5]                              # ties in the metric too
+    metric[:5] = metric[5]  # ties in the metric too
     return metric, human
 
 
@@ -40,10 +41,12 @@ def test_fast_coefficient_values_equal_scipy(tied_pair):
     for n in (7, 17, len(x)):  # the all-pairs path for small n
         for variant in "bc":
             assert corr.coefficient_value(f"kendall_{variant}", x[:n], y[:n]) == pytest.approx(
-                stats.kendalltau(x[:n], y[:n], variant=variant).statistic, abs=1e-12)
+                stats.kendalltau(x[:n], y[:n], variant=variant).statistic, abs=1e-12
+            )
     big_x, big_y = np.tile(x, 3) + np.arange(3 * len(x)) * 1e-3, np.tile(y, 3)
     assert corr.coefficient_value("kendall_b", big_x, big_y) == pytest.approx(
-        stats.kendalltau(big_x, big_y).statistic, abs=1e-12)
+        stats.kendalltau(big_x, big_y).statistic, abs=1e-12
+    )
 
 
 def test_tau_c_differs_from_tau_b_on_a_rectangular_table():
@@ -107,7 +110,7 @@ def test_wmt_kendall_like_by_hand():
 
 def test_grouped_correlation_is_the_mean_of_defined_groups():
     metric = [1, 2, 3, 3, 2, 1, 5, 6, 7]
-    human = [1, 2, 4, 1, 2, 3, 2, 2, 2]      # group c has constant human scores: undefined
+    human = [1, 2, 4, 1, 2, 3, 2, 2, 2]  # group c has constant human scores: undefined
     groups = ["a"] * 3 + ["b"] * 3 + ["c"] * 3
     result = corr.grouped("pearson", metric, human, groups)
     expected_a = stats.pearsonr([1, 2, 3], [1, 2, 4]).statistic

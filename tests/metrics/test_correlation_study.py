@@ -1,4 +1,5 @@
 """The whole correlation report on plain arrays (evalapp.compute.correlation_study)."""
+
 import math
 import warnings
 
@@ -28,8 +29,9 @@ def make_study(seed=3, constant_metric=False):
     segment = quality + rng.normal(0, 0.5, quality.shape)
     if constant_metric:
         segment = np.ones_like(segment)
-    seg_metric = MetricData("seg", Resampler.mean(segment, CAMPAIGN_DOMAIN).scores(),
-                            Resampler.mean(segment, CAMPAIGN_DOMAIN), segment)
+    seg_metric = MetricData(
+        "seg", Resampler.mean(segment, CAMPAIGN_DOMAIN).scores(), Resampler.mean(segment, CAMPAIGN_DOMAIN), segment
+    )
     corpus = rng.integers(1, 9, (N_SYSTEMS, 50, 2)).astype(float)
     corpus[:, :, 0] += np.arange(N_SYSTEMS)[:, None]
     corpus_resampler = Resampler("dataset", corpus, lambda summed: summed[:, 0] / summed[:, 1])
@@ -44,13 +46,17 @@ def test_point_figures_equal_scipy():
     seg = data.metrics[0]
     assert report["system_level"]["seg"]["pearson"]["r"] == pytest.approx(stats.pearsonr(seg.system, human).statistic)
     assert report["system_level"]["corpus"]["kendall_c"]["r"] == pytest.approx(
-        stats.kendalltau(data.metrics[1].system, human, variant="c").statistic)
+        stats.kendalltau(data.metrics[1].system, human, variant="c").statistic
+    )
     flat_m, flat_h = seg.segment.ravel(), data.human_segment.ravel()
     flattened = report["segment_level"]["seg"]["flattened"]
     assert flattened["spearman"]["r"] == pytest.approx(stats.spearmanr(flat_m, flat_h).statistic)
     assert flattened["kendall_b"]["r"] == pytest.approx(stats.kendalltau(flat_m, flat_h).statistic)
-    per_instance = [stats.pearsonr(seg.segment[:, i], data.human_segment[:, i]).statistic
-                    for i in range(N_INSTANCES) if np.ptp(data.human_segment[:, i]) > 0]
+    per_instance = [
+        stats.pearsonr(seg.segment[:, i], data.human_segment[:, i]).statistic
+        for i in range(N_INSTANCES)
+        if np.ptp(data.human_segment[:, i]) > 0
+    ]
     grouped = report["segment_level"]["seg"]["grouped_by_instance"]["pearson"]
     assert grouped["r"] == pytest.approx(np.mean(per_instance))
     assert "corpus" not in report["segment_level"]  # no segment scores, no segment figures
@@ -99,8 +105,12 @@ def test_constant_metric_gives_nan_and_no_warning():
 def test_corpus_statistics_resample_equals_recomputing_bleu():
     """A bootstrap resample of sufficient statistics gives the BLEU of the resampled corpus."""
     hypotheses = ["the cat sat on the mat", "a dog can not fly at all", "ice is cold", "fish live in water"]
-    references = [["the cat sat on a mat", "a cat is on the mat"], ["dogs can not fly", "a dog has no wings"],
-                  ["ice is very cold"], ["fish live in the water", "water is where fish live"]]
+    references = [
+        ["the cat sat on a mat", "a cat is on the mat"],
+        ["dogs can not fly", "a dog has no wings"],
+        ["ice is very cold"],
+        ["fish live in the water", "water is where fish live"],
+    ]
     stats_rows = official_bleu.stats_matrix(official_bleu.corpus_stats(hypotheses, references))
     resampler = Resampler(CAMPAIGN_DOMAIN, stats_rows[None].astype(float), official_bleu.bleu_from_totals_array)
     indices = bootstrap_compute.resample_indices(len(hypotheses), 5, seed=1)

@@ -4,6 +4,7 @@ Each fast path is held to the slow one it replaced, on the same random numbers: 
 tests give the same p-values, the bootstrap's system-level coefficients the same values (up to
 rounding), and the Kendall taus scipy's.
 """
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -22,8 +23,12 @@ def _direct_permutation_p(a, b, human, name, resamples, seed):
     if name == "pearson":
         deltas = corr._rowwise_pearson(left, human) - corr._rowwise_pearson(right, human)
     else:
-        deltas = np.array([corr.coefficient_value(name, left[i], human) - corr.coefficient_value(name, right[i], human)
-                           for i in range(resamples)])
+        deltas = np.array(
+            [
+                corr.coefficient_value(name, left[i], human) - corr.coefficient_value(name, right[i], human)
+                for i in range(resamples)
+            ]
+        )
     extreme = np.count_nonzero(np.abs(deltas) >= abs(observed) - 1e-12 * max(1.0, abs(observed)))
     return (1 + extreme) / (1 + resamples)
 
@@ -32,9 +37,9 @@ def _direct_permutation_p(a, b, human, name, resamples, seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_permutation_p_values_are_the_direct_ones(n, seed):
     rng = np.random.default_rng(seed)
-    human = np.round(rng.normal(2, 0.7, n) * 3) / 3                 # few distinct values, as mean ratings
+    human = np.round(rng.normal(2, 0.7, n) * 3) / 3  # few distinct values, as mean ratings
     a = human + rng.normal(0, 1, n)
-    b = np.round(human + rng.normal(0, 1.3, n), 1)                 # ties in one metric
+    b = np.round(human + rng.normal(0, 1.3, n), 1)  # ties in one metric
     names = ["pearson"] + (["kendall_b"] if n <= corr.PAIRWISE_KENDALL_MAX_N else [])
     for name in names:
         found = corr.paired_permutation_test(a, b, human, name, 500, np.random.default_rng(seed + 10))
@@ -54,9 +59,9 @@ def test_permutation_of_a_metric_with_itself_and_its_copy():
 @pytest.mark.parametrize("variant", ["b", "c"])
 def test_rowwise_kendall_equals_scipy(variant):
     rng = np.random.default_rng(7)
-    rows = rng.integers(0, 5, (200, 12)).astype(float)           # many ties
+    rows = rng.integers(0, 5, (200, 12)).astype(float)  # many ties
     y = rng.integers(0, 4, (200, 12)).astype(float)
-    rows[3] = 1.0                                                  # a constant row: undefined
+    rows[3] = 1.0  # a constant row: undefined
     found = corr.rowwise_kendall(rows, y, variant)
     for i in range(len(rows)):
         if np.ptp(rows[i]) == 0 or np.ptp(y[i]) == 0:
@@ -81,7 +86,7 @@ def test_system_samples_leave_out_missing_systems_as_before():
     rng = np.random.default_rng(2)
     scores = rng.normal(size=(50, 9))
     human = scores + rng.normal(size=(50, 9))
-    scores[::7, 2] = np.nan                                         # a resample where a system has no score
+    scores[::7, 2] = np.nan  # a resample where a system has no score
     human[3, 4] = np.nan
     found = _system_samples(scores, human)
     for name in corr.COEFFICIENTS:
@@ -98,13 +103,13 @@ def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(na
     rng = np.random.default_rng(5)
     n_systems, n_instances = 6, 40
     human = np.round(rng.normal(2, 0.8, (n_systems, n_instances)) * 3) / 3
-    metric = np.round(human + rng.normal(0, 1, human.shape), 1)      # ties on both sides
-    metric[rng.random(human.shape) < 0.1] = np.nan                    # missing outputs
+    metric = np.round(human + rng.normal(0, 1, human.shape), 1)  # ties on both sides
+    metric[rng.random(human.shape) < 0.1] = np.nan  # missing outputs
     keep = np.isfinite(metric)
     instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
     flat = FlattenedPoints(metric[keep], human[keep], instances)
     draws = rng.integers(0, n_instances, (30, n_instances))
-    draws[0] = 3                                                      # one instance drawn 40 times
+    draws[0] = 3  # one instance drawn 40 times
     counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
     found = flat.coefficient_many(name, counts)
     for b, columns in enumerate(draws):

@@ -1,4 +1,5 @@
 """The report in JSON, CSV, LaTeX and HTML; the metric-scores file reader."""
+
 import csv
 import io
 import json
@@ -20,7 +21,9 @@ def report(db):
 
 def test_json_is_strict_and_complete(report):
     parsed = json.loads(metric_report.render(report, "json"))
-    assert parsed["system_level"]["chrf"]["kendall_c"]["r"] == pytest.approx(report["system_level"]["chrf"]["kendall_c"]["r"])
+    assert parsed["system_level"]["chrf"]["kendall_c"]["r"] == pytest.approx(
+        report["system_level"]["chrf"]["kendall_c"]["r"]
+    )
     assert "NaN" not in metric_report.render(report, "json")
 
 
@@ -29,8 +32,15 @@ def test_csv_is_one_tidy_table(report):
     assert tuple(rows[0]) == metric_report.CSV_HEADER
     tables = {row["table"] for row in rows}
     assert tables == {"system_score", "correlation", "comparison", "wmt", "ranking", "soft_pairwise_p"}
-    pearson = next(r for r in rows if r["table"] == "correlation" and r["subset"] == "all" and r["level"] == "system"
-                   and r["metric"] == "chrf" and r["statistic"] == "pearson")
+    pearson = next(
+        r
+        for r in rows
+        if r["table"] == "correlation"
+        and r["subset"] == "all"
+        and r["level"] == "system"
+        and r["metric"] == "chrf"
+        and r["statistic"] == "pearson"
+    )
     assert float(pearson["value"]) == pytest.approx(report["system_level"]["chrf"]["pearson"]["r"])
     assert any(r["aggregation"] == "grouped_by_instance" for r in rows)
     assert any(r["statistic"] == "williams_t" for r in rows)
@@ -55,8 +65,10 @@ def test_latex_uses_booktabs_and_escapes(report):
 
 def test_html_has_tables_scatter_plots_and_histograms(report):
     text = metric_report.render(report, "html")
-    assert text.count("one point per system\"><title>") == len(report["metrics"])  # one scatter each
-    assert text.count("per metric with 95% bootstrap intervals\"><title>") == 5  # Pearson, PA, SPA, acc_eq, acc_eq grouped
+    assert text.count('one point per system"><title>') == len(report["metrics"])  # one scatter each
+    assert (
+        text.count('per metric with 95% bootstrap intervals"><title>') == 5
+    )  # Pearson, PA, SPA, acc_eq, acc_eq grouped
     assert text.count('class="chart histogram"') == 5  # one per rated system
     assert text.count("<svg") == len(report["metrics"]) + 5 + 5
     assert " style=" not in text.split("</style>", 1)[1]  # no inline style: classes only
@@ -78,8 +90,11 @@ def test_unknown_format():
 def test_jsonable_turns_nan_into_null():
     import numpy as np
 
-    assert metric_report.jsonable({"a": float("nan"), "b": np.float64(2.5), "c": [np.inf, np.int64(3)]}) == \
-        {"a": None, "b": 2.5, "c": [None, 3]}
+    assert metric_report.jsonable({"a": float("nan"), "b": np.float64(2.5), "c": [np.inf, np.int64(3)]}) == {
+        "a": None,
+        "b": 2.5,
+        "c": [None, 3],
+    }
 
 
 def test_metric_scores_reader():
@@ -107,7 +122,7 @@ def test_histograms_share_one_y_axis_and_their_counts_stay_clear_of_the_titles()
     plots = dict(metric_report.histogram_plots(report))
     assert len(plots) == 3
     tops = set()
-    for name, plot in plots.items():
+    for plot in plots.values():
         y_labels = re.findall(r'class="tick tick-y"[^>]*>([^<]+)<', plot)
         assert y_labels[0] == "0" and len(y_labels) >= 3, "a y-axis with ticks"
         tops.add(y_labels[-1])
@@ -118,8 +133,11 @@ def test_histograms_share_one_y_axis_and_their_counts_stay_clear_of_the_titles()
         assert max(heights) <= svg.HISTOGRAM_HEIGHT
     assert tops == {"30"}, "one scale for every panel"
     # the same count is the same height in every panel: 2 ratings in "tall" and in "short"
-    two = {name: float(re.findall(r'<rect class="bar"[^>]* height="([^"]+)"', plot)[1])
-           for name, plot in plots.items() if name in ("tall", "short")}
+    two = {
+        name: float(re.findall(r'<rect class="bar"[^>]* height="([^"]+)"', plot)[1])
+        for name, plot in plots.items()
+        if name in ("tall", "short")
+    }
     assert two["tall"] == two["short"] > 0
     assert "…</text>" in plots["a" * 40] and 'aria-label="' + "a" * 40 in plots["a" * 40]
     css = metric_report.STYLESHEET.read_text()

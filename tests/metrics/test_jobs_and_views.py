@@ -1,4 +1,5 @@
 """Metric runs as background jobs, the metrics pages and the two commands."""
+
 import json
 
 import pytest
@@ -83,6 +84,7 @@ def test_unknown_options_and_metrics_are_refused():
 
 # --- pages ---------------------------------------------------------------------------------
 
+
 def test_roles(client, rater_user, researcher):
     campaign = build_study_campaign()
     page = reverse("metrics:campaign", args=[campaign.pk])
@@ -102,8 +104,10 @@ def test_roles(client, rater_user, researcher):
 def test_start_run_page_report_and_downloads(client, role, organizer, researcher):
     campaign = build_study_campaign()
     client.force_login(organizer if role == "organizer" else researcher)
-    response = client.post(reverse("metrics:start", args=[campaign.pk]),
-                           {"metrics": FAST, "bootstrap": "10", "seed": "4", "corpus_scope": "campaign"})
+    response = client.post(
+        reverse("metrics:start", args=[campaign.pk]),
+        {"metrics": FAST, "bootstrap": "10", "seed": "4", "corpus_scope": "campaign"},
+    )
     run = MetricRun.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("metrics:run", args=[run.pk])
     client.force_login(researcher)  # the pages are the same for both roles
@@ -111,10 +115,13 @@ def test_start_run_page_report_and_downloads(client, role, organizer, researcher
     page = client.get(reverse("metrics:run", args=[run.pk])).content.decode()
     assert "See the report" in page and 'http-equiv="refresh"' not in page
     report_page = client.get(reverse("metrics:campaign", args=[campaign.pk])).content.decode()
-    assert report_page.count("one point per system\"><title>") == 2 and "Kendall τc" in report_page and "Williams" in report_page
+    assert (
+        report_page.count('one point per system"><title>') == 2
+        and "Kendall τc" in report_page
+        and "Williams" in report_page
+    )
     assert report_page.count("<details>") == 5 and "Summary" in report_page and " style=" not in report_page
-    for fmt, marker in (("json", '"system_level"'), ("csv", "table,subset"), ("latex", r"\toprule"),
-                        ("html", "<svg")):
+    for fmt, marker in (("json", '"system_level"'), ("csv", "table,subset"), ("latex", r"\toprule"), ("html", "<svg")):
         response = client.get(reverse("metrics:download", args=[campaign.pk, fmt]))
         assert response.status_code == 200 and marker in response.content.decode()
         assert response["Content-Disposition"].startswith("attachment")
@@ -123,8 +130,9 @@ def test_start_run_page_report_and_downloads(client, role, organizer, researcher
 
 def test_running_page_refreshes_itself(client, researcher):
     campaign = build_study_campaign()
-    run = MetricRun.objects.create(campaign=campaign, metrics=FAST, status=MetricRun.Status.RUNNING, progress=0.42,
-                                   message="bootstrap")
+    run = MetricRun.objects.create(
+        campaign=campaign, metrics=FAST, status=MetricRun.Status.RUNNING, progress=0.42, message="bootstrap"
+    )
     client.force_login(researcher)
     page = client.get(reverse("metrics:run", args=[run.pk])).content.decode()
     assert 'http-equiv="refresh"' in page and 'value="42"' in page and "bootstrap" in page
@@ -143,24 +151,38 @@ def test_import_page(client, researcher, tmp_path):
     campaign = build_study_campaign()
     client.force_login(researcher)
     upload = SimpleUploadedFile("mine.csv", b"sys0,1\nsys1,2\nsys2,3\n", content_type="text/csv")
-    response = client.post(reverse("metrics:import", args=[campaign.pk]),
-                           {"metric": "mine", "level": "system", "file": upload}, follow=True)
+    response = client.post(
+        reverse("metrics:import", args=[campaign.pk]),
+        {"metric": "mine", "level": "system", "file": upload},
+        follow=True,
+    )
     assert "Imported 3 system-level scores" in response.content.decode()
     bad = SimpleUploadedFile("bad.csv", b"sys0,1\nsys1,x\n", content_type="text/csv")
-    response = client.post(reverse("metrics:import", args=[campaign.pk]),
-                           {"metric": "mine", "level": "system", "file": bad}, follow=True)
+    response = client.post(
+        reverse("metrics:import", args=[campaign.pk]), {"metric": "mine", "level": "system", "file": bad}, follow=True
+    )
     assert "bad.csv, line 2, column 2" in response.content.decode()
     assert MetricScore.objects.filter(metric="mine").count() == 3
 
 
 # --- commands ------------------------------------------------------------------------------
 
+
 def test_metric_report_command_every_format(tmp_path, capsys):
     campaign = build_study_campaign()
     for fmt in ("json", "csv", "latex", "html"):
         out = tmp_path / f"report.{fmt}"
-        call_command("metric_report", campaign=campaign.name, metrics="comve_bleu,chrf", format=fmt, out=str(out),
-                     bootstrap=10, permutations=10, top_k=3, quiet=True)
+        call_command(
+            "metric_report",
+            campaign=campaign.name,
+            metrics="comve_bleu,chrf",
+            format=fmt,
+            out=str(out),
+            bootstrap=10,
+            permutations=10,
+            top_k=3,
+            quiet=True,
+        )
         assert out.stat().st_size > 0
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["top_k"]["k"] == 3
@@ -174,8 +196,9 @@ def test_import_metric_scores_command(tmp_path, capsys):
     campaign = build_study_campaign()
     path = tmp_path / "seg.csv"
     path.write_text("instance_id,system,score\n100,sys0,0.5\n101,sys1,0.7\n")
-    call_command("import_metric_scores", campaign=campaign.name, metric="seg", level="segment", file=str(path),
-                 json=True)
+    call_command(
+        "import_metric_scores", campaign=campaign.name, metric="seg", level="segment", file=str(path), json=True
+    )
     assert json.loads(capsys.readouterr().out) == {"metric": "seg", "level": "segment", "scores": 2, "systems": 2}
     path.write_text("100,sys0\n")
     with pytest.raises(CommandError, match="line 1: expected 3 columns"):
@@ -211,6 +234,7 @@ def test_progress_messages_count_what_is_done(monkeypatch):
         original(run_id, **fields)
         if "message" in fields:
             messages.append(fields["message"])
+
     monkeypatch.setattr(metric_runs, "_set", spy)
     monkeypatch.setattr(metric_runs, "PROGRESS_WRITE_SECONDS", 0.0)
     metric_runs.execute_run(run.pk)

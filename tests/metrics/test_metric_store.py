@@ -1,4 +1,5 @@
 """Metric scores computed once and kept; finished reports stored and rendered again (issue 13)."""
+
 import io
 
 import numpy as np
@@ -27,6 +28,7 @@ def scored(monkeypatch):
         def compute(self, hypotheses, references, progress=None):
             calls.append((key, sum(h is not None for outputs in hypotheses for h in outputs)))
             return originals[key](self, hypotheses, references, progress)
+
         return compute
 
     for key, cls in registry.METRICS.items():
@@ -42,7 +44,7 @@ def system_scores(report):
 def test_scores_are_computed_once_and_equal_a_fresh_computation(scored):
     campaign = build_study_campaign()
     first = metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 1}).copy()
-    assert {key: n for key, n in scored} == {"comve_bleu": 40, "chrf": 40, "sentbleu": 40}
+    assert dict(scored) == {"comve_bleu": 40, "chrf": 40, "sentbleu": 40}
     assert MetricSegmentScore.objects.count() == 40 * 3
     scored.clear()
     second = metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 2})  # another seed: nothing scored
@@ -67,7 +69,8 @@ def test_a_changed_output_is_the_only_one_scored_again(scored):
         assert system_scores(stored)[system] == pytest.approx(metrics, abs=1e-12)
     for name in ("chrf", "sentbleu"):
         assert stored["segment_level"][name]["flattened"]["pearson"]["r"] == pytest.approx(
-            fresh["segment_level"][name]["flattened"]["pearson"]["r"], abs=1e-12)
+            fresh["segment_level"][name]["flattened"]["pearson"]["r"], abs=1e-12
+        )
 
 
 def test_a_new_signature_scores_everything_again(scored, monkeypatch):
@@ -116,7 +119,7 @@ def test_a_report_is_reused_until_ratings_change_and_then_only_the_statistics_ar
 
 def test_the_command_renders_a_stored_report_in_another_format(tmp_path, scored):
     campaign = build_study_campaign()
-    options = dict(campaign=campaign.name, metrics="comve_bleu,chrf", bootstrap=10, permutations=10)
+    options = {"campaign": campaign.name, "metrics": "comve_bleu,chrf", "bootstrap": 10, "permutations": 10}
     err = io.StringIO()
     call_command("metric_report", format="json", out=str(tmp_path / "r.json"), stderr=err, **options)
     assert "computed and stored" in err.getvalue()
@@ -126,7 +129,8 @@ def test_the_command_renders_a_stored_report_in_another_format(tmp_path, scored)
     assert "the stored report" in err.getvalue() and scored == []
     run = MetricRun.objects.get()
     err = io.StringIO()
-    call_command("metric_report", format="csv", out=str(tmp_path / "r.csv"), stderr=err, run=run.pk,
-                 campaign=campaign.name)
+    call_command(
+        "metric_report", format="csv", out=str(tmp_path / "r.csv"), stderr=err, run=run.pk, campaign=campaign.name
+    )
     assert (tmp_path / "r.csv").read_text().startswith("table,subset")
     assert np.isfinite(run.report["system_level"]["chrf"]["pairwise_accuracy"]["value"])

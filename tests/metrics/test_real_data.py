@@ -5,6 +5,7 @@ ratings cover), all 17 shared test-set systems and the Human pseudo-system (refe
 The four BUT-FIT systems carry their real ratings (one rater); the others get seeded ratings.
 BERTScore and the other metrics are computed on the sampled instances only, to keep it fast.
 """
+
 import csv
 import io
 import json
@@ -33,12 +34,24 @@ def real_campaign():
     for name in systems:
         import_submission(dataset, name, shared_file("systems", f"{name}_test.csv"))
     with open(shared_file("test_statements.csv"), encoding="utf-8") as handle:
-        first_ids = [row[0] for row in list(csv.reader(handle))[1:SAMPLED + 1]]
-    campaign = create_campaign(dataset, "real-metrics", instance_ids=first_ids, raters_per_item=1, systems=systems,
-                               human_reference=1, seed=RATINGS_SEED)
+        first_ids = [row[0] for row in list(csv.reader(handle))[1 : SAMPLED + 1]]
+    campaign = create_campaign(
+        dataset,
+        "real-metrics",
+        instance_ids=first_ids,
+        raters_per_item=1,
+        systems=systems,
+        human_reference=1,
+        seed=RATINGS_SEED,
+    )
     real = shared_file("ratings", "butfit_internal_ratings_test100.csv")
-    summary = import_ratings(campaign, real.read_bytes(), str(real), "long",
-                             columns={"instance": "id", "score": "rating_0to3", "reason": "reason"})
+    summary = import_ratings(
+        campaign,
+        real.read_bytes(),
+        str(real),
+        "long",
+        columns={"instance": "id", "score": "rating_0to3", "reason": "reason"},
+    )
     assert summary.accepted == 4 * SAMPLED
     rated = {row["system"] for row in csv.DictReader(io.StringIO(real.read_text(encoding="utf-8")))}
     rng = np.random.default_rng(RATINGS_SEED)
@@ -52,8 +65,17 @@ def real_campaign():
 
 def test_metric_report_on_the_real_systems_in_every_format(real_campaign, tmp_path):
     path = tmp_path / "report.json"
-    call_command("metric_report", campaign=real_campaign.name, metrics=",".join(EVERY_METRIC), format="json",
-                 out=str(path), bootstrap=100, permutations=100, corpus_scope="campaign", quiet=True)
+    call_command(
+        "metric_report",
+        campaign=real_campaign.name,
+        metrics=",".join(EVERY_METRIC),
+        format="json",
+        out=str(path),
+        bootstrap=100,
+        permutations=100,
+        corpus_scope="campaign",
+        quiet=True,
+    )
     report = json.loads(path.read_text(encoding="utf-8"))
     # the other formats render the same report (the command computes it again for each --format)
     outputs = {fmt: render(report, fmt) for fmt in ("csv", "latex", "html")}
@@ -80,7 +102,7 @@ def test_metric_report_on_the_real_systems_in_every_format(real_campaign, tmp_pa
     assert "nrefs:2" in report["signatures"]["comve_bleu"] and "layer:6" in report["signatures"]["bertscore_f1"]
     assert report["versions"]["bert-score"] and report["seed"] == 2020
     assert sum(report["rating_histograms"]["butfit_bart"]) == SAMPLED
-    assert outputs["html"].count("one point per system\"><title>") == len(names) and "butfit" in outputs["html"]
+    assert outputs["html"].count('one point per system"><title>') == len(names) and "butfit" in outputs["html"]
     assert outputs["html"].count('class="chart histogram"') == 18
     assert outputs["latex"].count(r"\toprule") == 4
     for name in names:  # the WMT statistics on 17 real systems

@@ -1,5 +1,6 @@
 """A metric run's time left and its cancel button (issue 20): cancelling, through the web or the API,
 at any moment of the run, leaves no report and no "done"; the estimate is elapsed x (1 - p) / p."""
+
 from datetime import timedelta
 
 import pytest
@@ -41,6 +42,7 @@ def test_a_run_cancelled_while_it_computes_stops_and_writes_no_report(monkeypatc
             if MetricRun.objects.get(pk=run.pk).status == MetricRun.Status.RUNNING:
                 metric_runs.cancel_run(MetricRun.objects.get(pk=run.pk))
             progress(fraction, message)
+
         return real(*args, progress=report, **kwargs)
 
     monkeypatch.setattr(metric_study, "build_report", cancelled_midway)
@@ -99,8 +101,9 @@ def running_run(client, django_user_model):
     researcher = django_user_model.objects.create_user(username="res", password="pw-res-12345")
     researcher.groups.add(Group.objects.get_or_create(name="researcher")[0])
     run = queued_run()
-    MetricRun.objects.filter(pk=run.pk).update(status=MetricRun.Status.RUNNING, progress=0.5,
-                                               started_at=timezone.now() - timedelta(seconds=120))
+    MetricRun.objects.filter(pk=run.pk).update(
+        status=MetricRun.Status.RUNNING, progress=0.5, started_at=timezone.now() - timedelta(seconds=120)
+    )
     client.force_login(researcher)
     return run
 

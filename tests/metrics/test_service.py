@@ -1,4 +1,5 @@
 """The metric study service: built-in scores, imported metrics, the report contract."""
+
 import json
 import math
 
@@ -34,8 +35,13 @@ def test_report_follows_the_s5_contract():
         for coefficient in ("pearson", "spearman", "kendall_b", "kendall_c"):
             assert set(report["system_level"][name][coefficient]) >= {"r", "p", "ci"}
     assert set(report["segment_level"]) == {"chrf", "sentbleu"}
-    assert set(report["segment_level"]["chrf"]) == {"flattened", "grouped_by_instance", "wmt_kendall", "acc_eq",
-                                                    "acc_eq_grouped"}
+    assert set(report["segment_level"]["chrf"]) == {
+        "flattened",
+        "grouped_by_instance",
+        "wmt_kendall",
+        "acc_eq",
+        "acc_eq_grouped",
+    }
     for name in ("comve_bleu", "sacrebleu", "chrf", "sentbleu"):  # the WMT statistics
         for statistic in ("pairwise_accuracy", "soft_pairwise_accuracy"):
             assert set(report["system_level"][name][statistic]) >= {"value", "ci"}
@@ -69,8 +75,10 @@ def test_system_bleu_is_the_official_bleu_of_the_outputs():
     report = report_of(campaign, ["comve_bleu"], bootstrap=0)
     system = campaign.systems.get(name="sys3")
     outputs = list(SystemOutput.objects.filter(system=system).order_by("instance__position"))
-    references = [list(Reference.objects.filter(instance=o.instance_id).order_by("position")
-                       .values_list("text", flat=True)) for o in outputs]
+    references = [
+        list(Reference.objects.filter(instance=o.instance_id).order_by("position").values_list("text", flat=True))
+        for o in outputs
+    ]
     expected = official_bleu.corpus_bleu([o.text for o in outputs], references).score
     row = next(s for s in report["systems"] if s["system"] == "sys3")
     assert row["metrics"]["comve_bleu"] == pytest.approx(expected)
@@ -113,6 +121,7 @@ def test_unknown_metric_is_refused_with_the_known_ones():
 
 # --- imported metrics ----------------------------------------------------------------------
 
+
 def source(text, name="mine.csv"):
     return SourceFile(name, text.encode())
 
@@ -125,8 +134,10 @@ def test_imported_system_metric_enters_every_part_of_the_report():
     report = report_of(campaign, ["chrf", "my-metric"])
     assert report["systems"][2]["metrics"]["my-metric"] == pytest.approx(0.25)
     assert report["system_level"]["my-metric"]["spearman"]["r"] is not None
-    assert {(c["metric_a"], c["metric_b"]) for c in report["comparisons"]} & {("my-metric", "chrf"),
-                                                                              ("chrf", "my-metric")}
+    assert {(c["metric_a"], c["metric_b"]) for c in report["comparisons"]} & {
+        ("my-metric", "chrf"),
+        ("chrf", "my-metric"),
+    }
     assert "my-metric" in report["top_k"]["system_level"]
     assert report["signatures"]["my-metric"] == "imported:mine.csv"
     # default metrics: every built-in plus every imported one
@@ -135,12 +146,20 @@ def test_imported_system_metric_enters_every_part_of_the_report():
 
 def test_imported_segment_metric_gets_segment_figures_and_a_mean_system_score():
     campaign = build_study_campaign()
-    rows = [f"{i.external_id},sys{k},{k + 0.01 * n}" for n, i in enumerate(campaign.instances.order_by("position"))
-            for k in range(5)]
+    rows = [
+        f"{i.external_id},sys{k},{k + 0.01 * n}"
+        for n, i in enumerate(campaign.instances.order_by("position"))
+        for k in range(5)
+    ]
     metric_study.import_metric_scores(campaign, "seg-metric", "segment", source("\n".join(rows)))  # no header
     report = report_of(campaign, ["seg-metric"])
-    assert set(report["segment_level"]["seg-metric"]) == {"flattened", "grouped_by_instance", "wmt_kendall", "acc_eq",
-                                                          "acc_eq_grouped"}
+    assert set(report["segment_level"]["seg-metric"]) == {
+        "flattened",
+        "grouped_by_instance",
+        "wmt_kendall",
+        "acc_eq",
+        "acc_eq_grouped",
+    }
     assert report["systems"][3]["metrics"]["seg-metric"] == pytest.approx(3 + 0.01 * 3.5)
     assert report["system_level"]["seg-metric"]["pearson"]["bootstrap_ci"][0] is not None
 

@@ -1,6 +1,7 @@
 """The WMT metrics tasks' statistics against hand-computed figures, scipy identities, literal
 pair-by-pair restatements of mt-metrics-eval's definitions (KendallVariants acc23,
 KendallWithTiesOpt with sample_rate=1.0, pce) and the shared real ratings."""
+
 import csv
 import itertools
 
@@ -22,6 +23,7 @@ from evalapp.compute.tie_calibration import (
 from tests.conftest import shared_file
 
 # --- literal restatements (written from the papers' and mt-metrics-eval's definitions) -----
+
 
 def literal_acc23(human, metric):
     """KendallVariants(variant='acc23', epsilon=0): (concordant + tied in both) / pairs, pair by pair."""
@@ -113,11 +115,14 @@ def random_with_ties(rng, n_systems, n_instances, missing=0.1):
 
 def rows_of(matrix_h, matrix_m):
     """mt-metrics-eval's average_by='item' rows: one per instance, None for a missing human score."""
-    return ([[None if np.isnan(v) else float(v) for v in matrix_h[:, i]] for i in range(matrix_h.shape[1])],
-            [[float(v) for v in matrix_m[:, i]] for i in range(matrix_m.shape[1])])
+    return (
+        [[None if np.isnan(v) else float(v) for v in matrix_h[:, i]] for i in range(matrix_h.shape[1])],
+        [[float(v) for v in matrix_m[:, i]] for i in range(matrix_m.shape[1])],
+    )
 
 
 # --- pairwise accuracy -------------------------------------------------------------------
+
 
 def test_pairwise_accuracy_by_hand():
     # pairs: AB both ordered A>B (agree); AC human tie, metric not (disagree); AD agree;
@@ -151,6 +156,7 @@ def test_pairwise_accuracy_equals_acc23_with_ties_and_is_vectorised():
 
 # --- acc_eq ----------------------------------------------------------------------------------
 
+
 def test_acc_eq_by_hand():
     # the human tie (a, b) agrees once the metric ties its 0.05 gap; (a, c) and (b, c) stay concordant
     human = np.array([[1.0], [1.0], [2.0]])
@@ -168,7 +174,8 @@ def test_acc_eq_by_hand():
     # eps = 0.05 ties (0.1, 0.15) in instance 1 (3/3); in instance 2 all pairs stay concordant (3/3)
     assert result.value == pytest.approx(1.0, abs=1e-15) and result.epsilon == abs(0.1 - 0.15) and result.pairs == 6
     assert grouped_accuracy(human, np.array([[0.1, 0.3], [0.5, 0.2], [0.9, 0.0]])).value == pytest.approx(
-        (2 / 3 + 1) / 2)  # no threshold helps: the human tie's metric gap (0.4) exceeds the instance's others
+        (2 / 3 + 1) / 2
+    )  # no threshold helps: the human tie's metric gap (0.4) exceeds the instance's others
 
 
 def test_acc_eq_equals_the_literal_search_on_random_data_with_ties():
@@ -223,8 +230,11 @@ def test_flattened_counts_equal_an_enumeration_of_every_pair():
     expanded_h, expanded_m = np.repeat(human, weights), np.repeat(metric, weights)
     a, b = np.triu_indices(len(expanded_h), 1)
     tied = np.abs(expanded_m[a] - expanded_m[b]) <= 0.1
-    agree = np.where(tied, expanded_h[a] == expanded_h[b],
-                     np.sign(expanded_h[a] - expanded_h[b]) == np.sign(expanded_m[a] - expanded_m[b])).mean()
+    agree = np.where(
+        tied,
+        expanded_h[a] == expanded_h[b],
+        np.sign(expanded_h[a] - expanded_h[b]) == np.sign(expanded_m[a] - expanded_m[b]),
+    ).mean()
     assert flat_accuracy_at(pairs, 0.1, weights) == pytest.approx(agree, abs=1e-12)
 
 
@@ -242,6 +252,7 @@ def test_grouped_resamples_reweight_the_instances():
 
 # --- soft pairwise accuracy ----------------------------------------------------------------
 
+
 def test_pairwise_p_values_equal_the_permutation_test_of_pce():
     rng = np.random.default_rng(4)
     segments = rng.random((4, 30)) + np.arange(4)[:, None] * 0.05
@@ -258,12 +269,17 @@ def test_soft_pairwise_accuracy_by_hand():
 
 def test_spa_of_a_corpus_metric_recomputes_bleu_from_swapped_statistics():
     rng = np.random.default_rng(6)
-    refs = [["a cat sat on the mat", "the cat is on the mat"], ["dogs bark at night", "a dog barks"],
-            ["the sun is hot", "sun gives heat"], ["ice is cold", "cold ice melts"]] * 3
+    refs = [
+        ["a cat sat on the mat", "the cat is on the mat"],
+        ["dogs bark at night", "a dog barks"],
+        ["the sun is hot", "sun gives heat"],
+        ["ice is cold", "cold ice melts"],
+    ] * 3
     words = "a the cat dog sun ice is on mat hot cold bark sat".split()
     outputs = [[" ".join(rng.choice(words, 5)) for _ in refs] for _ in range(3)]
-    stats = np.array([[official_bleu.segment_stats(h, r).as_row() for h, r in zip(system, refs)]
-                      for system in outputs], dtype=float)
+    stats = np.array(
+        [[official_bleu.segment_stats(h, r).as_row() for h, r in zip(system, refs)] for system in outputs], dtype=float
+    )
     signs = swap_signs(64, np.ones(len(refs), dtype=np.int64), rng)
     ours = pairwise_p_values(stats, official_bleu.bleu_from_totals_array, signs)
     for i, j in ((0, 1), (0, 2), (1, 2)):
@@ -286,8 +302,11 @@ def test_spa_is_the_same_up_to_permutation_noise_with_another_generator():
     for seed in (1, 2):
         generator = np.random.default_rng(seed)
         signs = swap_signs(2000, np.ones(80, dtype=np.int64), generator)
-        values.append(soft_pairwise_accuracy(pairwise_p_values(mean_stats(human), ratio, signs),
-                                             pairwise_p_values(mean_stats(metric), ratio, signs)))
+        values.append(
+            soft_pairwise_accuracy(
+                pairwise_p_values(mean_stats(human), ratio, signs), pairwise_p_values(mean_stats(metric), ratio, signs)
+            )
+        )
     assert abs(values[0] - values[1]) < 0.02 and 0.5 < values[0] <= 1
 
 
@@ -301,6 +320,7 @@ def test_resampled_swaps_count_every_copy():
 
 # --- ranking -------------------------------------------------------------------------------
 
+
 def test_assign_ranks_as_mt_metrics_eval():
     p = np.full((4, 4), np.nan)
     p[0, 1], p[0, 2], p[0, 3] = 0.2, 0.01, 0.001
@@ -313,14 +333,19 @@ def test_assign_ranks_as_mt_metrics_eval():
 def test_rank_metrics_uses_paired_bootstrap_values():
     rng = np.random.default_rng(2)
     base = rng.normal(size=500)
-    samples = {"good": 0.8 + 0.01 * base, "close": 0.79 + 0.01 * base + 0.02 * rng.normal(size=500),
-               "bad": 0.5 + 0.01 * base, "none": None}
+    samples = {
+        "good": 0.8 + 0.01 * base,
+        "close": 0.79 + 0.01 * base + 0.02 * rng.normal(size=500),
+        "bad": 0.5 + 0.01 * base,
+        "none": None,
+    }
     ranking, p_values = rank_metrics({"good": 0.8, "close": 0.79, "bad": 0.5, "none": float("nan")}, samples, 0.05)
     assert [(r["metric"], r["rank"]) for r in ranking] == [("good", 1), ("close", 1), ("bad", 2)]
     assert p_values["good|bad"] == 0.0 and 0.05 < p_values["good|close"] < 0.5
 
 
 # --- the shared real ratings ----------------------------------------------------------------
+
 
 @pytest.mark.shared
 def test_statistics_on_the_real_butfit_ratings():

@@ -29,4 +29,4 @@ def ratings_with_mean(mean, n_instances, raters):
     flat = [base + 1] * extra + [base] * (n_instances * raters - extra)
     # Interleave so that instances differ (a real-looking spread, not sorted blocks).
     flat = flat[::2] + flat[1::2]
-    return [flat[i * raters:(i + 1) * raters] for i in range(n_instances)]
+    return [flat[i * raters : (i + 1) * raters] for i in range(n_instances)]

@@ -1,4 +1,5 @@
 """Agreement coefficients equal the reference implementations on the same data (S8)."""
+
 import itertools
 
 import krippendorff
@@ -41,8 +42,9 @@ def reliability_matrix(units, raters, scores):
 def test_krippendorff_alpha_equals_package_with_missing_ratings(seed, level):
     units, raters, scores = random_ratings(seed)
     _, counts = agreement.value_counts(units, scores)
-    expected = krippendorff.alpha(reliability_data=reliability_matrix(units, raters, scores),
-                                  level_of_measurement=level, value_domain=SCALE)
+    expected = krippendorff.alpha(
+        reliability_data=reliability_matrix(units, raters, scores), level_of_measurement=level, value_domain=SCALE
+    )
     assert agreement.krippendorff_alpha(counts, level) == pytest.approx(expected, abs=TOLERANCE)
 
 
@@ -51,8 +53,9 @@ def test_krippendorff_alpha_ordinal_with_an_unused_scale_value():
     raters = np.array([0, 1, 0, 1, 0, 1, 2, 1, 2])
     scores = np.array([0, 0, 3, 2, 0, 3, 3, 2, 3])  # 1 never used
     _, counts = agreement.value_counts(units, scores)
-    expected = krippendorff.alpha(reliability_data=reliability_matrix(units, raters, scores),
-                                  level_of_measurement="ordinal", value_domain=SCALE)
+    expected = krippendorff.alpha(
+        reliability_data=reliability_matrix(units, raters, scores), level_of_measurement="ordinal", value_domain=SCALE
+    )
     assert agreement.krippendorff_alpha(counts, "ordinal") == pytest.approx(expected, abs=TOLERANCE)
 
 
@@ -104,9 +107,11 @@ def test_full_report_matches_references_and_per_rater_figures():
     report = agreement.agreement(units, raters, scores, raters_per_item=3)
     data = reliability_matrix(units, raters, scores)
     assert report["krippendorff_alpha_ordinal"] == pytest.approx(
-        krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=SCALE), abs=TOLERANCE)
+        krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=SCALE), abs=TOLERANCE
+    )
     assert report["krippendorff_alpha_interval"] == pytest.approx(
-        krippendorff.alpha(reliability_data=data, level_of_measurement="interval", value_domain=SCALE), abs=TOLERANCE)
+        krippendorff.alpha(reliability_data=data, level_of_measurement="interval", value_domain=SCALE), abs=TOLERANCE
+    )
     by_rater = {entry["rater"]: entry for entry in report["raters"]}
     assert sum(entry["ratings"] for entry in report["raters"]) == len(scores)
     rater0 = by_rater[0]

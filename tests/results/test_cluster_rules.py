@@ -1,18 +1,19 @@
 """The two clustering rules of Table 6 (issue 19, item 2): ``wmt`` is mt-metrics-eval's AssignRanks on the
 product's one-sided p-values, ``holm`` the every-above-beats-every-below rule with Holm's correction."""
+
 import json
 
 import numpy as np
 import pytest
 
+from core.models import ItemOutput
 from evalapp.compute import significance
 from evalapp.services import exports
-from core.models import ItemOutput
 from tests.conftest import shared_file
 from tests.results.factories import add_ratings, butfit_campaign, make_campaign, make_dataset, make_raters, make_system
 
 
-def AssignRanks(sig_matrix, pval):  # noqa: N802 - the name of the original
+def AssignRanks(sig_matrix, pval):
     """mt-metrics-eval ``mt_metrics_eval/data.py`` (google-research/mt-metrics-eval), copied as it stands."""
     assert sig_matrix.ndim == 2
     assert sig_matrix.shape[0] == sig_matrix.shape[1]
@@ -21,7 +22,7 @@ def AssignRanks(sig_matrix, pval):  # noqa: N802 - the name of the original
     current_rank = 1
     start_index = 0
     for i in range(n):
-        if any(sig_matrix[:, i][start_index: i] <= pval):
+        if any(sig_matrix[:, i][start_index:i] <= pval):
             current_rank += 1
             start_index = i
         ranks[i] = current_rank
@@ -35,8 +36,9 @@ def comparisons_from(matrix, rule, alpha=0.05):
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
     one_sided = np.array([matrix[a, b] for a, b in pairs])
     differences = np.array([0.1 * (b - a) for a, b in pairs])  # best first: every difference positive
-    found = significance.ruled_comparisons(names, differences, np.ones(len(pairs)), np.full(len(pairs), 50.0),
-                                           one_sided, alpha, rule)
+    found = significance.ruled_comparisons(
+        names, differences, np.ones(len(pairs)), np.full(len(pairs), 50.0), one_sided, alpha, rule
+    )
     return names, found
 
 
@@ -92,8 +94,10 @@ def simulated_campaign(seed, systems=6, instances=40, pool=8):
     severity = rng.normal(0, 0.3, pool)
     means = np.linspace(2.3, 1.3, systems)
     instances_ = list(dataset.instances.order_by("position"))
-    items = {(io.output.system.name, io.output.instance_id): io.item
-             for io in ItemOutput.objects.filter(campaign=campaign).select_related("item", "output__system")}
+    items = {
+        (io.output.system.name, io.output.instance_id): io.item
+        for io in ItemOutput.objects.filter(campaign=campaign).select_related("item", "output__system")
+    }
     for k, name in enumerate(names):
         for instance in instances_:
             chosen = rng.choice(pool, 3, replace=False)
@@ -111,7 +115,9 @@ def assert_wmt_is_assign_ranks(document):
     for comparison in significance_record["comparisons"]:
         matrix[ordered.index(comparison["better"]), ordered.index(comparison["worse"])] = comparison["p_value"]
     assert np.all(matrix[np.tril_indices(n)] == 1)  # every comparison is "higher beats lower" in formula (1) order
-    assert [significance_record["clusters"][name] for name in ordered] == AssignRanks(matrix, significance_record["alpha"])
+    assert [significance_record["clusters"][name] for name in ordered] == AssignRanks(
+        matrix, significance_record["alpha"]
+    )
     rows = {row["team"]: row for row in document["rows"]}
     humans = [rows[name]["human"] for name in ordered]
     assert humans == sorted(humans, reverse=True)
@@ -127,7 +133,8 @@ def test_wmt_export_is_assign_ranks_on_simulated_campaigns(seed):
     holm = json.loads(exports.table6(campaign, "json", bootstrap=1, clusters="holm").text)
     assert holm["significance"]["rule"] == "holm"
     assert [c["p_value"] for c in holm["significance"]["comparisons"]] == [
-        c["p_value"] for c in document["significance"]["comparisons"]]
+        c["p_value"] for c in document["significance"]["comparisons"]
+    ]
 
 
 @pytest.mark.django_db

@@ -1,4 +1,5 @@
 """Formula (1), ranks, bootstrap and significance: hand-computed cases and reference implementations."""
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -47,12 +48,15 @@ def test_score_matrix_sums_and_counts_per_cell():
     assert matrix.counts.tolist() == [[2, 0, 0], [0, 1, 0]]
 
 
-@pytest.mark.parametrize("values, digits, expected", [
-    ([2.10, 2.08, 1.94, 1.84, 1.84, 1.80], 2, [1, 2, 3, 4, 4, 6]),
-    ([1.8433, 1.8367, 1.75], 2, [1, 1, 3]),  # both show 1.84
-    ([22.44, 22.36, None, 19.3], 1, [1, 1, None, 3]),
-    ([1.845, 1.84], 2, [1, 2]),  # 1.845 shows as 1.85 (half-up), not 1.84
-])
+@pytest.mark.parametrize(
+    "values, digits, expected",
+    [
+        ([2.10, 2.08, 1.94, 1.84, 1.84, 1.80], 2, [1, 2, 3, 4, 4, 6]),
+        ([1.8433, 1.8367, 1.75], 2, [1, 1, 3]),  # both show 1.84
+        ([22.44, 22.36, None, 19.3], 1, [1, 1, None, 3]),
+        ([1.845, 1.84], 2, [1, 2]),  # 1.845 shows as 1.85 (half-up), not 1.84
+    ],
+)
 def test_competition_ranks_on_displayed_values(values, digits, expected):
     assert competition_ranks(values, digits) == expected
 
@@ -87,9 +91,10 @@ def test_exact_permutation_pvalue_equals_scipy():
     rng = np.random.default_rng(1)
     a, b = rng.integers(0, 4, 10).astype(float), rng.integers(0, 4, 10).astype(float)
     b[:3] = a[:3] - 1
-    ours = significance.paired_permutation_pvalues(a - b, permutations=2 ** 10)[0]
-    reference = stats.permutation_test((a, b), lambda x, y: np.mean(x - y), permutation_type="samples",
-                                       n_resamples=np.inf, alternative="two-sided").pvalue
+    ours = significance.paired_permutation_pvalues(a - b, permutations=2**10)[0]
+    reference = stats.permutation_test(
+        (a, b), lambda x, y: np.mean(x - y), permutation_type="samples", n_resamples=np.inf, alternative="two-sided"
+    ).pvalue
     assert ours == pytest.approx(reference, abs=TOLERANCE)
 
 
@@ -108,8 +113,10 @@ def test_holm_matches_statsmodels():
 
 
 def test_clusters_split_only_where_everyone_above_beats_everyone_below():
-    comparisons = [significance.Comparison(b, w, 1.0, 0.0, 0.0, True) for b, w in
-                   [("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]]
+    comparisons = [
+        significance.Comparison(b, w, 1.0, 0.0, 0.0, True)
+        for b, w in [("A", "C"), ("A", "D"), ("B", "C"), ("B", "D"), ("C", "D")]
+    ]
     comparisons.append(significance.Comparison("A", "B", 0.1, 0.5, 0.5, False))
     assert significance.clusters(["A", "B", "C", "D"], comparisons) == [1, 1, 2, 3]
     # B not beating C keeps A, B, C together although A beats C.

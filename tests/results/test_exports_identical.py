@@ -4,6 +4,7 @@ the same bytes, the same file name and the same content type.
 All three call :mod:`evalapp.services.exports`; this test holds them to it, for every export
 and every format, Table 6's options included.
 """
+
 import io
 
 import pytest
@@ -26,11 +27,13 @@ TABLE6_OPTIONS = [{}, {"bootstrap": 50, "seed": 7, "permutations": 200}, {"boots
 def campaign():
     campaign = build_study_campaign(n_instances=6, n_systems=3, raters=3, human_reference=1, name="same-bytes")
     rater = Rater.objects.filter(ratings__campaign=campaign).first()
-    CrowdSession.objects.create(campaign=campaign, rater=rater, platform=Rater.Platform.PROLIFIC,
-                                session_id="=SESSION1", task_id="STUDY1")
+    CrowdSession.objects.create(
+        campaign=campaign, rater=rater, platform=Rater.Platform.PROLIFIC, session_id="=SESSION1", task_id="STUDY1"
+    )
     report = metric_study.build_report(campaign, ["comve_bleu", "chrf"], bootstrap=20, permutations=20, seed=3)
-    MetricRun.objects.create(campaign=campaign, metrics=["comve_bleu", "chrf"], status=MetricRun.Status.DONE,
-                             progress=1.0, report=report)
+    MetricRun.objects.create(
+        campaign=campaign, metrics=["comve_bleu", "chrf"], status=MetricRun.Status.DONE, progress=1.0, report=report
+    )
     return campaign
 
 
@@ -57,8 +60,12 @@ def web_address(kind, campaign, fmt, options):
 def api_address(kind, campaign, fmt, options):
     run = MetricRun.objects.get(campaign=campaign)
     path = {
-        exports.TABLE6: "table6/", exports.AGREEMENT: "agreement/", exports.RATINGS: "ratings/",
-        exports.QUALITY: "raters/", exports.CROWD_SESSIONS: "crowd-sessions/", exports.METRIC_REPORT: "metric-report/",
+        exports.TABLE6: "table6/",
+        exports.AGREEMENT: "agreement/",
+        exports.RATINGS: "ratings/",
+        exports.QUALITY: "raters/",
+        exports.CROWD_SESSIONS: "crowd-sessions/",
+        exports.METRIC_REPORT: "metric-report/",
     }[kind]
     query = {"format": fmt, **options}
     if kind == exports.METRIC_REPORT:
@@ -69,15 +76,23 @@ def api_address(kind, campaign, fmt, options):
 def command_output(kind, campaign, fmt, options):
     out = io.StringIO()
     arguments = {f"--{name}": value for name, value in options.items()}
-    call_command("export", kind, "--campaign", campaign.name, "--format", fmt,
-                 *[str(part) for pair in arguments.items() for part in pair], stdout=out)
+    call_command(
+        "export",
+        kind,
+        "--campaign",
+        campaign.name,
+        "--format",
+        fmt,
+        *[str(part) for pair in arguments.items() for part in pair],
+        stdout=out,
+    )
     return out.getvalue().encode("utf-8")
 
 
 def cases():
     for kind, formats in exports.FORMATS.items():
         for fmt in formats:
-            for options in (TABLE6_OPTIONS if kind == exports.TABLE6 else [{}]):
+            for options in TABLE6_OPTIONS if kind == exports.TABLE6 else [{}]:
                 yield pytest.param(kind, fmt, options, id=f"{kind}-{fmt}-{'-'.join(map(str, options.values()))}")
     yield pytest.param(exports.TABLE6, "latex", {"halves": "1"}, id="table6-latex-halves")
 
@@ -87,8 +102,9 @@ def test_web_api_and_command_give_the_same_bytes(campaign, clients, kind, fmt, o
     web, api = clients
     address, query = web_address(kind, campaign, fmt, options)
     from_web = web.get(address, query)
-    from_api = api.get(*api_address(kind, campaign, fmt, {**options, **({"halves": "true"} if options.get("halves")
-                                                                         else {})}))
+    from_api = api.get(
+        *api_address(kind, campaign, fmt, {**options, **({"halves": "true"} if options.get("halves") else {})})
+    )
     flags = {name: value for name, value in options.items() if name != "halves"}
     from_command = command_output(kind, campaign, fmt, flags) if not options.get("halves") else _halves(campaign)
     assert from_web.status_code == from_api.status_code == 200, (from_web.content[:300], from_api.content[:300])
@@ -106,8 +122,20 @@ def _halves(campaign):
 
 def test_the_named_commands_give_the_export_too(campaign):
     table, agreement = io.StringIO(), io.StringIO()
-    call_command("export_table6", "--campaign", campaign.name, "--format", "csv", "--bootstrap", "50", "--seed", "7",
-                 "--permutations", "200", stdout=table)
+    call_command(
+        "export_table6",
+        "--campaign",
+        campaign.name,
+        "--format",
+        "csv",
+        "--bootstrap",
+        "50",
+        "--seed",
+        "7",
+        "--permutations",
+        "200",
+        stdout=table,
+    )
     call_command("agreement", "--campaign", campaign.name, "--json", stdout=agreement)
     assert table.getvalue() == exports.table6(campaign, "csv", bootstrap=50, seed=7, permutations=200).text
     assert agreement.getvalue() == exports.agreement(campaign).text
@@ -119,11 +147,38 @@ def test_latex_intervals_give_the_same_bytes_everywhere(campaign, clients):
     from_web = web.get(reverse("results:table6", args=(campaign.pk, "latex")), {**query, "latex_intervals": "1"})
     from_api = api.get(f"/api/campaigns/{campaign.pk}/table6/", {**query, "format": "latex", "latex_intervals": "true"})
     out = io.StringIO()
-    call_command("export_table6", "--campaign", campaign.name, "--format", "latex", "--latex-intervals",
-                 "--bootstrap", "50", "--seed", "7", "--permutations", "200", stdout=out)
+    call_command(
+        "export_table6",
+        "--campaign",
+        campaign.name,
+        "--format",
+        "latex",
+        "--latex-intervals",
+        "--bootstrap",
+        "50",
+        "--seed",
+        "7",
+        "--permutations",
+        "200",
+        stdout=out,
+    )
     generic = io.StringIO()
-    call_command("export", "table6", "--campaign", campaign.name, "--format", "latex", "--latex-intervals",
-                 "--bootstrap", "50", "--seed", "7", "--permutations", "200", stdout=generic)
+    call_command(
+        "export",
+        "table6",
+        "--campaign",
+        campaign.name,
+        "--format",
+        "latex",
+        "--latex-intervals",
+        "--bootstrap",
+        "50",
+        "--seed",
+        "7",
+        "--permutations",
+        "200",
+        stdout=generic,
+    )
     assert from_web.status_code == from_api.status_code == 200
     assert from_web.content == from_api.content == out.getvalue().encode("utf-8") == generic.getvalue().encode("utf-8")
     assert b"{\\small [" in from_web.content

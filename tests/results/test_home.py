@@ -1,4 +1,5 @@
 """The home page: each role's checklists, one per campaign, with each step's link and its state."""
+
 import pytest
 from django.urls import reverse
 
@@ -24,7 +25,10 @@ def test_an_empty_site_tells_the_organizer_where_to_start(client, organizer):
     client.force_login(organizer)
     home = client.get("/").context["organizer_home"]
     assert [title for title, *_ in steps(home.setup)] == [
-        "Load the data", "Import the teams' submissions", "Create a campaign"]
+        "Load the data",
+        "Import the teams' submissions",
+        "Create a campaign",
+    ]
     assert home.setup[0].state.startswith("no dataset yet") and not any(step.done for step in home.setup)
     assert home.campaigns == ()
 
@@ -37,18 +41,25 @@ def test_every_campaign_has_its_own_steps_in_its_own_state(client, organizer):
     home = page.context["organizer_home"]
     assert steps(home.setup)[:2] == [
         ("Load the data", reverse("data:index"), "1 dataset", True),
-        ("Import the teams' submissions", reverse("data:index"), "4 systems, 4 with a submission", True)]
+        ("Import the teams' submissions", reverse("data:index"), "4 systems, 4 with a submission", True),
+    ]
     assert home.setup[2].state == "2 campaigns (each has its steps below)"
     assert [campaign.name for campaign in home.campaigns] == ["demo", "demo-study"]  # the open one first
     demo_steps = steps(by_name(home)["demo"].steps)
-    assert [title for title, *_ in demo_steps] == ["Recruit raters", "Review reported items",
-                                                   "Watch progress and rater quality", "Export Table 6"]
+    assert [title for title, *_ in demo_steps] == [
+        "Recruit raters",
+        "Review reported items",
+        "Watch progress and rater quality",
+        "Export Table 6",
+    ]
     assert demo_steps[2][1] == reverse("results:dashboard", args=(demo.pk,))
     assert demo_steps[2][2].startswith("0% rated (0 of ") and not demo_steps[2][3]
     assert demo_steps[3][2:] == ("a preview until every rating is in or you close the campaign", False)
     study_steps = steps(by_name(home)["demo-study"].steps)
     assert study_steps[2][2].startswith("closed, 100% rated") and study_steps[3][2:] == (
-        "every rating is in: Table 6 is final; not exported yet", False)
+        "every rating is in: Table 6 is final; not exported yet",
+        False,
+    )
     assert study_steps[2][1] == reverse("results:dashboard", args=(study.pk,))
     body = page.content.decode()
     assert "Your way through a campaign" in body and "The metric study" in body
@@ -61,8 +72,7 @@ def test_every_campaign_has_its_own_steps_in_its_own_state(client, organizer):
     assert demo_steps[0][2:] == ("3 raters (3 lab accounts; or Mechanical Turk, Prolific)", True)
     assert demo_steps[1][1:] == (reverse("campaigns:flags", args=(demo.pk,)), "1 item waiting for your review", False)
     assert demo_steps[2][2].startswith("closed, 0% rated") and demo_steps[2][3]
-    assert demo_steps[3][2:] == ("closed at 0%: Table 6 is final, incomplete systems marked †; not exported yet",
-                                 False)
+    assert demo_steps[3][2:] == ("closed at 0%: Table 6 is final, incomplete systems marked †; not exported yet", False)
     # Exporting Table 6 (here through the API; the web and the command share the export path) ticks the step.
     client.get(f"/api/campaigns/{demo.pk}/table6/?format=csv")
     state, done = steps(by_name(client.get("/").context["organizer_home"])["demo"].steps)[3][2:]

@@ -1,6 +1,7 @@
 """Honest columns and exports that say why (issue 19, items 4 and 5): secondary columns empty with the
 reason when raters cannot be told apart, a shared rating entering the mixed model once, excluded raters
 and control items named, percentages rounded to nearest."""
+
 import csv
 import io
 import json
@@ -79,8 +80,15 @@ def test_shared_rating_enters_the_mixed_model_once():
     for instance in range(12):
         for system in ("a", "b", "c"):
             for rater in rng.choice(6, 3, replace=False):
-                rows.append((rating, instance, system, int(rater),
-                             float(np.clip(np.rint(1.5 + severity[rater] + rng.normal(0, 0.7)), 0, 3))))
+                rows.append(
+                    (
+                        rating,
+                        instance,
+                        system,
+                        int(rater),
+                        float(np.clip(np.rint(1.5 + severity[rater] + rng.normal(0, 0.7)), 0, 3)),
+                    )
+                )
                 rating += 1
     # Instance 0..5: b's item is shared with c (identical outputs): c's rows repeat b's ratings.
     rows = [r for r in rows if not (r[2] == "c" and r[1] < 6)]
@@ -89,17 +97,25 @@ def test_shared_rating_enters_the_mixed_model_once():
     ids = ids.astype(int)
     weights = rater_effects.shared_weights(ids)
     assert sorted(set(weights.tolist())) == [0.5, 1.0] and weights.sum() == len(set(ids.tolist()))
-    weighted = rater_effects.mixed_model(instances, systems, raters, scores.astype(float), ["a", "b", "c"],
-                                         weights=weights)
+    weighted = rater_effects.mixed_model(
+        instances, systems, raters, scores.astype(float), ["a", "b", "c"], weights=weights
+    )
     doubled = rater_effects.mixed_model(instances, systems, raters, scores.astype(float), ["a", "b", "c"])
     assert weighted.converged and doubled.converged
     assert weighted.scores["b"].estimate != doubled.scores["b"].estimate or (
-        weighted.rater_variance != doubled.rater_variance)
+        weighted.rater_variance != doubled.rater_variance
+    )
     # Without any shared rating the weights are all 1 and the fit is exactly the unweighted one (and MixedLM's).
     plain = [r for r in rows if not (r[2] == "c" and r[1] < 6)]
     ids, instances, systems, raters, scores = (np.array(c, dtype=object) for c in zip(*plain))
-    ones = rater_effects.mixed_model(instances, systems, raters, scores.astype(float), ["a", "b", "c"],
-                                     weights=rater_effects.shared_weights(ids.astype(int)))
+    ones = rater_effects.mixed_model(
+        instances,
+        systems,
+        raters,
+        scores.astype(float),
+        ["a", "b", "c"],
+        weights=rater_effects.shared_weights(ids.astype(int)),
+    )
     unweighted = rater_effects.mixed_model(instances, systems, raters, scores.astype(float), ["a", "b", "c"])
     assert ones == unweighted
 
@@ -117,16 +133,26 @@ def test_exports_name_excluded_raters_and_control_items():
     campaign, _ = rated_campaign({"A": [[3, 2, 1], [2, 2, None]], "B": [[1, 1, 0], [0, 1, 2]]}, name="why")
     rater = Rater.objects.get(external_id="why-w2")
     RaterExclusion.objects.create(campaign=campaign, rater=rater)
-    control = Item.objects.create(campaign=campaign, instance=campaign.sampled.first().instance,
-                                  kind=Item.Kind.CONTROL, control_kind=Item.Control.STATEMENT, expected_max=1, needed=3)
+    control = Item.objects.create(
+        campaign=campaign,
+        instance=campaign.sampled.first().instance,
+        kind=Item.Kind.CONTROL,
+        control_kind=Item.Control.STATEMENT,
+        expected_max=1,
+        needed=3,
+    )
     add_ratings(campaign, [(control, [0, 1, 0])], list(Rater.objects.filter(external_id__startswith="why-")))
     markdown = exports.table6(campaign, "markdown").text
     assert "Excluded: 1 rater excluded by the organizer, 3 ratings not counted" in markdown
     assert "Control items: 1 item with known answers (3 ratings) check the raters and are not counted" in markdown
     assert "A 4 of 6 (67%)" in markdown  # 66.7% to nearest, not floored to 66%
     document = json.loads(exports.table6(campaign, "json").text)
-    assert document["counted"] == {"excluded_raters": 1, "excluded_ratings": 3, "control_items": 1,
-                                   "control_ratings": 3}
+    assert document["counted"] == {
+        "excluded_raters": 1,
+        "excluded_ratings": 3,
+        "control_items": 1,
+        "control_ratings": 3,
+    }
     latex = exports.table6(campaign, "latex").text
     assert "Excluded: 1 rater excluded" in latex
 
@@ -135,8 +161,10 @@ def test_exports_name_excluded_raters_and_control_items():
 def test_incomplete_campaign_tests_the_displayed_difference():
     """Missing ratings: the comparison's difference is the difference of the displayed formula (1) means
     (the former test compared per-instance means, another difference), and the note says so."""
-    campaign, _ = rated_campaign({"A": [[3, 3, None], [0, 1, 1], [2, 2, 2], [3, None, None]],
-                                  "B": [[2, 2, 2], [1, 1, 1], [2, 1, 2], [1, 2, 2]]}, name="partial-test")
+    campaign, _ = rated_campaign(
+        {"A": [[3, 3, None], [0, 1, 1], [2, 2, 2], [3, None, None]], "B": [[2, 2, 2], [1, 1, 1], [2, 1, 2], [1, 2, 2]]},
+        name="partial-test",
+    )
     document = json.loads(exports.table6(campaign, "json", bootstrap=1).text)
     rows = {row["team"]: row for row in document["rows"]}
     comparison = document["significance"]["comparisons"][0]

@@ -1,4 +1,5 @@
 """import_ratings (S4, S5): Mechanical Turk and long-form files, row rejections, atomic refusals."""
+
 import io
 import json
 
@@ -33,9 +34,17 @@ def mturk_row(hit, worker, instance, score, status="Approved", reason=None, seco
 
 
 def test_two_out_of_range_answers_are_reported_and_the_score_uses_the_valid_ratings(campaign):
-    rows = [mturk_row(1, "W1", 100, 3), mturk_row(1, "W2", 100, 2), mturk_row(1, "W3", 100, 5),
-            mturk_row(2, "W1", 101, 1), mturk_row(2, "W2", 101, "two"), mturk_row(2, "W3", 101, 2)]
-    result = import_ratings(campaign, mturk_file(rows), "batch.csv", "mturk", system="alpha", columns={"reason": "Input.reason"})
+    rows = [
+        mturk_row(1, "W1", 100, 3),
+        mturk_row(1, "W2", 100, 2),
+        mturk_row(1, "W3", 100, 5),
+        mturk_row(2, "W1", 101, 1),
+        mturk_row(2, "W2", 101, "two"),
+        mturk_row(2, "W3", 101, 2),
+    ]
+    result = import_ratings(
+        campaign, mturk_file(rows), "batch.csv", "mturk", system="alpha", columns={"reason": "Input.reason"}
+    )
     summary = result.as_json()
     assert summary["accepted"] == 4
     assert [(r["line"], r["value"]) for r in summary["rejected"]] == [(4, "5"), (6, "two")]
@@ -82,8 +91,9 @@ def test_item_with_m_ratings_rejects_further_rows(campaign):
     rows = [mturk_row(i, f"W{i}", 100, 2) for i in range(1, 5)]
     summary = import_ratings(campaign, mturk_file(rows), "b.csv", "mturk", system="alpha").as_json()
     assert summary["accepted"] == 3
-    assert summary["rejected"] == [{"line": 5, "value": "100", "reason": "item already has its 3 ratings "
-                                    "(done or in progress)", "column": None}]
+    assert summary["rejected"] == [
+        {"line": 5, "value": "100", "reason": "item already has its 3 ratings (done or in progress)", "column": None}
+    ]
     assert Assignment.objects.filter(status=Assignment.Status.DONE).count() == 3
 
 
@@ -99,8 +109,12 @@ def test_reason_mismatch_refuses_the_file_and_writes_nothing(campaign):
 
 def test_reason_matching_up_to_whitespace_is_accepted(campaign):
     rows = [mturk_row(1, "W1", 100, 3, reason='"  alpha   reason 100. "')]
-    assert import_ratings(campaign, mturk_file(rows), "b.csv", "mturk", system="alpha",
-                          columns={"reason": "Input.reason"}).accepted == 1
+    assert (
+        import_ratings(
+            campaign, mturk_file(rows), "b.csv", "mturk", system="alpha", columns={"reason": "Input.reason"}
+        ).accepted
+        == 1
+    )
 
 
 def test_unknown_instance_or_system_refuses_the_file(campaign):
@@ -117,13 +131,21 @@ def test_missing_required_column_names_file_and_column(campaign):
     problem = refused.value.problems[0]
     assert (problem.file, problem.line, problem.column) == ("long.csv", 1, "score")
     with pytest.raises(FormatError, match="'Answer.rating' is missing"):
-        import_ratings(campaign, mturk_file([mturk_row(1, "W1", 100, 3)]), "b.csv", "mturk", system="alpha",
-                       columns={"score": "Answer.rating"})
+        import_ratings(
+            campaign,
+            mturk_file([mturk_row(1, "W1", 100, 3)]),
+            "b.csv",
+            "mturk",
+            system="alpha",
+            columns={"score": "Answer.rating"},
+        )
 
 
 def test_long_form_with_seconds_enters_results(campaign):
-    data = (b"instance_id,system,rater,score,seconds\n100,alpha,r1,3,12.5\n100,alpha,r2,2,\n"
-            b"101,beta,r1,1,8\n101,beta,r1,0,8\n")
+    data = (
+        b"instance_id,system,rater,score,seconds\n100,alpha,r1,3,12.5\n100,alpha,r2,2,\n"
+        b"101,beta,r1,1,8\n101,beta,r1,0,8\n"
+    )
     summary = import_ratings(campaign, data, "long.csv", "long").as_json()
     assert summary["accepted"] == 3 and summary["rejected"][0]["line"] == 5
     assert sorted(Rating.objects.values_list("seconds", flat=True), key=str) == [12.5, 8.0, None]
@@ -135,17 +157,39 @@ def test_command_json_summary_and_refusal(campaign, tmp_path):
     path = tmp_path / "batch.csv"
     path.write_bytes(mturk_file([mturk_row(1, "W1", 100, 3), mturk_row(1, "W2", 100, -1)]))
     out = io.StringIO()
-    call_command("import_ratings", "--campaign", campaign.name, "--file", str(path), "--format", "mturk",
-                 "--system", "alpha", "--json", stdout=out)
+    call_command(
+        "import_ratings",
+        "--campaign",
+        campaign.name,
+        "--file",
+        str(path),
+        "--format",
+        "mturk",
+        "--system",
+        "alpha",
+        "--json",
+        stdout=out,
+    )
     summary = json.loads(out.getvalue())
     assert summary["accepted"] == 1 and summary["skipped"] == 0
-    assert summary["rejected"] == [{"line": 3, "value": "-1", "reason": "score is out of range 0-3",
-                                    "column": "Answer.score"}]
+    assert summary["rejected"] == [
+        {"line": 3, "value": "-1", "reason": "score is out of range 0-3", "column": "Answer.score"}
+    ]
     bad = tmp_path / "bad.csv"
     bad.write_bytes(b"HITId,Answer.score\nH1,3\n")
     with pytest.raises(CommandError, match="'Input.id' is missing"):
-        call_command("import_ratings", "--campaign", campaign.name, "--file", str(bad), "--format", "mturk",
-                     "--system", "alpha", stdout=io.StringIO())
+        call_command(
+            "import_ratings",
+            "--campaign",
+            campaign.name,
+            "--file",
+            str(bad),
+            "--format",
+            "mturk",
+            "--system",
+            "alpha",
+            stdout=io.StringIO(),
+        )
 
 
 @pytest.mark.parametrize("text, expected", [("0", 0), (" 3 ", 3), ("+2", 2)])
@@ -153,8 +197,17 @@ def test_parse_score_accepts_integers_0_to_3(text, expected):
     assert parse_score(text) == expected
 
 
-@pytest.mark.parametrize("text, reason", [("4", "out of range"), ("-1", "out of range"), ("2.5", "not an integer"),
-                                          ("", "empty"), ("x", "not an integer"), ("٣", "not an integer")])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("4", "out of range"),
+        ("-1", "out of range"),
+        ("2.5", "not an integer"),
+        ("", "empty"),
+        ("x", "not an integer"),
+        ("٣", "not an integer"),
+    ],
+)
 def test_parse_score_rejects_everything_else(text, reason):
     with pytest.raises(ValueError, match=reason):
         parse_score(text)

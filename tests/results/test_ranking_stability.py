@@ -1,5 +1,6 @@
 """Ranking stability while a campaign runs: the bootstrap shares, the "settled" signal, closing early, the API,
 and a smoke run of the validation benchmark."""
+
 import numpy as np
 import pytest
 from django.urls import reverse
@@ -30,8 +31,9 @@ def _campaign(means, n=30, m=3, seed=0, share=0.5):
 
 def test_a_complete_campaign_is_settled_with_certainty():
     scores, _ = _campaign([2.5, 1.5, 0.5])
-    found = ranking_stability.stability(["a", "b", "c"], *_state(scores, np.ones_like(scores, dtype=bool)), 3, 50,
-                                        PERMUTATIONS, 1, 0.05, 0.95)
+    found = ranking_stability.stability(
+        ["a", "b", "c"], *_state(scores, np.ones_like(scores, dtype=bool)), 3, 50, PERMUTATIONS, 1, 0.05, 0.95
+    )
     assert found.settled and found.rank_stability == found.cluster_stability == [1.0, 1.0, 1.0]
     assert found.ranks == [1, 2, 3] and found.clusters == [1, 2, 3]
 
@@ -46,11 +48,13 @@ def test_close_systems_are_not_settled_early():
     scores, mask = _campaign([1.55, 1.5, 1.45], seed=2, share=0.3)
     sums, counts, score_counts = _state(scores, mask)
     order = list(np.argsort(-(sums.sum(axis=1) / counts.sum(axis=1))))
-    found = ranking_stability.stability([f"s{k}" for k in order], sums[order], counts[order], score_counts[order], 3,
-                                        60, PERMUTATIONS, 1, 0.05, 0.95)
+    found = ranking_stability.stability(
+        [f"s{k}" for k in order], sums[order], counts[order], score_counts[order], 3, 60, PERMUTATIONS, 1, 0.05, 0.95
+    )
     assert not found.settled and min(found.rank_stability) < 0.9
-    again = ranking_stability.stability([f"s{k}" for k in order], sums[order], counts[order], score_counts[order], 3,
-                                        60, PERMUTATIONS, 1, 0.05, 0.95)
+    again = ranking_stability.stability(
+        [f"s{k}" for k in order], sums[order], counts[order], score_counts[order], 3, 60, PERMUTATIONS, 1, 0.05, 0.95
+    )
     assert again == found  # seeded
 
 
@@ -66,8 +70,11 @@ def test_rank_share_by_hand_for_one_missing_rating():
 
 # --- the dashboard, closing early, the API --------------------------------------------------------------------
 
-SEPARATED = {"top": [[3, 3, 3]] * 12, "middle": [[2, 1, 2], [1, 2, 2], [2, 2, 1]] * 4,
-             "bottom": [[0, 0, 1]] * 11 + [[0, 0, None]]}  # one rating still missing
+SEPARATED = {
+    "top": [[3, 3, 3]] * 12,
+    "middle": [[2, 1, 2], [1, 2, 2], [2, 2, 1]] * 4,
+    "bottom": [[0, 0, 1]] * 11 + [[0, 0, None]],
+}  # one rating still missing
 
 
 @pytest.fixture
@@ -108,8 +115,10 @@ def test_api_gives_the_dashboards_figures(researcher, nearly_done):
 
 
 def test_unsettled_campaign_offers_no_close_button(client, organizer, db):
-    close = {"a": [[2, 1, None], [2, None, None], [1, 2, None]] * 2,
-             "b": [[1, 2, None], [2, 1, None], [2, None, 1]] * 2}
+    close = {
+        "a": [[2, 1, None], [2, None, None], [1, 2, None]] * 2,
+        "b": [[1, 2, None], [2, 1, None], [2, None, 1]] * 2,
+    }
     campaign, _ = rated_campaign(close, name="close-call")
     client.force_login(organizer)
     body = client.get(reverse("results:dashboard", args=[campaign.pk])).content.decode()
@@ -121,14 +130,22 @@ def test_a_team_without_ratings_is_never_settled(client, organizer, db):
     campaign, _ = rated_campaign(scores, name="silent")
     found = planning.ranking_stability(campaign)
     assert found.unrated == ("silent",) and not found.settled and min(found.rank_stability) == 1.0
-    assert found.as_dict()["systems"][-1] == {"system": "silent", "rank": None, "cluster": None,
-                                              "rank_stability": 0.0, "cluster_stability": 0.0}
+    assert found.as_dict()["systems"][-1] == {
+        "system": "silent",
+        "rank": None,
+        "cluster": None,
+        "rank_stability": 0.0,
+        "cluster_stability": 0.0,
+    }
     client.force_login(organizer)
     response = client.get(reverse("results:dashboard", args=[campaign.pk]))
     # The dashboard's decisions (tests/sequential): every pair with the silent team stays open.
     assert not response.context["sequential"].settled and "Close the campaign now" not in response.content.decode()
-    assert all(pair.decision == "open" for pair in response.context["sequential"].pairs if "silent" in
-               (pair.better, pair.worse))
+    assert all(
+        pair.decision == "open"
+        for pair in response.context["sequential"].pairs
+        if "silent" in (pair.better, pair.worse)
+    )
 
 
 def test_too_large_a_campaign_is_not_estimated_and_says_so(client, organizer, nearly_done, monkeypatch):
@@ -141,9 +158,24 @@ def test_too_large_a_campaign_is_not_estimated_and_says_so(client, organizer, ne
 
 
 def test_the_validation_benchmark_runs(tmp_path):
-    figures = ranking_stability_sim.main(["--campaigns", "2", "--systems", "3", "--instances", "12", "--replicates",
-                                          "10", "--permutations", "200", "--spread", "2.5",
-                                          "--json", str(tmp_path / "sim.json")])
+    figures = ranking_stability_sim.main(
+        [
+            "--campaigns",
+            "2",
+            "--systems",
+            "3",
+            "--instances",
+            "12",
+            "--replicates",
+            "10",
+            "--permutations",
+            "200",
+            "--spread",
+            "2.5",
+            "--json",
+            str(tmp_path / "sim.json"),
+        ]
+    )
     assert figures["campaigns"] == 2 and 0 <= figures["settled_early"] <= 2
     assert figures["settled_but_final_ranks_differ"] <= figures["settled_early"]
     assert (tmp_path / "sim.json").exists()

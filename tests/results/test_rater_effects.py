@@ -3,6 +3,7 @@
 Checked against hand-computed values, scipy's zscore and a direct statsmodels MixedLM fit, on
 complete and incomplete campaigns, and on a simulated campaign with one harsh rater.
 """
+
 import warnings
 
 import numpy as np
@@ -17,6 +18,7 @@ from evalapp.services import results
 from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system, rated_campaign
 
 # --- z-scores --------------------------------------------------------------------------------------
+
 
 def test_z_scores_by_hand():
     # rater "a": 3, 1 -> mean 2, population SD 1 -> z 1, -1; rater "b": 2, 2, 2 -> SD 0 -> z 0.
@@ -45,12 +47,17 @@ def test_a_shared_rating_enters_its_raters_figures_once():
 
 # --- the mixed model ---------------------------------------------------------------------------------
 
+
 def _statsmodels_fit(frame):
     frame = frame.assign(group=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = MixedLM.from_formula("score ~ 0 + C(system)", frame, groups="group",
-                                     vc_formula={"rater": "0 + C(rater)", "instance": "0 + C(instance)"})
+        model = MixedLM.from_formula(
+            "score ~ 0 + C(system)",
+            frame,
+            groups="group",
+            vc_formula={"rater": "0 + C(rater)", "instance": "0 + C(instance)"},
+        )
         return model.fit(reml=True)
 
 
@@ -74,16 +81,20 @@ def _structured_ratings(seed, n_instances=12, n_raters=6, missing=0.0):
 @pytest.mark.parametrize("missing", [0.0, 0.25])
 def test_mixed_model_equals_statsmodels(missing):
     frame = _structured_ratings(5, missing=missing)
-    fit = rater_effects.mixed_model(frame["instance"], frame["system"], frame["rater"], frame["score"],
-                                    ["A", "B", "C", "D"])
+    fit = rater_effects.mixed_model(
+        frame["instance"], frame["system"], frame["rater"], frame["score"], ["A", "B", "C", "D"]
+    )
     reference = _statsmodels_fit(frame)
     # The Wald interval from sigma^2 (X' V^-1 X)^-1, V built densely from MixedLM's variance estimates.
     components = dict(zip(reference.model.exog_vc.names, reference.vcomp))
     rater = pd.get_dummies(frame["rater"]).to_numpy(float)
     instance = pd.get_dummies(frame["instance"]).to_numpy(float)
     x = pd.get_dummies(frame["system"]).to_numpy(float)
-    v = (components["rater"] * rater @ rater.T + components["instance"] * instance @ instance.T
-         + reference.scale * np.eye(len(frame)))
+    v = (
+        components["rater"] * rater @ rater.T
+        + components["instance"] * instance @ instance.T
+        + reference.scale * np.eye(len(frame))
+    )
     se = np.sqrt(np.diag(np.linalg.inv(x.T @ np.linalg.solve(v, x))))
     for k, system in enumerate(["A", "B", "C"]):
         estimate = reference.fe_params.iloc[k]
@@ -98,7 +109,8 @@ def test_mixed_model_equals_statsmodels(missing):
     assert fit.converged
     assert fit.residual_variance == pytest.approx(reference.scale, abs=1e-4)
     assert [fit.rater_variance, fit.instance_variance] == pytest.approx(
-        [components["rater"], components["instance"]], abs=1e-4)
+        [components["rater"], components["instance"]], abs=1e-4
+    )
 
 
 def test_balanced_complete_design_gives_the_raw_means():
@@ -118,6 +130,7 @@ def test_too_few_raters_is_not_estimated_and_says_why():
 
 
 # --- one harsh rater ----------------------------------------------------------------------------------
+
 
 def harsh_rater_campaign(seed=14, n_instances=60, harsh=-1.2):
     """True means B 2.1 > A 2.0 > C 1.9; nine ordinary raters; B's items get two of them and a harsh rater
@@ -154,8 +167,7 @@ def test_one_harsh_rater_on_one_system():
 
 # --- the service, over a campaign's counted ratings ------------------------------------------------------
 
-SCORES = {"A": [[3, 2, None], [2, 2, 1], [3, None, 2], [1, 1, 0]],
-          "B": [[1, 0, 1], [2, None, 2], [1, 1, 0], [0, 0, 1]]}
+SCORES = {"A": [[3, 2, None], [2, 2, 1], [3, None, 2], [1, 1, 0]], "B": [[1, 0, 1], [2, None, 2], [1, 1, 0], [0, 0, 1]]}
 
 
 @pytest.fixture
@@ -165,8 +177,13 @@ def incomplete(db):
 
 
 def _hand_frame(scores):
-    rows = [(f"{100 + i}", system, f"w{r}", score) for system, table in scores.items()
-            for i, row in enumerate(table) for r, score in enumerate(row) if score is not None]
+    rows = [
+        (f"{100 + i}", system, f"w{r}", score)
+        for system, table in scores.items()
+        for i, row in enumerate(table)
+        for r, score in enumerate(row)
+        if score is not None
+    ]
     return pd.DataFrame(rows, columns=["instance", "system", "rater", "score"])
 
 
@@ -183,7 +200,10 @@ def test_service_on_an_incomplete_campaign(incomplete):
     row = {r.team: r for r in table.rows}["A"]
     assert not row.complete and row.human_z == found.z["A"]
     assert (row.human_adjusted, row.human_adjusted_low, row.human_adjusted_high) == (
-        found.fit.scores["A"].estimate, found.fit.scores["A"].low, found.fit.scores["A"].high)
+        found.fit.scores["A"].estimate,
+        found.fit.scores["A"].low,
+        found.fit.scores["A"].high,
+    )
 
 
 @pytest.mark.postgres
@@ -202,13 +222,16 @@ def test_a_shared_item_is_one_rating_of_its_rater(db):
     a, b = make_system(dataset, "A"), make_system(dataset, "B")
     SystemOutput.objects.filter(system=b, instance__external_id="100").update(text="A reason 100.")
     campaign = make_campaign(dataset, [a, b], name="shared-z", raters_per_item=2)
-    items = {(io.output.system.name, io.output.instance.external_id): io.item
-             for io in ItemOutput.objects.filter(campaign=campaign).select_related("output__system", "output__instance")}
+    items = {
+        (io.output.system.name, io.output.instance.external_id): io.item
+        for io in ItemOutput.objects.filter(campaign=campaign).select_related("output__system", "output__instance")
+    }
     ItemOutput.objects.filter(item=items["B", "100"]).update(item=items["A", "100"])
     Item.objects.filter(pk=items["B", "100"].pk).delete()
     raters = make_raters(2)
-    add_ratings(campaign, [(items["A", "100"], [3, 2]), (items["A", "101"], [1, 2]), (items["B", "101"], [2, 0])],
-                raters)
+    add_ratings(
+        campaign, [(items["A", "100"], [3, 2]), (items["A", "101"], [1, 2]), (items["B", "101"], [2, 0])], raters
+    )
     # Rater 0 rated 3, 1, 2 (mean 2, SD sqrt(2/3)); rater 1 rated 2, 2, 0 (mean 4/3, SD sqrt(8/9)).
     z0 = (np.array([3, 1, 2]) - 2) / np.sqrt(2 / 3)
     z1 = (np.array([2, 2, 0]) - 4 / 3) / np.sqrt(8 / 9)

@@ -5,6 +5,7 @@ sums of squares) and must equal the per-rating z-scores; the mixed model of ``hu
 fitted once per state of the counted ratings, by the background worker above
 ``ADJUSTED_INLINE_MAX_RATINGS``, and every channel says "being computed" until it is ready.
 """
+
 from io import StringIO
 
 import numpy as np
@@ -29,21 +30,26 @@ def _sums_of(ids, raters, scores, systems):
     """The grouped rows the database returns, computed from per-(rating, system) rows with pandas."""
     rows = pd.DataFrame({"id": ids, "rater": raters, "score": scores, "system": systems})
     once = rows.drop_duplicates("id")
-    per_rater = once.assign(sq=once.score ** 2).groupby("rater").agg(n=("id", "size"), total=("score", "sum"),
-                                                                      squares=("sq", "sum"))
+    per_rater = (
+        once.assign(sq=once.score**2)
+        .groupby("rater")
+        .agg(n=("id", "size"), total=("score", "sum"), squares=("sq", "sum"))
+    )
     cells = rows.groupby(["system", "rater"]).agg(n=("id", "size"), total=("score", "sum"))
-    return ([(r, *v) for r, v in zip(per_rater.index, per_rater.itertuples(index=False))],
-            [(s, r, *v) for (s, r), v in zip(cells.index, cells.itertuples(index=False))])
+    return (
+        [(r, *v) for r, v in zip(per_rater.index, per_rater.itertuples(index=False))],
+        [(s, r, *v) for (s, r), v in zip(cells.index, cells.itertuples(index=False))],
+    )
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_z_from_sums_equals_z_from_rows(seed):
     rng = np.random.default_rng(seed)
     n = 600
-    ids = rng.integers(0, 450, n)                     # repeated ids: a shared item's rating counts for 2 systems
-    raters = (ids % 11).astype(int)                   # a rating has one rater
-    scores = (ids * 7 % 4).astype(int)                # ... and one score
-    scores[raters == 3] = 2                           # a rater with SD 0 adds z = 0
+    ids = rng.integers(0, 450, n)  # repeated ids: a shared item's rating counts for 2 systems
+    raters = (ids % 11).astype(int)  # a rating has one rater
+    scores = (ids * 7 % 4).astype(int)  # ... and one score
+    scores[raters == 3] = 2  # a rater with SD 0 adds z = 0
     systems = np.array(list("ABCDE"))[rng.integers(0, 5, n)]
     keep = ~pd.DataFrame({"i": ids, "s": systems}).duplicated().to_numpy()
     ids, raters, scores, systems = ids[keep], raters[keep], scores[keep], systems[keep]
@@ -80,7 +86,9 @@ def test_grouped_queries_equal_the_rows(incomplete):
         assert found["C"] is None
         for name in "AB":
             assert found[name] == pytest.approx(expected[name], abs=1e-12)
-        RaterExclusion.objects.create(campaign=incomplete, rater=Rater.objects.get(external_id=f"fast-effects-{excluded}"))
+        RaterExclusion.objects.create(
+            campaign=incomplete, rater=Rater.objects.get(external_id=f"fast-effects-{excluded}")
+        )
 
 
 # A shared item's rating entering its rater once, through the grouped queries (the per-rater query
@@ -125,7 +133,9 @@ def test_the_command_says_being_computed_or_waits(incomplete, monkeypatch):
     assert "being computed by the background worker" in out.getvalue()
     cache.clear()
     waited = StringIO()
-    call_command("export_table6", "--campaign", incomplete.name, "--format", "markdown", "--wait-adjusted", stdout=waited)
+    call_command(
+        "export_table6", "--campaign", incomplete.name, "--format", "markdown", "--wait-adjusted", stdout=waited
+    )
     assert "being computed" not in waited.getvalue()
     expected = results.rater_effects(incomplete).fit.scores["A"].estimate
     assert f"{expected:.2f}" in waited.getvalue()

@@ -1,6 +1,7 @@
 """Rater-aware intervals and tests of formula (1) (issue 19, item 1): the two-way cluster-robust variance
 against statsmodels' cluster sandwich, the visible fallback, the harsh-rater campaign of the issue, and
 the calibration bench."""
+
 import io
 import json
 from contextlib import redirect_stdout
@@ -12,10 +13,10 @@ from scipy import stats
 from statsmodels.regression.linear_model import OLS
 from statsmodels.stats import sandwich_covariance
 
-from evalapp.compute import rater_uncertainty
-from evalapp.compute.significance import paired_permutation_pvalues, holm
-from evalapp.services.exports import table6 as table6_export
 from core.models import ItemOutput
+from evalapp.compute import rater_uncertainty
+from evalapp.compute.significance import holm, paired_permutation_pvalues
+from evalapp.services.exports import table6 as table6_export
 from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system
 
 
@@ -66,7 +67,16 @@ def test_variances_equal_statsmodels_cluster_sandwich(seed):
 def test_hand_computed_case():
     """Two systems, two instances, two raters each rating everything once per system."""
     # rows: (system, instance, rater, score)
-    rows = [(0, 0, 0, 3), (0, 0, 1, 2), (0, 1, 0, 2), (0, 1, 1, 1), (1, 0, 0, 1), (1, 0, 1, 1), (1, 1, 0, 2), (1, 1, 1, 0)]
+    rows = [
+        (0, 0, 0, 3),
+        (0, 0, 1, 2),
+        (0, 1, 0, 2),
+        (0, 1, 1, 1),
+        (1, 0, 0, 1),
+        (1, 0, 1, 1),
+        (1, 1, 0, 2),
+        (1, 1, 1, 0),
+    ]
     system, instance, rater, score = (np.array(c) for c in zip(*rows))
     design = rater_uncertainty.RatingDesign(["a", "b"], system, instance, rater, score.astype(float), 2, 2)
     found = rater_uncertainty.contrasts(design, min_raters=2)
@@ -92,7 +102,9 @@ def test_fallbacks_are_visible():
     design = rater_uncertainty.RatingDesign([0, 1, 2, 3], system, instance, rater, score, 30, 4)
     found = rater_uncertainty.contrasts(design)
     assert found.fallback_reason == "4 raters, fewer than 5"
-    assert "raters not accounted for: 4 raters, fewer than 5" in rater_uncertainty.method_name("interval", "4 raters, fewer than 5")
+    assert "raters not accounted for: 4 raters, fewer than 5" in rater_uncertainty.method_name(
+        "interval", "4 raters, fewer than 5"
+    )
     unknown = np.arange(len(score))  # every rating its own rater: a file without worker ids
     design = rater_uncertainty.RatingDesign([0, 1, 2, 3], system, instance, unknown, score, 30, len(score))
     found = rater_uncertainty.contrasts(design)
@@ -100,7 +112,9 @@ def test_fallbacks_are_visible():
     # One-way: the instance sandwich alone.
     v_i, _, _ = statsmodels_variance(system, instance, unknown, score, 4, np.eye(4)[0])
     assert found.mean_variance[0] == pytest.approx(v_i)
-    assert "rater" in rater_uncertainty.method_name("test", None) and "rater" in rater_uncertainty.method_name("interval", None)
+    assert "rater" in rater_uncertainty.method_name("test", None) and "rater" in rater_uncertainty.method_name(
+        "interval", None
+    )
 
 
 def test_one_sided_pvalues():
@@ -166,8 +180,10 @@ def test_harsh_campaign_through_table6_names_raters_and_does_not_call_the_wrong_
     campaign = make_campaign(dataset, systems, name="harsh", raters_per_item=3)
     raters = make_raters(10)
     instances = list(dataset.instances.order_by("position"))
-    items = {(io.output.system.name, io.output.instance_id): io.item
-             for io in ItemOutput.objects.filter(campaign=campaign).select_related("item", "output__system")}
+    items = {
+        (io.output.system.name, io.output.instance_id): io.item
+        for io in ItemOutput.objects.filter(campaign=campaign).select_related("item", "output__system")
+    }
     for name in ("a", "b"):
         for i, cell in enumerate(scores[name]):
             add_ratings(campaign, [(items[name, instances[i].pk], [s for _, s in cell])], [raters[r] for r, _ in cell])
@@ -188,6 +204,8 @@ def test_the_calibration_bench_runs():
     with redirect_stdout(out):
         rater_uncertainty_sim.main(["--campaigns", "20", "--old-resamples", "50", "--old-permutations", "100"])
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("| pool | severity SD") and len([line for line in lines if line.startswith("| 10 |")]) == 4
+    assert (
+        lines[0].startswith("| pool | severity SD") and len([line for line in lines if line.startswith("| 10 |")]) == 4
+    )
     truth = rater_uncertainty_sim.true_means(10, 0.2)
     assert np.all(np.diff(truth[[1, 2]]) == 0) and np.all((truth > 0) & (truth < 3))

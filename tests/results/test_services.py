@@ -32,8 +32,14 @@ def test_records_are_instance_system_rater_score(campaign):
 
 def test_control_items_never_count(campaign):
     raters = list(Rater.objects.all())
-    control = Item.objects.create(campaign=campaign, instance=campaign.sampled.first().instance, kind=Item.Kind.CONTROL,
-                                  control_kind=Item.Control.STATEMENT, expected_max=1, needed=3)
+    control = Item.objects.create(
+        campaign=campaign,
+        instance=campaign.sampled.first().instance,
+        kind=Item.Kind.CONTROL,
+        control_kind=Item.Control.STATEMENT,
+        expected_max=1,
+        needed=3,
+    )
     add_ratings(campaign, [(control, [3, 3, 3])], raters)
     assert len(ratings_records(campaign)) == 12
     assert human_scores(campaign)["A"]["human"] == pytest.approx(13 / 6)
@@ -89,5 +95,9 @@ def test_real_butfit_ratings_import_as_long_form(db):
     scores = human_scores(campaign)
     for name in sorted({row["system"] for row in rows}):
         file_mean = np.mean([int(row["rating_0to3"]) for row in rows if row["system"] == name])
-        assert scores[name] == {"human": pytest.approx(file_mean), "ratings": 100, "expected_ratings": 100,
-                                "complete": True}
+        assert scores[name] == {
+            "human": pytest.approx(file_mean),
+            "ratings": 100,
+            "expected_ratings": 100,
+            "complete": True,
+        }

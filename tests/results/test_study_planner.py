@@ -1,5 +1,6 @@
 """The study planner: hand-computed figures, statsmodels' power functions, the simulated search, the
 command, the page and the API giving the same plan."""
+
 import io
 import json
 import math
@@ -31,8 +32,9 @@ def test_normal_formula_by_hand():
     assert study_planner.minimum_detectable_difference(1.0, 100, 0.05, 0.8) == pytest.approx(0.2801585, abs=1e-7)
 
 
-@pytest.mark.parametrize("effect, alpha, power", [(0.1, 0.05, 0.8), (0.25, 0.05, 0.9), (0.4, 0.01, 0.8),
-                                                  (0.6, 0.05, 0.8), (0.2, 0.1, 0.5)])
+@pytest.mark.parametrize(
+    "effect, alpha, power", [(0.1, 0.05, 0.8), (0.25, 0.05, 0.9), (0.4, 0.01, 0.8), (0.6, 0.05, 0.8), (0.2, 0.1, 0.5)]
+)
 def test_normal_approximation_against_statsmodels(effect, alpha, power):
     normal = study_planner.instances_needed_normal(effect, 1.0, alpha, power)
     # statsmodels' one-sample normal power (ratio=0) adds the far tail's tiny share; the closed form drops it.
@@ -41,8 +43,11 @@ def test_normal_approximation_against_statsmodels(effect, alpha, power):
     # The paired t-test needs a little more: the t distribution's heavier tails, about 2 instances at 5%.
     t_test = tt_solve_power(effect_size=effect, alpha=alpha, power=power, alternative="two-sided")
     assert normal < t_test <= normal + 4
-    assert TTestPower().power(effect_size=effect, nobs=normal, alpha=alpha) < power <= TTestPower().power(
-        effect_size=effect, nobs=math.ceil(t_test), alpha=alpha)
+    assert (
+        TTestPower().power(effect_size=effect, nobs=normal, alpha=alpha)
+        < power
+        <= TTestPower().power(effect_size=effect, nobs=math.ceil(t_test), alpha=alpha)
+    )
 
 
 def test_simulated_power_is_seeded_and_rises_with_n():
@@ -67,8 +72,9 @@ def test_simulated_search_finds_the_smallest_n_near_the_t_test():
 def test_only_the_best_pairs_are_simulated():
     means = np.array([[3.0, 2.0, 3.0, 2.0], [2.0, 2.0, 1.0, 1.0], [1.0, 1.0, 1.0, 0.0]])
     settings = study_planner.SimulationSettings(100, 100, 500, 7, max_pairs=1)
-    plan = study_planner.plan(["A", "B", "C"], means, np.full((3, 4), 3), study_planner.Components({}, 0, 0, 0.5),
-                              0.05, 0.8, 3, settings)
+    plan = study_planner.plan(
+        ["A", "B", "C"], means, np.full((3, 4), 3), study_planner.Components({}, 0, 0, 0.5), 0.05, 0.8, 3, settings
+    )
     assert plan["pairs"][0]["instances_needed_simulated"] is not None
     assert plan["pairs"][1]["instances_needed_simulated"] is None and plan["pairs"][1]["instances_needed_normal"]
     assert plan["simulation"]["max_pairs"] == 1
@@ -86,14 +92,19 @@ def test_plan_by_hand():
     components = study_planner.Components({}, 0.1, 0.2, 0.5)
     plan = study_planner.plan(["A", "B", "C"], means, counts, components, 0.05, 0.8, 3, SETTINGS)
     first, second = plan["pairs"]
-    d = np.array([1.0, 0.0, 2.0, 1.0])                   # A - B on the four shared instances
+    d = np.array([1.0, 0.0, 2.0, 1.0])  # A - B on the four shared instances
     assert (first["higher"], first["lower"]) == ("A", "B")
     assert first["delta"] == pytest.approx(1.0) and first["sd_diff"] == pytest.approx(d.std(ddof=1))
     # Holm over 3 pairs: each planned two-sided at 0.05 / 3: z_(1 - 0.05/6) + z_0.8 = 2.393980 + 0.841621.
-    assert plan["test"] == {"rule": "holm", "alpha": 0.05, "pair_level": pytest.approx(0.05 / 3), "sided": 2,
-                            "pairs_corrected_over": 3}
+    assert plan["test"] == {
+        "rule": "holm",
+        "alpha": 0.05,
+        "pair_level": pytest.approx(0.05 / 3),
+        "sided": 2,
+        "pairs_corrected_over": 3,
+    }
     assert first["instances_needed_normal"] == math.ceil((3.235601 * d.std(ddof=1) / 1.0) ** 2)
-    d2 = np.array([1.0, 1.0, 0.0, -1.0, 1.0])            # B - C on all five
+    d2 = np.array([1.0, 1.0, 0.0, -1.0, 1.0])  # B - C on all five
     assert second["delta"] == pytest.approx(0.4) and second["sd_diff"] == pytest.approx(d2.std(ddof=1))
     # Planning for M = 1: the true part is sd^2 - 2 (0.1 + 0.5) / 3, plus 2 (0.1 + 0.5) / 1.
     plan_one = study_planner.plan(["A", "B", "C"], means, counts, components, 0.05, 0.8, 1, SETTINGS)
@@ -106,20 +117,40 @@ def test_plan_by_hand():
     assert wmt["test"]["sided"] == 1 and wmt["test"]["pair_level"] == 0.05
     assert wmt["pairs"][0]["instances_needed_normal"] == math.ceil((2.486475 * d.std(ddof=1) / 1.0) ** 2)
     assert [(e["instances"], e["raters_per_item"]) for e in plan["mdd"]] == [
-        (n, m) for n in (50, 100, 200, 500, 1000) for m in (1, 3, 5)]
-    assert list(plan) == ["alpha", "power", "raters_per_item", "test", "pairs", "mdd", "variance_components",
-                          "simulation"]
-    assert list(first) == ["higher", "lower", "delta", "sd_diff", "instances_needed_normal",
-                           "instances_needed_simulated", "simulated_interval", "agrees"]
+        (n, m) for n in (50, 100, 200, 500, 1000) for m in (1, 3, 5)
+    ]
+    assert list(plan) == [
+        "alpha",
+        "power",
+        "raters_per_item",
+        "test",
+        "pairs",
+        "mdd",
+        "variance_components",
+        "simulation",
+    ]
+    assert list(first) == [
+        "higher",
+        "lower",
+        "delta",
+        "sd_diff",
+        "instances_needed_normal",
+        "instances_needed_simulated",
+        "simulated_interval",
+        "agrees",
+    ]
 
 
 # --- the service, the command, the API and the page ------------------------------------------------------
 
+
 def _pilot_scores(seed=4, n=16):
     rng = np.random.default_rng(seed)
     shift = rng.normal(0, 0.4, n)
-    return {name: [[int(np.clip(np.rint(mean + shift[i] + rng.normal(0, 0.6)), 0, 3)) for _ in range(3)]
-                   for i in range(n)] for name, mean in (("alpha", 2.3), ("beta", 1.9), ("gamma", 1.0))}
+    return {
+        name: [[int(np.clip(np.rint(mean + shift[i] + rng.normal(0, 0.6)), 0, 3)) for _ in range(3)] for i in range(n)]
+        for name, mean in (("alpha", 2.3), ("beta", 1.9), ("gamma", 1.0))
+    }
 
 
 @pytest.fixture
@@ -140,12 +171,17 @@ def test_service_equals_hand_computation_and_statsmodels(pilot):
         assert (pair["higher"], pair["lower"]) == (higher, lower)
         assert pair["delta"] == pytest.approx(d.mean()) and pair["sd_diff"] == pytest.approx(d.std(ddof=1))
         assert pair["instances_needed_normal"] == math.ceil(
-            ((stats.norm.ppf(1 - 0.05 / 6) + stats.norm.ppf(0.8)) * d.std(ddof=1) / d.mean()) ** 2)
+            ((stats.norm.ppf(1 - 0.05 / 6) + stats.norm.ppf(0.8)) * d.std(ddof=1) / d.mean()) ** 2
+        )
     components = plan["variance_components"]
     for name in scores:
         assert components["per_system_instance_means"][name] == pytest.approx(per_instance[name].var(ddof=1))
-    rows = [(f"{100 + i}", name, f"w{r}", score) for name, table in scores.items() for i, row in enumerate(table)
-            for r, score in enumerate(row)]
+    rows = [
+        (f"{100 + i}", name, f"w{r}", score)
+        for name, table in scores.items()
+        for i, row in enumerate(table)
+        for r, score in enumerate(row)
+    ]
     frame = pd.DataFrame(rows, columns=["instance", "system", "rater", "score"])
     assert_reml_at_least_as_good_as_statsmodels(frame, components)
 
@@ -159,12 +195,16 @@ def assert_reml_at_least_as_good_as_statsmodels(frame, components):
     y = frame["score"].to_numpy(dtype=float)
     codes = {name: pd.factorize(frame[name])[0] for name in ("system", "rater", "instance")}
     cells = pd.factorize(frame["system"] + ":" + frame["instance"])[0]
-    factors = [(codes["rater"], codes["rater"].max() + 1), (codes["instance"], codes["instance"].max() + 1),
-               (cells, cells.max() + 1)]
+    factors = [
+        (codes["rater"], codes["rater"].max() + 1),
+        (codes["instance"], codes["instance"].max() + 1),
+        (cells, cells.max() + 1),
+    ]
     design = rater_effects._Design(y, codes["system"], codes["system"].max() + 1, factors)
     theirs = np.sqrt([fitted["rater"], fitted["instance"], fitted["cell"]]) / math.sqrt(reference.scale)
     ours = np.sqrt([components["rater"], components["instance"], components["system_instance"]]) / math.sqrt(
-        components["residual"])
+        components["residual"]
+    )
     assert design.solve(theirs).deviance == pytest.approx(-2 * reference.llf, abs=1e-6)
     assert design.solve(ours).deviance <= -2 * reference.llf + 1e-4
     if design.solve(ours).deviance > -2 * reference.llf - 1e-3:  # the same optimum
@@ -217,8 +257,16 @@ def test_monte_carlo_interval_and_agreement():
     assert study_planner.monte_carlo_interval(None, 0.05, 0.8, 400) is None
     means = np.random.default_rng(9).normal(0, 1, (2, 120))
     means[0] += 0.4
-    plan = study_planner.plan(["A", "B"], means, np.full((2, 120), 3), study_planner.Components({}, 0.1, 0.2, 0.5, 0.3),
-                              0.05, 0.8, 3, SETTINGS)
+    plan = study_planner.plan(
+        ["A", "B"],
+        means,
+        np.full((2, 120), 3),
+        study_planner.Components({}, 0.1, 0.2, 0.5, 0.3),
+        0.05,
+        0.8,
+        3,
+        SETTINGS,
+    )
     pair = plan["pairs"][0]
     low, high = pair["simulated_interval"]
     assert low <= pair["instances_needed_simulated"] <= high
@@ -239,16 +287,30 @@ def _statsmodels_fit_with_cells(frame):
     frame = frame.assign(group=0, cell=frame["system"] + ":" + frame["instance"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = MixedLM.from_formula("score ~ 0 + C(system)", frame, groups="group",
-                                     vc_formula={"rater": "0 + C(rater)", "instance": "0 + C(instance)",
-                                                 "cell": "0 + C(cell)"})
+        model = MixedLM.from_formula(
+            "score ~ 0 + C(system)",
+            frame,
+            groups="group",
+            vc_formula={"rater": "0 + C(rater)", "instance": "0 + C(instance)", "cell": "0 + C(cell)"},
+        )
         return model.fit(reml=True)
 
 
 def test_command_api_and_page_give_the_same_plan(pilot, organizer):
     out = io.StringIO()
-    call_command("plan_study", "--campaign", "pilot", "--alpha", "0.05", "--power", "0.9", "--raters-per-item", "5",
-                 "--json", stdout=out)
+    call_command(
+        "plan_study",
+        "--campaign",
+        "pilot",
+        "--alpha",
+        "0.05",
+        "--power",
+        "0.9",
+        "--raters-per-item",
+        "5",
+        "--json",
+        stdout=out,
+    )
     from_command = json.loads(out.getvalue())
     api = APIClient()
     api.force_authenticate(organizer)
@@ -290,9 +352,19 @@ def test_components_come_from_the_counted_ratings(pilot):
     assert planning.plan_study(pilot, 0.05, 0.8)["variance_components"]["system_instance"] == fitted.system_instance
 
 
-@pytest.mark.parametrize("query", [{"alpha": "nan"}, {"alpha": "inf"}, {"power": "1e999"}, {"power": "-0"},
-                                   {"raters_per_item": "99999999999999999999999"}, {"raters_per_item": "0"},
-                                   {"alpha": "0.05\x00"}, {"seed": "-1"}])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"alpha": "nan"},
+        {"alpha": "inf"},
+        {"power": "1e999"},
+        {"power": "-0"},
+        {"raters_per_item": "99999999999999999999999"},
+        {"raters_per_item": "0"},
+        {"alpha": "0.05\x00"},
+        {"seed": "-1"},
+    ],
+)
 def test_hostile_planner_queries_are_400(pilot, organizer, query):
     api = APIClient()
     api.force_authenticate(organizer)
@@ -328,10 +400,20 @@ def test_holm_levels_are_reached_by_the_simulation():
     with 500 sign patterns never could), and near the normal figure."""
     rng = np.random.default_rng(21)
     means = rng.normal(0, 0.6, (5, 150)) + np.array([2.0, 1.7, 1.4, 1.1, 0.8])[:, None]
-    plan = study_planner.plan(list("ABCDE"), means, np.full((5, 150), 3), study_planner.Components({}, 0.1, 0.2, 0.5, 0.3),
-                              0.05, 0.8, 3, SETTINGS)
+    plan = study_planner.plan(
+        list("ABCDE"),
+        means,
+        np.full((5, 150), 3),
+        study_planner.Components({}, 0.1, 0.2, 0.5, 0.3),
+        0.05,
+        0.8,
+        3,
+        SETTINGS,
+    )
     assert plan["test"]["pair_level"] == pytest.approx(0.005)
     for pair in plan["pairs"]:
         assert pair["instances_needed_simulated"] is not None
-        assert abs(pair["instances_needed_simulated"] - pair["instances_needed_normal"]) <= 0.3 * pair[
-            "instances_needed_normal"] + 3
+        assert (
+            abs(pair["instances_needed_simulated"] - pair["instances_needed_normal"])
+            <= 0.3 * pair["instances_needed_normal"] + 3
+        )

@@ -2,6 +2,7 @@
 
 Regenerate after an intended change with ``COMVE_UPDATE_GOLDEN=1`` and review the diff.
 """
+
 import io
 import os
 from pathlib import Path
@@ -31,8 +32,11 @@ CASES = [
     ("latex", ["--halves"], "table6_halves.tex"),
     ("json", ["--bootstrap", "500", "--seed", "11", "--permutations", "1000"], "table6_bootstrap.json"),
     ("markdown", ["--bootstrap", "500", "--seed", "11", "--permutations", "1000"], "table6_bootstrap.md"),
-    ("latex", ["--latex-intervals", "--bootstrap", "500", "--seed", "11", "--permutations", "1000"],
-     "table6_bootstrap_inline.tex"),
+    (
+        "latex",
+        ["--latex-intervals", "--bootstrap", "500", "--seed", "11", "--permutations", "1000"],
+        "table6_bootstrap_inline.tex",
+    ),
     ("csv", ["--bootstrap", "500", "--seed", "11", "--permutations", "1000"], "table6_bootstrap.csv"),
     ("json", ["--bootstrap", "500", "--clusters", "wmt"], "table6_wmt.json"),
 ]
@@ -40,8 +44,14 @@ CASES = [
 
 @pytest.fixture
 def golden_campaign(db):
-    campaign, _ = rated_campaign(SCORES, name="golden", human=HUMAN, markers={"nopaper": "*", "tied_b": "+"},
-                                 bleu={"Tie & Co": 21.05, "tied_b": 21.04, "nopaper": 3.5}, partial={"partial"})
+    campaign, _ = rated_campaign(
+        SCORES,
+        name="golden",
+        human=HUMAN,
+        markers={"nopaper": "*", "tied_b": "+"},
+        bleu={"Tie & Co": 21.05, "tied_b": 21.04, "nopaper": 3.5},
+        partial={"partial"},
+    )
     return campaign
 
 
@@ -57,20 +67,35 @@ def test_export_matches_golden_file(golden_campaign, fmt, extra, filename):
 
 def test_out_option_writes_the_file(golden_campaign, tmp_path):
     target = tmp_path / "t6.md"
-    call_command("export_table6", "--campaign", "golden", "--format", "markdown", "--out", str(target),
-                 stderr=io.StringIO())
+    call_command(
+        "export_table6", "--campaign", "golden", "--format", "markdown", "--out", str(target), stderr=io.StringIO()
+    )
     assert target.read_text(encoding="utf-8") == (GOLDEN / "table6.md").read_text(encoding="utf-8")
 
 
 def test_latex_intervals_sit_beside_their_scores(golden_campaign):
     out = io.StringIO()
-    call_command("export_table6", "--campaign", "golden", "--format", "latex", "--latex-intervals", "--bootstrap", "500",
-                 "--seed", "11", "--permutations", "1000", stdout=out)
+    call_command(
+        "export_table6",
+        "--campaign",
+        "golden",
+        "--format",
+        "latex",
+        "--latex-intervals",
+        "--bootstrap",
+        "500",
+        "--seed",
+        "11",
+        "--permutations",
+        "1000",
+        stdout=out,
+    )
     human = next(line for line in out.getvalue().splitlines() if line.startswith("Human &"))
     assert human == "Human & - & - & 2.83 {\\small [2.53, 3.00]} & - & - & 0.93 & 2.83 {\\small [2.43, 3.24]} \\\\"
 
 
 def test_latex_intervals_refused_for_other_formats(golden_campaign):
     with pytest.raises(CommandError, match="latex"):
-        call_command("export_table6", "--campaign", "golden", "--format", "csv", "--latex-intervals",
-                     stdout=io.StringIO())
+        call_command(
+            "export_table6", "--campaign", "golden", "--format", "csv", "--latex-intervals", stdout=io.StringIO()
+        )

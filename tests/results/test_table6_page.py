@@ -1,5 +1,6 @@
 """The Table 6 page: intervals, clusters with the test named, secondary columns, three SVG charts, merged
 footnotes, the LaTeX form; and the charts' geometry."""
+
 import re
 
 import pytest
@@ -28,9 +29,14 @@ def _count(team, score=None):
 
 @pytest.fixture
 def campaign(db):
-    campaign, _ = rated_campaign(SCORES, name="page", markers={"poor": "*", "fine": "+"},
-                                 bleu={"good": 20.0, "fine": 14.2, "poor": 3.1, "also half": 9.0}, partial={"half"},
-                                 human=[[3, 3, 3]] * 12)
+    campaign, _ = rated_campaign(
+        SCORES,
+        name="page",
+        markers={"poor": "*", "fine": "+"},
+        bleu={"good": 20.0, "fine": 14.2, "poor": 3.1, "also half": 9.0},
+        partial={"half"},
+        human=[[3, 3, 3]] * 12,
+    )
     return campaign
 
 
@@ -48,7 +54,10 @@ def test_page_shows_intervals_clusters_and_the_test(client, organizer, campaign)
     assert "raters not accounted for: 3 raters, fewer than 5" in body  # three raters: the visible fallback
     rows = {entry["row"].team: entry for entry in response.context["rows"]}
     ci = rows["good"]["row"].ci
-    assert rows["good"]["interval"][0] == f"[{ci['low']:.2f}, {ci['high']:.2f}]" and ci["low"] < rows["good"]["row"].human < ci["high"]
+    assert (
+        rows["good"]["interval"][0] == f"[{ci['low']:.2f}, {ci['high']:.2f}]"
+        and ci["low"] < rows["good"]["row"].human < ci["high"]
+    )
     assert "Human z" in body and "(secondary)" in body
 
 
@@ -76,8 +85,9 @@ def test_latex_form_gives_intervals_beside_scores(client, organizer, campaign):
     client.force_login(organizer)
     body = client.get(reverse("results:table6_page", args=[campaign.pk])).content.decode()
     assert 'name="latex_intervals"' in body
-    latex = client.get(reverse("results:table6", args=[campaign.pk, "latex"]),
-                       {"bootstrap": "200", "latex_intervals": "1"}).content.decode()
+    latex = client.get(
+        reverse("results:table6", args=[campaign.pk, "latex"]), {"bootstrap": "200", "latex_intervals": "1"}
+    ).content.decode()
     human = (_count("good", 3) * 3 + _count("good", 2) * 2) / 36  # 103 / 36 = 2.86
     pattern = rf"^good & 20\.0 & 1 & {human:.2f} \{{\\small \[\d\.\d\d, \d\.\d\d\]\}} & 1 & 1 &"
     assert re.search(pattern, latex, re.M), latex
@@ -97,13 +107,29 @@ def test_score_distribution_counts_counted_ratings(campaign):
 
 
 def _row(team, human, low=None, high=None, cluster=None, bleu=None, is_human=False):
-    return Table6Row(team, "", bleu, None, human, None, 3, 3, True, is_human=is_human,
-                     ci=None if low is None else {"low": low, "high": high}, cluster=cluster)
+    return Table6Row(
+        team,
+        "",
+        bleu,
+        None,
+        human,
+        None,
+        3,
+        3,
+        True,
+        is_human=is_human,
+        ci=None if low is None else {"low": low, "high": high},
+        cluster=cluster,
+    )
 
 
 def test_interval_chart_orders_by_score_and_places_bars():
-    rows = [_row("b", 1.5, 1.2, 1.8, 2), _row("a", 2.4, 2.1, 2.7, 1), _row("Human", 2.9, is_human=True),
-            _row("never rated", None)]
+    rows = [
+        _row("b", 1.5, 1.2, 1.8, 2),
+        _row("a", 2.4, 2.1, 2.7, 1),
+        _row("Human", 2.9, is_human=True),
+        _row("never rated", None),
+    ]
     chart = table6_charts.interval_chart(rows)
     labels = [s["text"] for s in chart.shapes if s["kind"] == "text" and "row-label" in s["cls"]]
     assert labels == ["Human", "a", "b"]
@@ -133,11 +159,19 @@ def test_distribution_bars_are_proportional():
 def test_every_chart_keeps_its_data_and_labels_inside_its_drawing_at_every_width(layout):
     """Issue 20: at 360 px the interval chart showed 0-1.5 only and the scatter lost a team. Each layout
     spans the whole data range: every dot, bar and label is inside the drawing, the ticks reach 3."""
-    rows = [_row("a-long-team-name-of-thirty-chars", 2.95, 2.7, 3.0, 1, bleu=26.4), _row("b", 0.05, 0.0, 0.3, 2, bleu=0.0),
-            _row("Human", 2.9, 2.8, 3.0, is_human=True), _row("c", 1.1, 0.9, 1.4, 2, bleu=6.3)]
-    charts = [table6_charts.interval_chart(rows, layout), table6_charts.scatter_chart(rows, layout),
-              table6_charts.distribution_chart(rows, {"a-long-team-name-of-thirty-chars": [1, 2, 3, 4], "b": [4, 0, 0, 0]},
-                                               layout)]
+    rows = [
+        _row("a-long-team-name-of-thirty-chars", 2.95, 2.7, 3.0, 1, bleu=26.4),
+        _row("b", 0.05, 0.0, 0.3, 2, bleu=0.0),
+        _row("Human", 2.9, 2.8, 3.0, is_human=True),
+        _row("c", 1.1, 0.9, 1.4, 2, bleu=6.3),
+    ]
+    charts = [
+        table6_charts.interval_chart(rows, layout),
+        table6_charts.scatter_chart(rows, layout),
+        table6_charts.distribution_chart(
+            rows, {"a-long-team-name-of-thirty-chars": [1, 2, 3, 4], "b": [4, 0, 0, 0]}, layout
+        ),
+    ]
     for chart in charts:
         assert chart.width == layout.width
         for shape in chart.shapes:

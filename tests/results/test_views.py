@@ -1,4 +1,5 @@
 """Roles on the results pages and downloads: organizers and researchers read, raters never."""
+
 import csv
 import io
 import json
@@ -14,17 +15,19 @@ SCORES = {"alpha": [[3, 2, 3], [2, 2, 1]], "=cmd": [[0, 1, None], [1, 1, 1]]}
 
 @pytest.fixture
 def campaign(db):
-    campaign, _ = rated_campaign(SCORES, name="views", bleu={"alpha": 12.34, "=cmd": 5.0},
-                                 human=[[3, 3, 3], [2, 3, 3]])
+    campaign, _ = rated_campaign(SCORES, name="views", bleu={"alpha": 12.34, "=cmd": 5.0}, human=[[3, 3, 3], [2, 3, 3]])
     return campaign
 
 
 def urls(campaign):
-    return [reverse("results:index"), reverse("results:dashboard", args=[campaign.pk]),
-            reverse("results:agreement", args=[campaign.pk, "json"]),
-            reverse("results:ratings", args=[campaign.pk, "csv"]),
-            reverse("results:table6_page", args=[campaign.pk]), reverse("results:plan", args=[campaign.pk])] + [
-        reverse("results:table6", args=[campaign.pk, fmt]) for fmt in ("csv", "json", "markdown", "latex")]
+    return [
+        reverse("results:index"),
+        reverse("results:dashboard", args=[campaign.pk]),
+        reverse("results:agreement", args=[campaign.pk, "json"]),
+        reverse("results:ratings", args=[campaign.pk, "csv"]),
+        reverse("results:table6_page", args=[campaign.pk]),
+        reverse("results:plan", args=[campaign.pk]),
+    ] + [reverse("results:table6", args=[campaign.pk, fmt]) for fmt in ("csv", "json", "markdown", "latex")]
 
 
 def test_rater_gets_403_everywhere_and_anonymous_is_sent_to_login(client, campaign, rater_user):
@@ -92,8 +95,9 @@ def test_table6_json_download_with_intervals(client, campaign, organizer):
     assert document["significance"]["rule"] == "holm"
     assert document["rows"][1]["ci"]["level"] == 0.95 and document["rows"][1]["ci"]["low"] is not None
     assert client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "x"}).status_code == 400
-    wmt = json.loads(client.get(reverse("results:table6", args=[campaign.pk, "json"]),
-                                {"bootstrap": "1", "clusters": "wmt"}).content)
+    wmt = json.loads(
+        client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "1", "clusters": "wmt"}).content
+    )
     assert wmt["significance"]["rule"] == "wmt"
     refused = client.get(reverse("results:table6", args=[campaign.pk, "json"]), {"bootstrap": "1", "clusters": "x"})
     assert refused.status_code == 400 and b"clusters" in refused.content

@@ -1,4 +1,5 @@
 """A small campaign made by the real service, and rater accounts, for the screen tests."""
+
 import pytest
 
 from tests.engine.builders import build_dataset
@@ -18,8 +19,9 @@ def make_campaign(name="Screens", raters_per_item=2, control_rate=CONTROL_RATE, 
     from evalapp.services.campaigns import create_campaign
 
     dataset = build_dataset(name=f"ds-{name}", instances=INSTANCES, systems=SYSTEM_NAMES, outputs=reason_text)
-    return create_campaign(dataset, name, seed=2020, raters_per_item=raters_per_item,
-                           control_rate=control_rate, **options)
+    return create_campaign(
+        dataset, name, seed=2020, raters_per_item=raters_per_item, control_rate=control_rate, **options
+    )
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
 """The authentication backend loads the user's Rater profile with the user (core.auth_backend)."""
+
 import pytest
 from django.contrib.auth import get_user
 from django.test import RequestFactory

@@ -1,6 +1,7 @@
 """Undo of the last submission (core/corrections.py): the rater changes the score they have just
 saved, from the next item's page or through the API, within CORRECTION_WINDOW_SECONDS and only
 while it is their last rating; the rating keeps its row and a RatingCorrection records the change."""
+
 import re
 from datetime import timedelta
 
@@ -29,12 +30,15 @@ def rate(campaign, rater, score, now=None):
 
 def counts(campaign):
     """What a correction must never change: who rated what, and every item's counters."""
-    return (sorted(Rating.objects.filter(campaign=campaign).values_list("pk", "item_id", "rater_id", "assignment_id")),
-            sorted(Item.objects.filter(campaign=campaign).values_list("pk", "active_count", "done_count")),
-            sorted(Assignment.objects.filter(campaign=campaign).values_list("pk", "status")))
+    return (
+        sorted(Rating.objects.filter(campaign=campaign).values_list("pk", "item_id", "rater_id", "assignment_id")),
+        sorted(Item.objects.filter(campaign=campaign).values_list("pk", "active_count", "done_count")),
+        sorted(Assignment.objects.filter(campaign=campaign).values_list("pk", "status")),
+    )
 
 
 # --- the service -----------------------------------------------------------------------------
+
 
 def test_the_last_score_changes_in_place_and_the_change_is_recorded(campaign, rater_user):
     rater = rater_of(rater_user)
@@ -70,11 +74,15 @@ def test_only_the_last_rating_and_only_within_the_window(campaign, rater_user):
 
 
 def test_refused_for_another_rater_a_closed_campaign_an_excluded_rater_and_a_bad_score(
-        campaign, rater_user, other_rater_user):
+    campaign, rater_user, other_rater_user
+):
     rater, other = rater_of(rater_user), rater_of(other_rater_user)
     assignment_id = rate(campaign, rater, 1)
-    cases = [(other, 2, corrections.CorrectionRefused.NOT_FOUND), (rater, 4, corrections.CorrectionRefused.INVALID),
-             (rater, True, corrections.CorrectionRefused.INVALID)]
+    cases = [
+        (other, 2, corrections.CorrectionRefused.NOT_FOUND),
+        (rater, 4, corrections.CorrectionRefused.INVALID),
+        (rater, True, corrections.CorrectionRefused.INVALID),
+    ]
     for who, score, code in cases:
         with pytest.raises(corrections.CorrectionRefused) as refused:
             corrections.correct_last_rating(assignment_id, who, campaign, score)
@@ -104,6 +112,7 @@ def test_the_database_refuses_a_correction_that_changes_nothing_or_leaves_0_3(ca
 
 
 # --- the web: the next item's page offers the change -----------------------------------------
+
 
 def item_shown(response):
     """The assignment of the item on the page (the correction form names the previous one as ``previous``)."""
@@ -137,8 +146,9 @@ def test_the_next_item_offers_to_change_the_score_just_saved(rater_client, rater
     assert Rating.objects.get(assignment_id=first).score == 3
 
 
-def test_web_correction_of_someone_elses_rating_is_404_and_writes_nothing(client, rater_user, other_rater_user,
-                                                                         campaign):
+def test_web_correction_of_someone_elses_rating_is_404_and_writes_nothing(
+    client, rater_user, other_rater_user, campaign
+):
     assignment_id = rate(campaign, rater_of(rater_user), 2)
     client.force_login(other_rater_user)
     before = state(campaign)

@@ -1,4 +1,5 @@
 """CSRF is on, and a stale token or an expired session never loses the rater's choice (S6)."""
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -41,8 +42,9 @@ def test_post_without_token_is_refused_and_writes_nothing(csrf_client, campaign)
 
 def test_stale_token_keeps_the_choice_preselected_until_submitted(csrf_client, campaign):
     assignment = leased_item(csrf_client, campaign)
-    response = csrf_client.post(url("item", campaign),
-                                {"assignment": assignment, "score": "2", "csrfmiddlewaretoken": "x" * 64})
+    response = csrf_client.post(
+        url("item", campaign), {"assignment": assignment, "score": "2", "csrfmiddlewaretoken": "x" * 64}
+    )
     assert response["Location"] == url("item", campaign)
     assert not Rating.objects.exists()
 
@@ -53,8 +55,10 @@ def test_stale_token_keeps_the_choice_preselected_until_submitted(csrf_client, c
         assert 'id="score-2" value="2" required checked' in page
         assert 'id="score-1" value="1" required>' in page
 
-    csrf_client.post(url("item", campaign), {"assignment": assignment, "score": "2",
-                                             "csrfmiddlewaretoken": csrf_token(csrf_client, campaign)})
+    csrf_client.post(
+        url("item", campaign),
+        {"assignment": assignment, "score": "2", "csrfmiddlewaretoken": csrf_token(csrf_client, campaign)},
+    )
     assert Rating.objects.get().score == 2
     page = csrf_client.get(url("item", campaign)).content.decode()
     assert "security token had expired" not in page and " checked" not in page
@@ -71,8 +75,9 @@ def test_stale_token_on_the_flag_form_keeps_the_note(csrf_client, campaign):
 def test_other_forms_and_foreign_origins_get_the_plain_403(csrf_client, campaign):
     assignment = leased_item(csrf_client, campaign)
     assert csrf_client.post(reverse("logout")).status_code == 403
-    foreign = csrf_client.post(url("item", campaign), {"assignment": assignment, "score": "2"},
-                               headers={"Origin": "https://evil.example"})
+    foreign = csrf_client.post(
+        url("item", campaign), {"assignment": assignment, "score": "2"}, headers={"Origin": "https://evil.example"}
+    )
     assert foreign.status_code == 403
     assert pending.COOKIE_NAME not in foreign.cookies
 
@@ -88,8 +93,9 @@ def test_expired_session_keeps_the_choice_through_login(client, rater_user, camp
     assert response["Location"] == f"{reverse('login')}?next={url('item', campaign)}"
     assert not Rating.objects.exists()
 
-    login = client.post(reverse("login"), {"username": "rater1", "password": "pw-rater1",
-                                          "next": url("item", campaign)})
+    login = client.post(
+        reverse("login"), {"username": "rater1", "password": "pw-rater1", "next": url("item", campaign)}
+    )
     assert login["Location"] == url("item", campaign)
     page = client.get(url("item", campaign)).content.decode()
     assert "Your session had expired" in page
@@ -139,7 +145,7 @@ def test_tampered_cookie_is_ignored(rater_client, campaign):
 def test_a_long_kept_note_still_fits_in_a_cookie(rf, character):
     from django.http import HttpResponse
 
-    note = "".join(character if i % 3 else chr(0x4e00 + i) for i in range(MAX_NOTE_CHARS + 50))
+    note = "".join(character if i % 3 else chr(0x4E00 + i) for i in range(MAX_NOTE_CHARS + 50))
     choice = pending.from_post({"assignment": "123456789", "note": note}, 987654, pending.CSRF_EXPIRED, flag=True)
     assert choice.note == note[:MAX_NOTE_CHARS]
     header = pending.remember(HttpResponse(), choice).cookies[pending.COOKIE_NAME].OutputString()
@@ -152,7 +158,8 @@ def test_a_long_kept_note_still_fits_in_a_cookie(rf, character):
 def test_a_short_note_is_kept_whole(rf):
     from django.http import HttpResponse
 
-    choice = pending.from_post({"assignment": "5", "note": "Die Begründung fehlt. 理由がない"}, 3,
-                               pending.CSRF_EXPIRED, flag=True)
+    choice = pending.from_post(
+        {"assignment": "5", "note": "Die Begründung fehlt. 理由がない"}, 3, pending.CSRF_EXPIRED, flag=True
+    )
     header = pending.remember(HttpResponse(), choice).cookies[pending.COOKIE_NAME].OutputString()
     assert pending.recall(rf.get("/", HTTP_COOKIE=header.split(";")[0]), 3) == choice

@@ -1,4 +1,5 @@
 """Rater quality figures (S8) on a hand-made campaign, checked against hand computation."""
+
 import random
 from itertools import combinations
 
@@ -25,19 +26,39 @@ def hand_made(django_user_model):
     """The campaign of RATINGS, its items' counters as the engine would leave them."""
     dataset = Dataset.objects.create(name="quality")
     instance = Instance.objects.create(dataset=dataset, external_id="1", position=0, false_sent="He ate a car.")
-    campaign = Campaign.objects.create(name="quality", dataset=dataset, min_control_pass_rate=0.7,
-                                       min_coagreement=0.3, min_median_seconds=5)
-    raters = {name: Rater.objects.create(user=django_user_model.objects.create_user(username=name))
-              for name in "ABC"}
+    campaign = Campaign.objects.create(
+        name="quality", dataset=dataset, min_control_pass_rate=0.7, min_coagreement=0.3, min_median_seconds=5
+    )
+    raters = {name: Rater.objects.create(user=django_user_model.objects.create_user(username=name)) for name in "ABC"}
     for label, (expected, scores) in RATINGS.items():
-        control = {} if expected is None else {
-            "kind": Item.Kind.CONTROL, "control_kind": Item.Control.OTHER_REASON,
-            "expected_min": expected[0], "expected_max": expected[1]}
-        item = Item.objects.create(campaign=campaign, instance=instance, text=label, needed=3,
-                                   active_count=len(scores), done_count=len(scores), **control)
+        control = (
+            {}
+            if expected is None
+            else {
+                "kind": Item.Kind.CONTROL,
+                "control_kind": Item.Control.OTHER_REASON,
+                "expected_min": expected[0],
+                "expected_max": expected[1],
+            }
+        )
+        item = Item.objects.create(
+            campaign=campaign,
+            instance=instance,
+            text=label,
+            needed=3,
+            active_count=len(scores),
+            done_count=len(scores),
+            **control,
+        )
         for name, (score, seconds) in scores.items():
-            Rating.objects.create(item=item, rater=raters[name], campaign=campaign, score=score, seconds=seconds,
-                                  source=Rating.Source.LONG)
+            Rating.objects.create(
+                item=item,
+                rater=raters[name],
+                campaign=campaign,
+                score=score,
+                seconds=seconds,
+                source=Rating.Source.LONG,
+            )
     return campaign, raters
 
 
@@ -83,12 +104,11 @@ def test_flags_only_below_threshold_and_with_enough_data(hand_made):
 
 def test_control_pass_rate_flag():
     thresholds = quality.Thresholds(min_control_pass_rate=0.7, min_coagreement=0.0, min_median_seconds=0)
-    records = [quality.RatingRecord(item, 1, score, None, False, 2, 3, True)
-               for item, score in enumerate([3, 1, 0, 2])]
+    records = [quality.RatingRecord(item, 1, score, None, False, 2, 3, True) for item, score in enumerate([3, 1, 0, 2])]
     figures = quality.summarize(records, thresholds)[1]
     assert (figures["control_ratings"], figures["control_passed"], figures["control_pass_rate"]) == (4, 2, 0.5)
     assert figures["problems"] == ["control pass rate 50% is below 70%"]
-    assert quality.summarize(records[:quality.MIN_CONTROL_RATINGS - 1], thresholds)[1]["problems"] == []
+    assert quality.summarize(records[: quality.MIN_CONTROL_RATINGS - 1], thresholds)[1]["problems"] == []
 
 
 def test_control_pass_bounds():
@@ -103,14 +123,25 @@ def test_flags_raised_and_raters_with_only_a_lease_are_listed(hand_made, django_
     newcomer = Rater.objects.create(user=django_user_model.objects.create_user(username="D"))
     item = Item.objects.get(text="C1")
     from django.utils import timezone
-    Assignment.objects.create(item=item, rater=newcomer, campaign=campaign, leased_at=timezone.now(),
-                              lease_expires_at=timezone.now())
+
+    Assignment.objects.create(
+        item=item, rater=newcomer, campaign=campaign, leased_at=timezone.now(), lease_expires_at=timezone.now()
+    )
     records = by_name(campaign)
     assert records["A"].flags_raised == 1
     assert (records["D"].ratings, records["D"].exact_agreement, records["D"].median_seconds) == (0, None, None)
     assert not records["D"].flagged
-    assert set(records["D"].as_dict()) >= {"rater", "control_pass_rate", "exact_agreement", "mean_abs_difference",
-                                           "median_seconds", "ratings", "flags_raised", "flagged", "problems"}
+    assert set(records["D"].as_dict()) >= {
+        "rater",
+        "control_pass_rate",
+        "exact_agreement",
+        "mean_abs_difference",
+        "median_seconds",
+        "ratings",
+        "flags_raised",
+        "flagged",
+        "problems",
+    }
 
 
 def test_excluded_rater_keeps_figures_but_leaves_co_raters_figures(hand_made):

@@ -1,4 +1,5 @@
 """The organizer's rater-quality page, its CSV, and excluding a rater (items reopen)."""
+
 import csv
 import io
 
@@ -23,7 +24,11 @@ def rate_some(user, campaign, count, score=1):
 
 
 def quality_urls(campaign, rater_id):
-    return [url("quality", campaign), url("quality_download", campaign, fmt="csv"), url("exclude", campaign, rater_id=rater_id)]
+    return [
+        url("quality", campaign),
+        url("quality_download", campaign, fmt="csv"),
+        url("exclude", campaign, rater_id=rater_id),
+    ]
 
 
 def test_only_organizers_see_quality(client, campaign, rater_user, researcher):
@@ -131,8 +136,12 @@ def test_organizer_sets_thresholds_and_bad_values_change_nothing(client, organiz
     assert response["Location"] == url("quality", campaign)
     campaign.refresh_from_db()
     assert (campaign.min_control_pass_rate, campaign.min_coagreement, campaign.min_median_seconds) == (0.8, 0.4, 2.5)
-    for field, bad in (("min_control_pass_rate", "1.5"), ("min_coagreement", "-0.1"),
-                       ("min_median_seconds", "inf"), ("min_median_seconds", "fast")):
+    for field, bad in (
+        ("min_control_pass_rate", "1.5"),
+        ("min_coagreement", "-0.1"),
+        ("min_median_seconds", "inf"),
+        ("min_median_seconds", "fast"),
+    ):
         response = client.post(address, {**values, field: bad})
         assert response.status_code == 400, (field, bad)
         assert 'aria-invalid="true"' in response.content.decode()
@@ -153,8 +162,7 @@ def test_set_thresholds_service_checks_ranges(campaign):
     assert (campaign.min_control_pass_rate, campaign.min_coagreement, campaign.min_median_seconds) == (0.5, 0, 0)
 
 
-def test_a_rater_has_one_display_name_on_the_quality_page_and_in_ratings_csv(
-        client, organizer, rater_user, campaign):
+def test_a_rater_has_one_display_name_on_the_quality_page_and_in_ratings_csv(client, organizer, rater_user, campaign):
     from evalapp.services import exports
 
     rate_some(rater_user, campaign, 3)

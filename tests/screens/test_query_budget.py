@@ -2,6 +2,7 @@
 
 A change that adds per-request work shows up here before it shows up in ``bench/rater_load.py``.
 """
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext

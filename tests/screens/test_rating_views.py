@@ -1,4 +1,5 @@
 """The rater screens through Django's test client: flow, roles, blindness, no state change on GET."""
+
 import re
 from datetime import timedelta
 
@@ -84,7 +85,7 @@ def test_instructions_show_rubric_and_worked_examples(rater_client, campaign):
         assert entry["label"] in page
     assert "He put an elephant into the fridge." in page
     assert "An elephant is much bigger than a fridge." in page
-    assert 'action="%s"' % url("next", campaign) in page and "Start rating" in page
+    assert 'action="{}"'.format(url("next", campaign)) in page and "Start rating" in page
 
 
 def test_get_never_changes_state(rater_client, campaign):

@@ -1,6 +1,7 @@
 """The confidence sequence of evalapp/compute/sequential.py: against a literal restatement of the paper's
 formulas, on hand-made sequences, and its coverage over repeated looks by simulation (with rater effects,
 pools rated in full)."""
+
 import math
 
 import numpy as np
@@ -40,8 +41,7 @@ def test_capital_equals_the_literal_formulas(alpha, m):
     bets = sequential.predictable_bets(xs, alpha)
     up, down = sequential.log_capital(xs, m, bets, SEQUENTIAL_BET_TRUNCATION)
     hedged = np.maximum(0.5 * np.exp(up), 0.5 * np.exp(down))
-    np.testing.assert_allclose(hedged, literal_hedged_capital(list(xs), m, alpha, SEQUENTIAL_BET_TRUNCATION),
-                               rtol=1e-9)
+    np.testing.assert_allclose(hedged, literal_hedged_capital(list(xs), m, alpha, SEQUENTIAL_BET_TRUNCATION), rtol=1e-9)
 
 
 def test_first_bet_by_hand():
@@ -81,11 +81,20 @@ def test_decisions_vectorised_over_campaigns_equal_one_by_one():
         assert first[row][-1] == (low > 0) or abs(low) < 1e-5
 
 
-@pytest.mark.parametrize("lower,upper,margin,want", [
-    (0.01, 0.5, 0.1, "better"), (-0.5, -0.01, 0.1, "better"), (-0.05, 0.05, 0.1, "tie"),
-    (-0.1, 0.05, 0.1, "open"), (-0.2, 0.3, 0.1, "open"), (0.0, 0.3, 0.1, "open"), (0.02, 0.08, 0.1, "better"),
-    (-0.09, 0.0999, 0.1, "tie"), (-3.0, 3.0, 0.1, "open"),
-])
+@pytest.mark.parametrize(
+    "lower,upper,margin,want",
+    [
+        (0.01, 0.5, 0.1, "better"),
+        (-0.5, -0.01, 0.1, "better"),
+        (-0.05, 0.05, 0.1, "tie"),
+        (-0.1, 0.05, 0.1, "open"),
+        (-0.2, 0.3, 0.1, "open"),
+        (0.0, 0.3, 0.1, "open"),
+        (0.02, 0.08, 0.1, "better"),
+        (-0.09, 0.0999, 0.1, "tie"),
+        (-3.0, 3.0, 0.1, "open"),
+    ],
+)
 def test_decision_rule_on_hand_made_intervals(lower, upper, margin, want):
     assert sequential.decide(lower, upper, margin) == want
 
@@ -112,17 +121,28 @@ def _decision(a, b, decision):
 
 def test_settled_directly_and_by_transitivity():
     order = ["A", "B", "C"]
-    direct = {frozenset("AB"): _decision("A", "B", "better"), frozenset("BC"): _decision("B", "C", "tie"),
-              frozenset("AC"): _decision("A", "C", "open")}
+    direct = {
+        frozenset("AB"): _decision("A", "B", "better"),
+        frozenset("BC"): _decision("B", "C", "tie"),
+        frozenset("AC"): _decision("A", "C", "open"),
+    }
     assert sequential.adjacent_pairs_decided(order, direct)
     # B-C open, but B > D > C: decided through D.
     order = ["A", "B", "D", "C"]
-    chain = {frozenset("AB"): _decision("A", "B", "better"), frozenset("BC"): _decision("B", "C", "open"),
-             frozenset("BD"): _decision("B", "D", "better"), frozenset("DC"): _decision("D", "C", "better")}
+    chain = {
+        frozenset("AB"): _decision("A", "B", "better"),
+        frozenset("BC"): _decision("B", "C", "open"),
+        frozenset("BD"): _decision("B", "D", "better"),
+        frozenset("DC"): _decision("D", "C", "better"),
+    }
     assert sequential.adjacent_pairs_decided(["A", "B", "C"], chain)
     # Ties do not chain: B ~ D and D ~ C leave B-C open.
-    ties = {frozenset("AB"): _decision("A", "B", "better"), frozenset("BC"): _decision("B", "C", "open"),
-            frozenset("BD"): _decision("B", "D", "tie"), frozenset("DC"): _decision("D", "C", "tie")}
+    ties = {
+        frozenset("AB"): _decision("A", "B", "better"),
+        frozenset("BC"): _decision("B", "C", "open"),
+        frozenset("BD"): _decision("B", "D", "tie"),
+        frozenset("DC"): _decision("D", "C", "tie"),
+    }
     assert not sequential.adjacent_pairs_decided(["A", "B", "C"], ties)
     assert sequential.all_pairs_decided("A", chain) and not sequential.all_pairs_decided("C", chain)
 
@@ -138,8 +158,9 @@ def _campaigns(rng, campaigns, pool, true_difference, instance_sd, rater_sd, noi
 
     def scores(mean):
         who = rng.integers(0, 20, (campaigns, pool, raters))
-        latent = mean[..., None] + np.take_along_axis(severity[:, None, :], who.reshape(campaigns, -1)[:, None, :],
-                                                      axis=2).reshape(campaigns, pool, raters)
+        latent = mean[..., None] + np.take_along_axis(
+            severity[:, None, :], who.reshape(campaigns, -1)[:, None, :], axis=2
+        ).reshape(campaigns, pool, raters)
         return np.clip(np.rint(latent + rng.normal(0, noise_sd, latent.shape)), 0, 3).mean(axis=-1)
 
     d = scores(base + delta / 2) - scores(base - delta / 2)
@@ -153,8 +174,9 @@ def _campaigns(rng, campaigns, pool, true_difference, instance_sd, rater_sd, noi
 
 def _ever_missed(d, target, alpha):
     """Per campaign: whether the target ever left the running interval (over every look)."""
-    below, above = sequential.rejected(sequential.to_unit(d), sequential.to_unit(target)[:, None], alpha,
-                                       SEQUENTIAL_BET_TRUNCATION)
+    below, above = sequential.rejected(
+        sequential.to_unit(d), sequential.to_unit(target)[:, None], alpha, SEQUENTIAL_BET_TRUNCATION
+    )
     return below[:, -1] | above[:, -1]
 
 
@@ -193,12 +215,14 @@ def test_five_equal_systems_show_no_better_over_repeated_looks():
     systems, campaigns, pool = 5, 300, 200
     alpha = sequential.pair_alpha(0.05, systems)
     instance = rng.normal(1.5, 0.5, (campaigns, pool))
-    scores = np.clip(np.rint(instance[:, None, :, None] + rng.normal(0, 0.8, (campaigns, systems, pool, 3))),
-                     0, 3).mean(axis=-1)
+    scores = np.clip(
+        np.rint(instance[:, None, :, None] + rng.normal(0, 0.8, (campaigns, systems, pool, 3))), 0, 3
+    ).mean(axis=-1)
     wrong = np.zeros(campaigns, dtype=bool)
     for a in range(systems):
         for b in range(a + 1, systems):
-            first, second, _ = sequential.decisions_over_time(scores[:, a] - scores[:, b], alpha,
-                                                              SEQUENTIAL_BET_TRUNCATION, 0.1)
+            first, second, _ = sequential.decisions_over_time(
+                scores[:, a] - scores[:, b], alpha, SEQUENTIAL_BET_TRUNCATION, 0.1
+            )
             wrong |= first[:, -1] | second[:, -1]
     assert wrong.mean() <= 0.05

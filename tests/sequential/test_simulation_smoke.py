@@ -1,11 +1,13 @@
 """A few seconds of bench/sequential_sim.py, so that the simulation behind docs/benchmarks.md keeps working."""
+
 from bench import sequential_sim
 
 
 def test_the_simulation_runs_and_reports_every_method(tmp_path, capsys):
     out = tmp_path / "figures.json"
-    figures = sequential_sim.main(["--campaigns", "6", "--systems", "4", "--instances", "80", "--chunk", "3",
-                                   "--json", str(out)])
+    figures = sequential_sim.main(
+        ["--campaigns", "6", "--systems", "4", "--instances", "80", "--chunk", "3", "--json", str(out)]
+    )
     cell = figures["cells"][4]
     assert set(cell) == {"a", "c", "d", "seconds"} and out.exists()
     for method in ("a", "c", "d"):

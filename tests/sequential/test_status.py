@@ -1,5 +1,6 @@
 """The campaign's anytime-valid decisions (issue 23): the service, the dashboard, the API and the command agree;
 decisions on real and simulated ratings; racing; the settings' checks."""
+
 import io
 import json
 
@@ -56,11 +57,16 @@ def simulated_campaign(means, instances, seed=0, name="sim", raters=3, racing=Fa
         Campaign.objects.filter(pk=campaign.pk).update(racing=True)
         campaign.refresh_from_db()
     rater_rows = make_raters(raters, prefix=name + "-w")
-    items = {(io.output.system_id, io.output.instance_id): io.item
-             for io in ItemOutput.objects.filter(campaign=campaign).select_related("item", "output")}
+    items = {
+        (io.output.system_id, io.output.instance_id): io.item
+        for io in ItemOutput.objects.filter(campaign=campaign).select_related("item", "output")
+    }
     ordered = list(dataset.instances.order_by("position"))
-    add_ratings(campaign, [(items[systems[n].pk, inst.pk], rows[p]) for n, rows in table.items()
-                           for p, inst in enumerate(ordered)], rater_rows)
+    add_ratings(
+        campaign,
+        [(items[systems[n].pk, inst.pk], rows[p]) for n, rows in table.items() for p, inst in enumerate(ordered)],
+        rater_rows,
+    )
     return campaign, table
 
 
@@ -68,7 +74,7 @@ def test_a_clear_gap_is_decided_and_the_interval_contains_the_difference():
     """The paper's REFERENCES (Human, 2.58) against ANA (2.10), 100 instances x 3 raters from the crossed model."""
     campaign, table = simulated_campaign({"REFERENCES": 2.58, "ANA": 2.10}, 100, seed=3)
     status = sequential_status(campaign)
-    pair, = status.pairs
+    (pair,) = status.pairs
     assert (pair.better, pair.worse, pair.decision) == ("REFERENCES", "ANA", "better")
     observed = np.mean(np.mean(table["REFERENCES"], axis=1) - np.mean(table["ANA"], axis=1))
     assert pair.difference == pytest.approx(observed)
@@ -77,7 +83,7 @@ def test_a_clear_gap_is_decided_and_the_interval_contains_the_difference():
 
 
 def test_five_equal_systems_show_no_better():
-    campaign, _ = simulated_campaign({name: 1.6 for name in "ABCDE"}, 150, seed=8)
+    campaign, _ = simulated_campaign(dict.fromkeys("ABCDE", 1.6), 150, seed=8)
     status = sequential_status(campaign)
     assert len(status.pairs) == 10
     assert all(pair.decision != "better" for pair in status.pairs)
@@ -128,7 +134,7 @@ def test_web_api_and_command_agree(client, organizer):
     page = client.get(reverse("results:dashboard", args=(campaign.pk,))).content.decode()
     assert "Stopping early: decisions per pair" in page and "Ranking stability" not in page
     for pair in status["pairs"]:
-        assert f"<th scope=\"row\">{pair['better']}</th><td>{pair['worse']}</td>" in page
+        assert f'<th scope="row">{pair["better"]}</th><td>{pair["worse"]}</td>' in page
         assert f"{pair['lower']:.3f}" in page and f"{pair['upper']:.3f}" in page
     decided = [pair for pair in status["pairs"] if pair["decision"] == "better"]
     assert {(p["better"], p["worse"]) for p in decided} >= {("A", "B"), ("A", "C")}
@@ -175,7 +181,7 @@ def test_racing_retires_a_decided_system_and_the_engine_stops_giving_its_items(o
     assert retired and set(retired) == set(status.retirable())
     assert response.json()["items_closed"] == 20 * len(retired)
     recorded = dict(SystemRetirement.objects.filter(campaign=campaign).values_list("system__name", "instances"))
-    assert recorded == {name: 20 for name in retired}
+    assert recorded == dict.fromkeys(retired, 20)
     # Racing again retires nothing new; the engine never hands out a retired system's item.
     assert api.post(f"/api/campaigns/{campaign.pk}/sequential/racing/").json()["retired"] == []
     while (assignment := engine.next_assignment(campaign, rater)) is not None:
@@ -216,9 +222,19 @@ def test_the_margin_and_racing_are_stored_and_shown():
 def test_the_web_form_and_the_api_take_the_margin_and_racing(client, organizer):
     dataset = build_dataset(instances=4, systems=("a", "b"))
     client.force_login(organizer)
-    data = {"dataset": dataset.pk, "name": "web race", "selection": "sample", "sample": 3, "seed": 1,
-            "raters_per_item": 1, "lease_minutes": 30, "control_rate": 0.0, "human_reference": "",
-            "tie_margin": "0.2", "racing": "on"}
+    data = {
+        "dataset": dataset.pk,
+        "name": "web race",
+        "selection": "sample",
+        "sample": 3,
+        "seed": 1,
+        "raters_per_item": 1,
+        "lease_minutes": 30,
+        "control_rate": 0.0,
+        "human_reference": "",
+        "tie_margin": "0.2",
+        "racing": "on",
+    }
     for score in range(4):
         data[f"rubric_label_{score}"], data[f"rubric_description_{score}"] = f"Label {score}", ""
     assert client.post(reverse("campaigns:create"), data).status_code == 302
@@ -230,11 +246,13 @@ def test_the_web_form_and_the_api_take_the_margin_and_racing(client, organizer):
     assert Campaign.objects.filter(name="web default", tie_margin=0.1, racing=False).exists()
     api = APIClient()
     api.force_authenticate(organizer)
-    created = api.post("/api/campaigns/", {"dataset": dataset.pk, "name": "api race", "sample": 3, "seed": 1,
-                                           "tie_margin": 0.3, "racing": True}, format="json")
+    created = api.post(
+        "/api/campaigns/",
+        {"dataset": dataset.pk, "name": "api race", "sample": 3, "seed": 1, "tie_margin": 0.3, "racing": True},
+        format="json",
+    )
     assert created.status_code == 201 and (created.json()["tie_margin"], created.json()["racing"]) == (0.3, True)
-    refused = api.post("/api/campaigns/", {"dataset": dataset.pk, "name": "api bad", "tie_margin": 2.0},
-                       format="json")
+    refused = api.post("/api/campaigns/", {"dataset": dataset.pk, "name": "api bad", "tie_margin": 2.0}, format="json")
     assert refused.status_code == 400 and "tie_margin" in refused.content.decode()
     assert not Campaign.objects.filter(name="api bad").exists()
 
@@ -257,8 +275,9 @@ def test_racing_retires_decided_systems_as_ratings_arrive_without_a_button(setti
         system_of = dict(ItemOutput.objects.filter(campaign=campaign).values_list("item_id", "output__system__name"))
         handed, retired_before = [], []
         while (assignment := engine.next_assignment(campaign, rater)) is not None and len(handed) < 90:
-            retired_before.append(set(SystemRetirement.objects.filter(campaign=campaign)
-                                      .values_list("system__name", flat=True)))
+            retired_before.append(
+                set(SystemRetirement.objects.filter(campaign=campaign).values_list("system__name", flat=True))
+            )
             handed.append(system_of[assignment.item_id])
             engine.submit_rating(assignment.pk, rater, score[handed[-1]])
         retired = set(SystemRetirement.objects.filter(campaign=campaign).values_list("system__name", flat=True))

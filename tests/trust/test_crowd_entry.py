@@ -4,6 +4,7 @@ Before: ``/rate/prolific/<id>/?PROLIFIC_PID=anything`` (or the MTurk entry with 
 worker id) let anyone rate in any open campaign, lab campaigns included, and a second browser
 with a known worker id could act in that worker's live session.
 """
+
 from pathlib import Path
 
 import pytest
@@ -61,8 +62,11 @@ def test_only_the_enabled_platform_may_enter(client, lab_campaign, platform):
 @pytest.mark.parametrize("key", ["", "x", "wrong-key-of-the-right-length-000000000000", "%00", "a" * 5000])
 def test_a_wrong_key_is_404_and_writes_nothing(client, campaign, platform, key):
     before = crowd_state()
-    url = entry(platform, campaign).replace(campaign.crowd_key, key) if key else entry(platform, campaign).replace(
-        campaign.crowd_key + "/", "")
+    url = (
+        entry(platform, campaign).replace(campaign.crowd_key, key)
+        if key
+        else entry(platform, campaign).replace(campaign.crowd_key + "/", "")
+    )
     assert client.post(url, PLATFORMS[platform]()).status_code == 404
     assert crowd_state() == before
 
@@ -78,8 +82,17 @@ def test_a_rotated_key_stops_the_old_address_at_once(client, campaign, platform)
     assert client.post(entry(platform, campaign), PLATFORMS[platform]()).status_code == 302
 
 
-@pytest.mark.parametrize("path", ["/rate/{id}/", "/rate/{id}/item/", "/rate/mturk/{id}/k/", "/rate/prolific/{id}/k/",
-                                  "/campaigns/{id}/", "/api/rate/campaigns/{id}/current/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/rate/{id}/",
+        "/rate/{id}/item/",
+        "/rate/mturk/{id}/k/",
+        "/rate/prolific/{id}/k/",
+        "/campaigns/{id}/",
+        "/api/rate/campaigns/{id}/current/",
+    ],
+)
 @pytest.mark.parametrize("huge", HUGE_IDS)
 def test_ids_out_of_range_are_404(client, rater_user, path, huge):
     client.force_login(rater_user)
@@ -114,21 +127,32 @@ def test_invented_identities_do_not_move_table6_until_the_platform_confirms_them
     before = human_scores(campaign)
     for n in range(3):
         visitor = Client()
-        visitor.post(entry("prolific", campaign), prolific_params(pid=f"5f0c0ffee0c0ffee0c0ffe{n:02d}",
-                                                                   session=f"60b2session0000000000000{n}"))
+        visitor.post(
+            entry("prolific", campaign),
+            prolific_params(pid=f"5f0c0ffee0c0ffee0c0ffe{n:02d}", session=f"60b2session0000000000000{n}"),
+        )
         rate_items(visitor, campaign, 4, failed_controls=0)
     assert Rating.objects.count() == 12
     assert human_scores(campaign) == before
-    records = ("Submission id,Participant id,Status\n"
-               "60b2session00000000000000,5f0c0ffee0c0ffee0c0ffe00,APPROVED\n").encode()
+    records = b"Submission id,Participant id,Status\n60b2session00000000000000,5f0c0ffee0c0ffee0c0ffe00,APPROVED\n"
     crowd_service.import_crowd_submissions(campaign, "prolific", SourceFile("export.csv", records))
     assert human_scores(campaign) != before
 
 
 def test_create_campaign_opens_the_platforms_it_is_told(db):
     dataset = make_campaign(name="Base").dataset
-    call_command("create_campaign", "--dataset", dataset.name, "--name", "Open to Turk", "--sample", "2",
-                 "--seed", "1", "--mturk")
+    call_command(
+        "create_campaign",
+        "--dataset",
+        dataset.name,
+        "--name",
+        "Open to Turk",
+        "--sample",
+        "2",
+        "--seed",
+        "1",
+        "--mturk",
+    )
     campaign = Campaign.objects.get(name="Open to Turk")
     assert (campaign.mturk_enabled, campaign.prolific_enabled, campaign.count_reconciled_only) == (True, False, True)
     assert len(campaign.crowd_key) >= 32
@@ -136,36 +160,54 @@ def test_create_campaign_opens_the_platforms_it_is_told(db):
 
 # Issue 18, failures 8 and 9: crowd entry throttled, the idle clock started at login.
 
+
 def test_crowd_entry_is_throttled_per_address(campaign, settings):
     """Before (commit a7b981f): 40 entries with invented ids from one address made 40 accounts and sessions."""
     settings.COMVE_CROWD_ENTRY_RATE_PER_ADDRESS = "5/minute"
     from django.core.cache import cache
+
     cache.clear()
-    answers = [Client().post(entry("mturk", campaign), mturk_params(worker=f"A1INVENTED{n:02d}",
-                                                                      assignment=f"3ASSIGNINV{n:02d}")).status_code
-               for n in range(12)]
+    answers = [
+        Client()
+        .post(entry("mturk", campaign), mturk_params(worker=f"A1INVENTED{n:02d}", assignment=f"3ASSIGNINV{n:02d}"))
+        .status_code
+        for n in range(12)
+    ]
     assert answers[:5] == [302] * 5 and set(answers[5:]) == {429}
     assert CrowdSession.objects.count() == 5
     refused = Client().post(entry("mturk", campaign), mturk_params(worker="A1LATE", assignment="3ASSIGNLATE"))
     assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
     assert "Please wait a moment" in refused.content.decode() and "Nothing was recorded" in refused.content.decode()
     # Another address still gets in.
-    assert Client(REMOTE_ADDR="10.0.0.9").post(entry("mturk", campaign), mturk_params(
-        worker="A1OTHERNET", assignment="3ASSIGNOTHER")).status_code == 302
+    assert (
+        Client(REMOTE_ADDR="10.0.0.9")
+        .post(entry("mturk", campaign), mturk_params(worker="A1OTHERNET", assignment="3ASSIGNOTHER"))
+        .status_code
+        == 302
+    )
 
 
 def test_crowd_entry_is_throttled_per_campaign(campaign, settings):
     settings.COMVE_CROWD_ENTRY_RATE_PER_CAMPAIGN = "3/minute"
     from django.core.cache import cache
+
     cache.clear()
-    answers = [Client(REMOTE_ADDR=f"10.0.1.{n}").post(entry("prolific", campaign), prolific_params(
-        pid=f"5f0c0ffee0c0ffee0c0ff{n:03d}", session=f"60b2session000000000000{n:02d}")).status_code for n in range(5)]
+    answers = [
+        Client(REMOTE_ADDR=f"10.0.1.{n}")
+        .post(
+            entry("prolific", campaign),
+            prolific_params(pid=f"5f0c0ffee0c0ffee0c0ff{n:03d}", session=f"60b2session000000000000{n:02d}"),
+        )
+        .status_code
+        for n in range(5)
+    ]
     assert answers == [302, 302, 302, 429, 429]
 
 
 def test_the_idle_clock_starts_at_login(campaign, settings, monkeypatch):
     """Before: the clock started at the first request after login, so an unused session never aged."""
     import core.middleware
+
     worker = Client()
     now = [1_000_000.0]
     monkeypatch.setattr(core.middleware.time, "time", lambda: now[0])

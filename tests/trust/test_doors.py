@@ -3,6 +3,7 @@
 Each test reproduces a probe of the issue. Before the fix (commit a7b981f) failures 1-3 passed
 through the API and the screens, and failure 4 left several leases on PostgreSQL.
 """
+
 import json
 
 import pytest
@@ -72,6 +73,7 @@ def test_a_crowd_rating_in_a_lab_campaign_never_counts(lab):
 
 def make_rater_crowd():
     from annotators import crowd
+
     return crowd.crowd_rater(crowd.MTURK, "A1ROGUE")
 
 
@@ -92,12 +94,16 @@ def test_crowd_api_ratings_belong_to_the_crowd_session(campaign):
     session = enter(worker, campaign)
     for _ in range(3):
         body = api_next(worker, campaign).json()
-        rated = worker.post(f"/api/rate/assignments/{body['assignment_id']}/rating/",
-                            data=json.dumps({"score": 1}), content_type="application/json")
+        rated = worker.post(
+            f"/api/rate/assignments/{body['assignment_id']}/rating/",
+            data=json.dumps({"score": 1}),
+            content_type="application/json",
+        )
         assert rated.status_code == 201, rated.content
     assert not Assignment.objects.filter(campaign=campaign, crowd_session__isnull=True).exists()
-    csv = ("WorkerId,AssignmentId,HITId,AssignmentStatus\n"
-           f"A1WORKERTEST,{session.session_id},{session.task_id},Rejected\n").encode()
+    csv = (
+        f"WorkerId,AssignmentId,HITId,AssignmentStatus\nA1WORKERTEST,{session.session_id},{session.task_id},Rejected\n"
+    ).encode()
     result = crowd_service.import_crowd_submissions(campaign, "mturk", SourceFile("batch.csv", csv))
     assert result.ratings_excluded == Rating.objects.filter(campaign=campaign).count() >= 3
 
@@ -120,11 +126,13 @@ def test_a_stranger_with_a_known_worker_id_cannot_flag_the_victims_item(campaign
     rate_items(victim, campaign, 1)
     held = shown_assignment(victim.get(screen("item", campaign)))
     enter(stranger, campaign, assignment="3ASSIGNMENTSTRANGE")
-    response = stranger.post(f"/api/rate/assignments/{held}/flag/", data=json.dumps({"note": "x"}),
-                             content_type="application/json")
+    response = stranger.post(
+        f"/api/rate/assignments/{held}/flag/", data=json.dumps({"note": "x"}), content_type="application/json"
+    )
     assert response.status_code == 404
-    response = stranger.post(f"/api/rate/assignments/{held}/rating/", data=json.dumps({"score": 0}),
-                             content_type="application/json")
+    response = stranger.post(
+        f"/api/rate/assignments/{held}/rating/", data=json.dumps({"score": 0}), content_type="application/json"
+    )
     assert response.status_code == 404
     assert Assignment.objects.get(pk=held).status == Assignment.Status.LEASED
     assert not Rating.objects.filter(assignment_id=held).exists()
@@ -142,8 +150,9 @@ def test_lab_access_lists_or_closes_the_lab_door(lab, django_user_model):
     assert [c.name for c in doors.campaigns_open_to(unlisted_user.rater)] == []
     assert [c.name for c in doors.campaigns_open_to(listed_user.rater)] == [lab.name]
     for _ in range(4):
-        rating = listed.post(screen("item", lab), {"assignment": engine.live_lease(lab, listed_user.rater).pk,
-                                                   "score": 3})
+        rating = listed.post(
+            screen("item", lab), {"assignment": engine.live_lease(lab, listed_user.rater).pk, "score": 3}
+        )
         assert rating.status_code == 302
     system_ratings = Rating.objects.filter(campaign=lab, item__kind="system")
     assert system_ratings.exists() and Rating.objects.counted(lab).count() == system_ratings.count()
@@ -154,6 +163,7 @@ def test_lab_access_lists_or_closes_the_lab_door(lab, django_user_model):
 
 def test_the_organizer_sets_lab_access_on_the_web_and_the_api(lab, django_user_model):
     from django.contrib.auth.models import Group
+
     organizer = django_user_model.objects.create_user(username="org", password="pw-org")
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     rater = make_rater(django_user_model, "labrater").rater
@@ -164,8 +174,11 @@ def test_the_organizer_sets_lab_access_on_the_web_and_the_api(lab, django_user_m
     assert web.post(reverse("campaigns:crowd", kwargs={"campaign_id": lab.pk}), form).status_code == 302
     lab.refresh_from_db()
     assert lab.lab_access == "listed" and list(lab.lab_raters.all()) == [rater]
-    response = api.patch(f"/api/campaigns/{lab.pk}/crowd/", data=json.dumps({"lab_access": "none", "lab_raters": []}),
-                         content_type="application/json")
+    response = api.patch(
+        f"/api/campaigns/{lab.pk}/crowd/",
+        data=json.dumps({"lab_access": "none", "lab_raters": []}),
+        content_type="application/json",
+    )
     assert response.status_code == 200, response.content
     lab.refresh_from_db()
     assert lab.lab_access == "none" and not lab.lab_raters.exists()

@@ -26,6 +26,7 @@ again: crowd A's API rating of its own session's item answered 404 (the API igno
 sessions, failure 2); with that check relaxed too, ``flag(actor='crowd A', api=True)`` on the
 stranger's session's item released it (invariant 2, failure 3).
 """
+
 import json
 import os
 import random
@@ -43,7 +44,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from core.models import Assignment, Campaign, CrowdSession, Item, Rater, Rating
+from core.models import Assignment, Campaign, CrowdSession, Item, Rating
 from tests.crowd.conftest import entry, mturk_params, prolific_params
 from tests.screens.conftest import make_campaign, make_rater
 
@@ -55,7 +56,14 @@ MIN_STEPS = 200
 SEED = int(os.environ.get("COMVE_STATEFUL_SEED") or random.SystemRandom().randrange(2**32))
 
 ORGANIZER, RESEARCHER, LAB, CROWD_A, CROWD_B, STRANGER, ANONYMOUS = (
-    "organizer", "researcher", "lab rater", "crowd A", "crowd B", "stranger", "anonymous")
+    "organizer",
+    "researcher",
+    "lab rater",
+    "crowd A",
+    "crowd B",
+    "stranger",
+    "anonymous",
+)
 ACTORS = (ORGANIZER, RESEARCHER, LAB, CROWD_A, CROWD_B, STRANGER, ANONYMOUS)
 RATING_ACTORS = (LAB, CROWD_A, CROWD_B, STRANGER, ORGANIZER, ANONYMOUS)
 CAMPAIGNS = ("A", "B", "L")
@@ -63,8 +71,11 @@ VICTIM_WORKER = "A1VICTIMWORKER"
 ENTRIES = {  # actor -> (campaign, platform, parameters of their own HIT or study session)
     CROWD_A: ("A", "mturk", mturk_params(worker=VICTIM_WORKER, assignment="3ASSIGNVICTIM01", hit="3HITA")),
     STRANGER: ("A", "mturk", mturk_params(worker=VICTIM_WORKER, assignment="3ASSIGNSTRANGER", hit="3HITA")),
-    CROWD_B: ("B", "prolific", prolific_params(pid="5f0c0ffee0c0ffee0c0ffeeB", study="60a1studyB",
-                                               session="60b2sessionB")),
+    CROWD_B: (
+        "B",
+        "prolific",
+        prolific_params(pid="5f0c0ffee0c0ffee0c0ffeeB", study="60a1studyB", session="60b2sessionB"),
+    ),
 }
 
 
@@ -85,9 +96,9 @@ class World:
 
 
 class DoorsMachine(RuleBasedStateMachine):
-    world = None   # set by the test
+    world = None  # set by the test
     steps = 0
-    seen = None    # what the runs did, printed at the end: the test must not pass by doing nothing
+    seen = None  # what the runs did, printed at the end: the test must not pass by doing nothing
 
     def __init__(self):
         super().__init__()
@@ -99,11 +110,18 @@ class DoorsMachine(RuleBasedStateMachine):
         self.sessions = {}
 
     def teardown(self):
-        for kind, count in (("ratings", Rating.objects.count()),
-                            ("crowd ratings", Rating.objects.filter(rater__platform__in=("mturk", "prolific")).count()),
-                            ("counted crowd ratings", sum(Rating.objects.counted(c).filter(
-                                rater__platform__in=("mturk", "prolific")).count() for c in self.world.campaigns.values())),
-                            ("flags", Assignment.objects.filter(item__flags__isnull=False).count())):
+        for kind, count in (
+            ("ratings", Rating.objects.count()),
+            ("crowd ratings", Rating.objects.filter(rater__platform__in=("mturk", "prolific")).count()),
+            (
+                "counted crowd ratings",
+                sum(
+                    Rating.objects.counted(c).filter(rater__platform__in=("mturk", "prolific")).count()
+                    for c in self.world.campaigns.values()
+                ),
+            ),
+            ("flags", Assignment.objects.filter(item__flags__isnull=False).count()),
+        ):
             DoorsMachine.seen[kind] = DoorsMachine.seen.get(kind, 0) + count
         transaction.set_rollback(True)
         self.atomic.__exit__(None, None, None)
@@ -138,16 +156,19 @@ class DoorsMachine(RuleBasedStateMachine):
         assignment = self.pick_assignment(index)
         if assignment is None:
             return
-        before = (assignment.status, Rating.objects.filter(assignment=assignment).exists(),
-                  assignment.lease_expires_at)
+        before = (assignment.status, Rating.objects.filter(assignment=assignment).exists(), assignment.lease_expires_at)
         response = act(assignment)
         if self.owner_of(assignment) != actor:
             assignment.refresh_from_db()
-            after = (assignment.status, Rating.objects.filter(assignment=assignment).exists(),
-                     assignment.lease_expires_at)
+            after = (
+                assignment.status,
+                Rating.objects.filter(assignment=assignment).exists(),
+                assignment.lease_expires_at,
+            )
             assert after == before, f"{actor} changed another's assignment {assignment.pk}: {before} -> {after}"
-            assert response.status_code in (302, 400, 401, 403, 404, 409), \
+            assert response.status_code in (302, 400, 401, 403, 404, 409), (
                 f"{actor} on another's assignment: {response.status_code}"
+            )
 
     # --- rules ---------------------------------------------------------------------------------
 
@@ -192,10 +213,20 @@ class DoorsMachine(RuleBasedStateMachine):
 
         def act(assignment):
             if api:
-                return self.request(actor, "post", f"/api/rate/assignments/{assignment.pk}/rating/",
-                                    data=json.dumps({"score": score}), content_type="application/json")
-            return self.request(actor, "post", f"/rate/{assignment.campaign_id}/item/",
-                                data={"assignment": assignment.pk, "score": score})
+                return self.request(
+                    actor,
+                    "post",
+                    f"/api/rate/assignments/{assignment.pk}/rating/",
+                    data=json.dumps({"score": score}),
+                    content_type="application/json",
+                )
+            return self.request(
+                actor,
+                "post",
+                f"/rate/{assignment.campaign_id}/item/",
+                data={"assignment": assignment.pk, "score": score},
+            )
+
         self.acting_on(actor, index, act)
 
     def own_lease(self, actor):
@@ -206,8 +237,12 @@ class DoorsMachine(RuleBasedStateMachine):
             return leases.filter(rater__user=self.world.users[LAB]).first()
         return None
 
-    @rule(actor=st.sampled_from((LAB, CROWD_A, CROWD_B, STRANGER)), score=st.integers(0, 3), api=st.booleans(),
-          flag=st.booleans())
+    @rule(
+        actor=st.sampled_from((LAB, CROWD_A, CROWD_B, STRANGER)),
+        score=st.integers(0, 3),
+        api=st.booleans(),
+        flag=st.booleans(),
+    )
     def rate_own_item(self, actor, score, api, flag):
         """The actor's own current item, rated (or reported broken) as a rater would: the work that should count."""
         DoorsMachine.steps += 1
@@ -218,11 +253,20 @@ class DoorsMachine(RuleBasedStateMachine):
         action = "flag" if flag else "rating"
         if api:
             body = {"note": "broken"} if flag else {"score": score}
-            response = self.request(actor, "post", f"/api/rate/assignments/{lease.pk}/{action}/",
-                                    data=json.dumps(body), content_type="application/json")
+            response = self.request(
+                actor,
+                "post",
+                f"/api/rate/assignments/{lease.pk}/{action}/",
+                data=json.dumps(body),
+                content_type="application/json",
+            )
         else:
-            response = self.request(actor, "post", f"/rate/{lease.campaign_id}/{'flag' if flag else 'item'}/",
-                                    data={"assignment": lease.pk, "score": score, "note": "broken"})
+            response = self.request(
+                actor,
+                "post",
+                f"/rate/{lease.campaign_id}/{'flag' if flag else 'item'}/",
+                data={"assignment": lease.pk, "score": score, "note": "broken"},
+            )
         assert response.status_code in (200, 201, 302), f"{actor}'s own item: {response.status_code}"
 
     @rule(actor=st.sampled_from((LAB, CROWD_A, CROWD_B, STRANGER)), score=st.integers(0, 3), api=st.booleans())
@@ -236,10 +280,20 @@ class DoorsMachine(RuleBasedStateMachine):
 
         def act(assignment):
             if api:
-                return self.request(actor, "post", f"/api/rate/assignments/{assignment.pk}/flag/",
-                                    data=json.dumps({"note": "broken"}), content_type="application/json")
-            return self.request(actor, "post", f"/rate/{assignment.campaign_id}/flag/",
-                                data={"assignment": assignment.pk, "note": "broken"})
+                return self.request(
+                    actor,
+                    "post",
+                    f"/api/rate/assignments/{assignment.pk}/flag/",
+                    data=json.dumps({"note": "broken"}),
+                    content_type="application/json",
+                )
+            return self.request(
+                actor,
+                "post",
+                f"/rate/{assignment.campaign_id}/flag/",
+                data={"assignment": assignment.pk, "note": "broken"},
+            )
+
         self.acting_on(actor, index, act)
 
     @rule(index=st.integers(0, 60))
@@ -249,7 +303,8 @@ class DoorsMachine(RuleBasedStateMachine):
         assignment = self.pick_assignment(index)
         if assignment is not None and assignment.status == Assignment.Status.LEASED:
             Assignment.objects.filter(pk=assignment.pk).update(
-                lease_expires_at=timezone.now() - timedelta(seconds=1), leased_at=timezone.now() - timedelta(hours=1))
+                lease_expires_at=timezone.now() - timedelta(seconds=1), leased_at=timezone.now() - timedelta(hours=1)
+            )
 
     @rule(actor=st.sampled_from(ACTORS), api=st.booleans())
     def list_campaigns(self, actor, api):
@@ -263,20 +318,26 @@ class DoorsMachine(RuleBasedStateMachine):
                 if other != own:
                     assert other not in text, f"{actor} sees campaign {other}"
 
-    @rule(actor=st.sampled_from(ACTORS), name=st.sampled_from(CAMPAIGNS), api=st.booleans(),
-          fmt=st.sampled_from(("csv", "json", "markdown", "latex")))
+    @rule(
+        actor=st.sampled_from(ACTORS),
+        name=st.sampled_from(CAMPAIGNS),
+        api=st.booleans(),
+        fmt=st.sampled_from(("csv", "json", "markdown", "latex")),
+    )
     def export(self, actor, name, api, fmt):
         DoorsMachine.steps += 1
         campaign = self.campaign(name)
-        url = (f"/api/campaigns/{campaign.pk}/table6/?format={fmt}" if api
-               else f"/results/{campaign.pk}/table6.{fmt}")
+        url = f"/api/campaigns/{campaign.pk}/table6/?format={fmt}" if api else f"/results/{campaign.pk}/table6.{fmt}"
         response = self.request(actor, "get", url)
         if actor in (LAB, CROWD_A, CROWD_B, STRANGER, ANONYMOUS):
             assert response.status_code in (302, 401, 403, 404), f"{actor} exported: {response.status_code}"
 
-    @rule(verdicts=st.lists(st.sampled_from(("Approved", "Approved", "Submitted", "Rejected", "Pending")),
-                            min_size=2, max_size=2),
-          replace=st.booleans())
+    @rule(
+        verdicts=st.lists(
+            st.sampled_from(("Approved", "Approved", "Submitted", "Rejected", "Pending")), min_size=2, max_size=2
+        ),
+        replace=st.booleans(),
+    )
     def reconcile(self, verdicts, replace):
         """The organizer reads MTurk's batch results for campaign A through the API."""
         DoorsMachine.steps += 1
@@ -284,8 +345,12 @@ class DoorsMachine(RuleBasedStateMachine):
         for actor, verdict in zip((CROWD_A, STRANGER), verdicts):
             rows.append(f"{VICTIM_WORKER},{ENTRIES[actor][2]['assignmentId']},{verdict}")
         upload = SimpleUploadedFile("batch.csv", ("\n".join(rows) + "\n").encode())
-        response = self.request(ORGANIZER, "post", f"/api/campaigns/{self.campaign('A').pk}/crowd-submissions/",
-                                data={"platform": "mturk", "file": upload, "replace": replace})
+        response = self.request(
+            ORGANIZER,
+            "post",
+            f"/api/campaigns/{self.campaign('A').pk}/crowd-submissions/",
+            data={"platform": "mturk", "file": upload, "replace": replace},
+        )
         assert response.status_code == 200, response.content[:300]
 
     # --- invariants ----------------------------------------------------------------------------
@@ -303,23 +368,31 @@ class DoorsMachine(RuleBasedStateMachine):
                 else:
                     assert rating.source != Rating.Source.APP or campaign.lab_access == Campaign.LabAccess.ALL
         for rating in Rating.objects.filter(rater__platform__in=("mturk", "prolific")).select_related(
-                "assignment__crowd_session"):
+            "assignment__crowd_session"
+        ):
             session = rating.assignment.crowd_session
             assert session is not None, f"a crowd rating outside any crowd session: {rating.pk}"
             assert session.campaign_id == rating.campaign_id and session.rater_id == rating.rater_id
 
     @invariant()
     def no_item_over_its_raters(self):
-        held = (Assignment.objects.filter(status__in=(Assignment.Status.LEASED, Assignment.Status.DONE))
-                .values("item_id").annotate(n=Count("rater", distinct=True)))
+        held = (
+            Assignment.objects.filter(status__in=(Assignment.Status.LEASED, Assignment.Status.DONE))
+            .values("item_id")
+            .annotate(n=Count("rater", distinct=True))
+        )
         needed = dict(Item.objects.values_list("pk", "needed"))
         assert all(row["n"] <= needed[row["item_id"]] for row in held)
         assert not Item.objects.filter(done_count__gt=F("needed")).exists()
 
     @invariant()
     def one_live_lease_per_rater_per_campaign(self):
-        doubled = (Assignment.objects.filter(status=Assignment.Status.LEASED, lease_expires_at__gt=timezone.now())
-                   .values("rater_id", "campaign_id").annotate(n=Count("pk")).filter(n__gt=1))
+        doubled = (
+            Assignment.objects.filter(status=Assignment.Status.LEASED, lease_expires_at__gt=timezone.now())
+            .values("rater_id", "campaign_id")
+            .annotate(n=Count("pk"))
+            .filter(n__gt=1)
+        )
         assert not doubled.exists(), list(doubled)
 
 
@@ -328,8 +401,14 @@ def test_the_doors_hold_under_random_actions(django_user_model, settings):
     DoorsMachine.world = World(django_user_model)
     DoorsMachine.steps, DoorsMachine.seen = 0, {}
     print(f"stateful doors test: seed {SEED} (replay with COMVE_STATEFUL_SEED={SEED})")
-    budget = hypothesis_settings(max_examples=EXAMPLES, stateful_step_count=STEPS, deadline=None, database=None,
-                                 suppress_health_check=list(HealthCheck), print_blob=True)
+    budget = hypothesis_settings(
+        max_examples=EXAMPLES,
+        stateful_step_count=STEPS,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )
     try:
         run_state_machine_as_test(seed(SEED)(DoorsMachine), settings=budget)
     except BaseException:

@@ -6,6 +6,7 @@ the organizer's pages that show them. Before the fix (commit a7b981f) the campai
 unescaped into the first line of ``table6.markdown``, and a line break in it ended the LaTeX
 comment line that carries it.
 """
+
 import csv
 import io
 import json
@@ -31,9 +32,14 @@ HOSTILE_TEAM = f"{SCRIPT}|*T*_\\def{{z}}"
 
 @pytest.fixture
 def hostile(db, django_user_model):
-    dataset = build_dataset(name="ds-hostile", instances=4, systems=(HOSTILE_TEAM, "plain"),
-                            outputs=lambda system, index: f"{HOSTILE} reason {index}")
+    dataset = build_dataset(
+        name="ds-hostile",
+        instances=4,
+        systems=(HOSTILE_TEAM, "plain"),
+        outputs=lambda system, index: f"{HOSTILE} reason {index}",
+    )
     from evalapp.services.campaigns import create_campaign
+
     campaign = create_campaign(dataset, "Hostile", seed=7, raters_per_item=1)
     Campaign.objects.filter(pk=campaign.pk).update(name=HOSTILE)  # past the form's checks, as an old row could be
     campaign.refresh_from_db()
@@ -52,12 +58,16 @@ def every_download(campaign):
             continue  # a finished metric run's report: tests/metrics hold its escaping
         for fmt in formats:
             if kind == exports.TABLE6:
-                yield f"{kind}.{fmt}", getattr(exports, "table6")(campaign, fmt).text
+                yield f"{kind}.{fmt}", exports.table6(campaign, fmt).text
                 if fmt == "latex":
                     yield f"{kind}.{fmt} halves", exports.table6(campaign, fmt, halves=True).text
             else:
-                export = {exports.AGREEMENT: exports.agreement, exports.RATINGS: exports.ratings,
-                          exports.QUALITY: exports.rater_quality, exports.CROWD_SESSIONS: exports.crowd_sessions}[kind]
+                export = {
+                    exports.AGREEMENT: exports.agreement,
+                    exports.RATINGS: exports.ratings,
+                    exports.QUALITY: exports.rater_quality,
+                    exports.CROWD_SESSIONS: exports.crowd_sessions,
+                }[kind]
                 yield f"{kind}.{fmt}", export(campaign, fmt).text
 
 
@@ -102,8 +112,14 @@ def test_hostile_names_are_escaped_on_the_organizers_pages(hostile, django_user_
     organizer.groups.add(Group.objects.get_or_create(name="organizer")[0])
     client = Client()
     client.force_login(organizer)
-    pages = [f"/campaigns/{hostile.pk}/", f"/campaigns/{hostile.pk}/quality/", f"/results/{hostile.pk}/",
-             f"/campaigns/{hostile.pk}/crowd/", "/campaigns/", "/results/"]
+    pages = [
+        f"/campaigns/{hostile.pk}/",
+        f"/campaigns/{hostile.pk}/quality/",
+        f"/results/{hostile.pk}/",
+        f"/campaigns/{hostile.pk}/crowd/",
+        "/campaigns/",
+        "/results/",
+    ]
     for page in pages:
         response = client.get(page)
         assert response.status_code == 200, page

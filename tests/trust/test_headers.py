@@ -4,6 +4,7 @@ Before: no Content-Security-Policy, pages of signed-in users cacheable, DEBUG on
 password validators, sessions without an idle limit, and a system named with HTML ran it in a
 Markdown viewer of Table 6.
 """
+
 import os
 import re
 import subprocess
@@ -36,9 +37,20 @@ def study(db):
 
 
 def organizer_pages(campaign):
-    return ["/", "/campaigns/", f"/campaigns/{campaign.pk}/", f"/campaigns/{campaign.pk}/quality/",
-            f"/campaigns/{campaign.pk}/crowd/", f"/results/{campaign.pk}/", "/results/", "/data/", "/metrics/",
-            f"/metrics/campaign/{campaign.pk}/", "/api/docs/", "/api/"]
+    return [
+        "/",
+        "/campaigns/",
+        f"/campaigns/{campaign.pk}/",
+        f"/campaigns/{campaign.pk}/quality/",
+        f"/campaigns/{campaign.pk}/crowd/",
+        f"/results/{campaign.pk}/",
+        "/results/",
+        "/data/",
+        "/metrics/",
+        f"/metrics/campaign/{campaign.pk}/",
+        "/api/docs/",
+        "/api/",
+    ]
 
 
 def test_every_page_has_a_strict_policy_and_no_inline_script_or_style(client, organizer, study):
@@ -59,8 +71,11 @@ def test_every_page_has_a_strict_policy_and_no_inline_script_or_style(client, or
 
 def test_signed_in_pages_and_downloads_are_never_stored(client, organizer, study):
     client.force_login(organizer)
-    for path in [f"/campaigns/{study.pk}/", f"/api/campaigns/{study.pk}/table6/?format=csv",
-                 f"/results/{study.pk}/table6.csv"]:
+    for path in [
+        f"/campaigns/{study.pk}/",
+        f"/api/campaigns/{study.pk}/table6/?format=csv",
+        f"/results/{study.pk}/table6.csv",
+    ]:
         response = client.get(path)
         assert response.status_code == 200, path
         assert "no-store" in response["Cache-Control"], path
@@ -68,8 +83,14 @@ def test_signed_in_pages_and_downloads_are_never_stored(client, organizer, study
 
 def test_debug_is_off_unless_set_even_in_the_demo():
     environment = {key: value for key, value in os.environ.items() if key != "DJANGO_DEBUG"}
-    printed = subprocess.run([sys.executable, "-c", "import config.settings as s; print(s.DEBUG)"], env=environment,
-                             cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    printed = subprocess.run(
+        [sys.executable, "-c", "import config.settings as s; print(s.DEBUG)"],
+        env=environment,
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert printed == "False"
     # Issue 20: the demo shows the site's own error pages, so it no longer turns DEBUG on.
     assert "export DJANGO_DEBUG" not in (REPO_ROOT / "scripts" / "demo.sh").read_text()
@@ -78,8 +99,12 @@ def test_debug_is_off_unless_set_even_in_the_demo():
 
 def test_the_four_password_validators_refuse_weak_passwords(organizer):
     names = {type(validator).__name__ for validator in get_default_password_validators()}
-    assert names == {"UserAttributeSimilarityValidator", "MinimumLengthValidator", "CommonPasswordValidator",
-                     "NumericPasswordValidator"}
+    assert names == {
+        "UserAttributeSimilarityValidator",
+        "MinimumLengthValidator",
+        "CommonPasswordValidator",
+        "NumericPasswordValidator",
+    }
     for weak in ["org", "short", "password", "12345678901234"]:
         with pytest.raises(ValidationError):
             validate_password(weak, organizer)
@@ -112,5 +137,7 @@ def test_the_markdown_export_escapes_html_in_system_names(study):
     system.save()
     markdown = exports.table6(study, "markdown").text
     assert "<img" not in markdown
-    assert r"&lt;img src=x onerror=\"alert(1)\"&gt;\|\*bold\*" in markdown or \
-        '&lt;img src=x onerror="alert(1)"&gt;\\|\\*bold\\*' in markdown
+    assert (
+        r"&lt;img src=x onerror=\"alert(1)\"&gt;\|\*bold\*" in markdown
+        or '&lt;img src=x onerror="alert(1)"&gt;\\|\\*bold\\*' in markdown
+    )

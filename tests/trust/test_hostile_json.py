@@ -3,6 +3,7 @@
 Before: ``"[" * 50000`` as the body of /api/auth/token/ or of the rating endpoint raised a
 RecursionError (500).
 """
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -30,8 +31,11 @@ HOSTILE_BODIES = {
 def endpoints(db, rater_user):
     campaign = make_campaign(name="Hostile JSON")
     assignment = engine.next_assignment(campaign, rater_user.rater)
-    return {"token": "/api/auth/token/", "rating": f"/api/rate/assignments/{assignment.pk}/rating/",
-            "flag": f"/api/rate/assignments/{assignment.pk}/flag/"}
+    return {
+        "token": "/api/auth/token/",
+        "rating": f"/api/rate/assignments/{assignment.pk}/rating/",
+        "flag": f"/api/rate/assignments/{assignment.pk}/flag/",
+    }
 
 
 @pytest.mark.parametrize("endpoint", ["token", "rating", "flag"])
@@ -41,8 +45,9 @@ def test_hostile_json_is_a_400_and_writes_nothing(endpoints, rater_user, endpoin
     if endpoint != "token":
         client.force_authenticate(rater_user)
     data = HOSTILE_BODIES[body]
-    response = client.generic("POST", endpoints[endpoint], data if isinstance(data, bytes) else data.encode(),
-                              content_type="application/json")
+    response = client.generic(
+        "POST", endpoints[endpoint], data if isinstance(data, bytes) else data.encode(), content_type="application/json"
+    )
     assert response.status_code == 400, response.content[:300]
     assert response.json()["detail"]
     assert not Rating.objects.exists()

@@ -4,6 +4,7 @@ one a trusted proxy gives or REMOTE_ADDR, and the counts are shared through the 
 Before: 200 wrong passwords, then the right one logged in; a fresh X-Forwarded-For each try
 bypassed the token throttle; the throttle counted in each process's own memory.
 """
+
 import pytest
 from axes.models import AccessAttempt
 from django.conf import settings
@@ -27,8 +28,9 @@ def admin_login(client, password, **headers):
 
 
 def token_login(client, password, **headers):
-    return client.post("/api/auth/token/", {"username": "org", "password": password},
-                       content_type="application/json", **headers)
+    return client.post(
+        "/api/auth/token/", {"username": "org", "password": password}, content_type="application/json", **headers
+    )
 
 
 DOORS = {"web": web_login, "admin": admin_login, "api-token": token_login}
@@ -78,8 +80,9 @@ def test_behind_a_trusted_proxy_the_forwarded_address_is_the_client(organizer, s
     for _ in range(settings.AXES_FAILURE_LIMIT):
         web_login(client, "wrong", HTTP_X_FORWARDED_FOR="203.0.113.5")
     assert web_login(client, PASSWORD, HTTP_X_FORWARDED_FOR="203.0.113.5").status_code == LOCKED
-    assert web_login(client, PASSWORD, HTTP_X_FORWARDED_FOR="198.51.100.7").status_code == 302, \
+    assert web_login(client, PASSWORD, HTTP_X_FORWARDED_FOR="198.51.100.7").status_code == 302, (
         "another client of the proxy is not locked out"
+    )
 
 
 def test_admins_see_lockouts_and_can_lift_them(organizer, django_user_model):
@@ -103,6 +106,8 @@ def test_the_counts_and_the_throttles_live_in_the_database():
     assert cache.__class__.__name__ == "DatabaseCache"
     Client().post("/api/auth/token/", {"username": "nobody", "password": "x"}, content_type="application/json")
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {settings.CACHES['default']['LOCATION']} WHERE cache_key LIKE %s",
-                       ["%throttle_login%"])
+        cursor.execute(
+            f"SELECT COUNT(*) FROM {settings.CACHES['default']['LOCATION']} WHERE cache_key LIKE %s",
+            ["%throttle_login%"],
+        )
         assert cursor.fetchone()[0] == 1

@@ -5,6 +5,7 @@ Before: an excluded rater, or anyone in a closed campaign, could still flag (HTM
 rater could rate an item after flagging it; a NUL byte in a flag note or an exclusion reason gave
 500 on PostgreSQL; a repeated submit said "Saved: <the new score>" while the first one stayed.
 """
+
 from datetime import timedelta
 
 import pytest
@@ -117,8 +118,9 @@ def test_a_nul_byte_in_an_exclusion_reason_is_a_400_naming_the_field(client, lab
     rater = rater_user.rater
     response = web(organizer, client).post(f"/campaigns/{lab.pk}/exclude/{rater.pk}/", {"reason": "x\x00"})
     assert response.status_code == 400 and "'reason'" in response.content.decode()
-    response = api(organizer).post(f"/api/campaigns/{lab.pk}/raters/{rater.pk}/exclusion/", {"reason": "x\x00"},
-                                   format="json")
+    response = api(organizer).post(
+        f"/api/campaigns/{lab.pk}/raters/{rater.pk}/exclusion/", {"reason": "x\x00"}, format="json"
+    )
     assert response.status_code == 400
     assert [problem["field"] for problem in response.json()["problems"]] == ["reason"]
     assert not RaterExclusion.objects.exists()

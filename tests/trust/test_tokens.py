@@ -3,6 +3,7 @@ owner (and by admins), and a password change revokes them (django-rest-knox).
 
 Before: DRF's authtoken stored the token itself, forever, with no way to list or revoke it.
 """
+
 from datetime import timedelta
 
 import pytest
@@ -15,8 +16,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def get_token(username):
-    response = APIClient().post("/api/auth/token/", {"username": username, "password": "pw-" + username},
-                                format="json")
+    response = APIClient().post("/api/auth/token/", {"username": username, "password": "pw-" + username}, format="json")
     assert response.status_code == 200
     return response.json()
 
@@ -31,7 +31,7 @@ def test_only_a_hash_is_stored_and_the_token_expires(organizer):
     issued = get_token("org")
     stored = AuthToken.objects.get(user=organizer)
     assert issued["token"] not in {stored.digest, stored.token_key}
-    assert stored.token_key == issued["token_id"] == issued["token"][:len(stored.token_key)]
+    assert stored.token_key == issued["token_id"] == issued["token"][: len(stored.token_key)]
     expected = timezone.now() + settings.REST_KNOX["TOKEN_TTL"]
     assert abs(stored.expiry - expected) < timedelta(minutes=1)
     assert settings.REST_KNOX["TOKEN_TTL"] == timedelta(days=30)

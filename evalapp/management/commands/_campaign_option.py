@@ -1,4 +1,5 @@
 """What the campaign commands share: the --campaign option, and writing an export out."""
+
 from pathlib import Path
 
 from django.core.management.base import CommandError

@@ -1,4 +1,5 @@
 """Printing a command's result or its problems, shared by the import commands and create_campaign."""
+
 import json
 
 from django.core.management.base import CommandError
@@ -15,8 +16,7 @@ def refuse(command, error, as_json, headline=IMPORT_REFUSED, lines=None):
     ``lines`` replaces the problems' own wording in the error (one line per problem).
     """
     if as_json:
-        command.stdout.write(json.dumps({"error": headline, "problems": problems_as_dicts(error.problems)},
-                                        indent=2))
+        command.stdout.write(json.dumps({"error": headline, "problems": problems_as_dicts(error.problems)}, indent=2))
     lines = [str(problem) for problem in error.problems] if lines is None else lines
     listed = "\n".join(f"  {line}" for line in lines)
     raise CommandError(f"{headline}. {len(lines)} problem(s):\n{listed}")

@@ -1,4 +1,5 @@
 """manage.py agreement: inter-rater agreement of a campaign (S8)."""
+
 from django.core.management.base import BaseCommand
 
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
@@ -23,7 +24,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--json", action="store_true", help="Print the full report (with per-rater figures) as JSON.")
+        parser.add_argument(
+            "--json", action="store_true", help="Print the full report (with per-rater figures) as JSON."
+        )
 
     def handle(self, *args, **options):
         campaign = campaign_named(options["campaign"])
@@ -31,9 +34,13 @@ class Command(BaseCommand):
             self.stdout.write(exports.agreement(campaign).text, ending="")
             return
         report = agreement_report(campaign)
-        self.stdout.write(f"Agreement of campaign '{report['campaign']}': {report['ratings']} ratings on "
-                          f"{report['units']} items ({report['pairable_units']} with two or more ratings)")
+        self.stdout.write(
+            f"Agreement of campaign '{report['campaign']}': {report['ratings']} ratings on "
+            f"{report['units']} items ({report['pairable_units']} with two or more ratings)"
+        )
         for key, label in LABELS:
             self.stdout.write(f"  {label}: {_figure(report[key])}")
-        self.stdout.write(f"  Fleiss' kappa used {report['fleiss_units']} items; QWK averaged over "
-                          f"{report['qwk_rater_pairs']} rater pairs sharing >= {report['qwk_min_shared_units']} items")
+        self.stdout.write(
+            f"  Fleiss' kappa used {report['fleiss_units']} items; QWK averaged over "
+            f"{report['qwk_rater_pairs']} rater pairs sharing >= {report['qwk_min_shared_units']} items"
+        )

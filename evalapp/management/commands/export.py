@@ -1,4 +1,5 @@
 """manage.py export: any download of a campaign, byte for byte as the web pages and the API give it."""
+
 from django.core.management.base import BaseCommand, CommandError
 
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
@@ -8,9 +9,11 @@ from evalapp.services import exports, metric_runs
 
 
 class Command(BaseCommand):
-    help = ("Write one of a campaign's downloads: table6, agreement, ratings (long form), quality (rater quality), "
-            "crowd-sessions or metric-report (a finished metric study's stored report). The same function makes "
-            "the file for the web pages, the API and this command, so the three give the same bytes.")
+    help = (
+        "Write one of a campaign's downloads: table6, agreement, ratings (long form), quality (rater quality), "
+        "crowd-sessions or metric-report (a finished metric study's stored report). The same function makes "
+        "the file for the web pages, the API and this command, so the three give the same bytes."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("kind", choices=list(exports.FORMATS), help="Which download.")
@@ -37,8 +40,12 @@ class Command(BaseCommand):
         write_export(self, export, options["out"], f"The {kind} export of '{campaign.name}'")
 
 
-EXPORTS = {exports.AGREEMENT: exports.agreement, exports.RATINGS: exports.ratings,
-           exports.QUALITY: exports.rater_quality, exports.CROWD_SESSIONS: exports.crowd_sessions}
+EXPORTS = {
+    exports.AGREEMENT: exports.agreement,
+    exports.RATINGS: exports.ratings,
+    exports.QUALITY: exports.rater_quality,
+    exports.CROWD_SESSIONS: exports.crowd_sessions,
+}
 
 
 def finished_run(campaign, run_id=None):
@@ -48,6 +55,9 @@ def finished_run(campaign, run_id=None):
     else:
         run = MetricRun.objects.filter(campaign=campaign, pk=run_id, status=MetricRun.Status.DONE).first()
     if run is None:
-        raise CommandError(f"campaign '{campaign.name}' has no finished metric study"
-                           + (f" with id {run_id}" if run_id is not None else "") + "; run metric_report first")
+        raise CommandError(
+            f"campaign '{campaign.name}' has no finished metric study"
+            + (f" with id {run_id}" if run_id is not None else "")
+            + "; run metric_report first"
+        )
     return run

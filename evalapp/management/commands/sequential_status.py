@@ -1,4 +1,5 @@
 """manage.py sequential_status: the anytime-valid decisions per pair of systems of a running campaign."""
+
 import json
 
 from django.core.management.base import BaseCommand
@@ -8,16 +9,21 @@ from evalapp.services import sequential
 
 
 class Command(BaseCommand):
-    help = ("The anytime-valid decisions per pair of systems (better / tie / open) from the campaign's ratings "
-            "so far, whether the ranking is settled, and with --retire (racing campaigns) retire every system "
-            "whose pairs are all decided. The same figures as the dashboard and GET /api/campaigns/{id}/sequential/.")
+    help = (
+        "The anytime-valid decisions per pair of systems (better / tie / open) from the campaign's ratings "
+        "so far, whether the ranking is settled, and with --retire (racing campaigns) retire every system "
+        "whose pairs are all decided. The same figures as the dashboard and GET /api/campaigns/{id}/sequential/."
+    )
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
         parser.add_argument("--json", action="store_true", help="Print the decisions as JSON.")
-        parser.add_argument("--retire", action="store_true",
-                            help="Racing: first retire every system whose pairs are all decided (racing campaigns "
-                                 "only; the others are left as they are).")
+        parser.add_argument(
+            "--retire",
+            action="store_true",
+            help="Racing: first retire every system whose pairs are all decided (racing campaigns "
+            "only; the others are left as they are).",
+        )
 
     def handle(self, *args, **options):
         campaign = campaign_named(options["campaign"])
@@ -42,13 +48,18 @@ def _retired_line(campaign, done):
 
 def status_lines(status):
     """The status as text: the settings, then one line per pair."""
-    lines = [f"alpha {status.alpha} (family-wise), tie margin {status.epsilon}; {status.method}",
-             f"instances seen: {status.instances_seen}; "
-             f"{'settled' if status.settled else 'not settled'}; {status.decided()} of {len(status.pairs)} pairs decided"]
+    lines = [
+        f"alpha {status.alpha} (family-wise), tie margin {status.epsilon}; {status.method}",
+        (
+            f"instances seen: {status.instances_seen}; "
+            f"{'settled' if status.settled else 'not settled'}; {status.decided()} of {len(status.pairs)} pairs decided"
+        ),
+    ]
     for name, count in status.retired.items():
         lines.append(f"retired by racing: {name} after {count} instances")
     for pair in status.pairs:
         difference = "-" if pair.difference is None else f"{pair.difference:+.3f}"
-        lines.append(f"{pair.better} vs {pair.worse}: {difference} [{pair.lower:+.3f}, {pair.upper:+.3f}] "
-                     f"{pair.decision}")
+        lines.append(
+            f"{pair.better} vs {pair.worse}: {difference} [{pair.lower:+.3f}, {pair.upper:+.3f}] {pair.decision}"
+        )
     return lines

@@ -28,7 +28,7 @@ from core.defaults import (
 from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
-from evalapp.services import metric_study
+from evalapp.services import background, metric_study
 
 logger = logging.getLogger(__name__)
 PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
@@ -54,8 +54,6 @@ def clean_options(options):
 
 def start_run(campaign, metrics=None, options=None, user=None):
     """Queue a metric study of ``campaign``; returns the MetricRun (its task id is stored)."""
-    from evalapp.tasks import run_metric_study
-
     options = clean_options(options or {})
     builtin, imported = metric_study.choose_metrics(campaign, metrics)  # refuses unknown names now
     with transaction.atomic():
@@ -66,7 +64,7 @@ def start_run(campaign, metrics=None, options=None, user=None):
             created_by=user if user is not None and user.is_authenticated else None,
             message="",
         )
-        result = run_metric_study.enqueue(run.pk)
+        result = background.enqueue(background.METRIC_RUN, run.pk)
         MetricRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
     run.refresh_from_db()
     return run

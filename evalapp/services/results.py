@@ -40,6 +40,7 @@ from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_syste
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.formats.table6 import Table6, Table6Row
 from evalapp.models import Submission
+from evalapp.services import background
 
 
 def _counted_ratings(campaign):
@@ -285,10 +286,8 @@ ADJUSTED_BEING_COMPUTED = (
 
 def _queue_fit(campaign, names, key):
     """Queue the background fit of this state once (``cache.add`` is atomic: one of many callers wins)."""
-    from evalapp.tasks import fit_rater_effects_task
-
     if cache.add(f"{key}:queued", True, ADJUSTED_QUEUE_SECONDS):
-        fit_rater_effects_task.enqueue(campaign.pk, names)
+        background.enqueue(background.RATER_EFFECTS_FIT, campaign.pk, names)
 
 
 def digest(*columns):

@@ -8,7 +8,6 @@ from django import forms
 from django.contrib import messages
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, DEFAULT_TIE_MARGIN, MAX_TIE_MARGIN
@@ -26,7 +25,6 @@ from evalapp.services.campaigns import (
     create_campaign,
     set_campaign_status,
 )
-from evalapp.views import crowd, flags, quality, raters
 from evalapp.views.data import UploadField
 
 BAD_REQUEST = 400
@@ -298,16 +296,3 @@ def status(request, campaign_id):
         set_campaign_status(campaign, wanted)
         messages.success(request, f"Campaign '{campaign.name}' is now {wanted}.")
     return redirect("campaigns:detail", campaign_id=campaign.pk)
-
-
-app_name = "campaigns"
-urlpatterns = [
-    path("", index, name="index"),
-    path("new/", create, name="create"),
-    path("<id:campaign_id>/", detail, name="detail"),
-    path("<id:campaign_id>/status/", status, name="status"),
-    *quality.urlpatterns,
-    *flags.urlpatterns,
-    *raters.urlpatterns,
-    *crowd.urlpatterns,
-]

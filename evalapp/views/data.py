@@ -9,7 +9,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.models import Dataset, System
@@ -189,12 +188,3 @@ def upload_submission(request, pk):
     return render(
         request, "data/upload_submission.html", {"dataset": dataset, "form": form, "problems": problems}, status=status
     )
-
-
-app_name = "data"
-urlpatterns = [
-    path("", index, name="index"),
-    path("import/", import_dataset, name="import_dataset"),
-    path("<id:pk>/", dataset_detail, name="dataset"),
-    path("<id:pk>/upload/", upload_submission, name="upload_submission"),
-]

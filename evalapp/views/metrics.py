@@ -9,7 +9,6 @@ every page is GET only.
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
@@ -34,8 +33,6 @@ from evalapp.models import MetricRun
 from evalapp.services import exports, metric_runs, metric_study
 from evalapp.views import common
 from evalapp.views.common import NOT_FOUND, campaign_index, text_response
-
-app_name = "metrics"
 
 REFRESH_SECONDS = 3  # the page's own reload, without JavaScript
 POLL_MILLISECONDS = 1000  # how often metric-run.js asks the API
@@ -237,14 +234,3 @@ def download(request, campaign_id, fmt):
         return common.download(exports.metric_report_of(run, fmt))
     except exports.UnknownFormat as error:
         return text_response(str(error), NOT_FOUND)
-
-
-urlpatterns = [
-    path("", index, name="index"),
-    path("campaign/<id:campaign_id>/", campaign_report, name="campaign"),
-    path("campaign/<id:campaign_id>/start/", start, name="start"),
-    path("campaign/<id:campaign_id>/import/", import_scores, name="import"),
-    path("campaign/<id:campaign_id>/download/<str:fmt>/", download, name="download"),
-    path("run/<id:run_id>/", run_detail, name="run"),
-    path("run/<id:run_id>/cancel/", run_cancel, name="run_cancel"),
-]

@@ -29,9 +29,8 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
 from core import engine
-from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out, session_ratings
+from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out
 from core.models import CrowdSession, Rater
-from core.progress import RaterProgress, rater_progress
 from core.retry import retry_on_contention
 
 # MTurk's preview value; the second spelling is the product spec's. Both: "not accepted yet".
@@ -257,33 +256,7 @@ def entered_sessions(request, rater):
     return list(CrowdSession.objects.filter(pk__in=pks, rater=rater))
 
 
-# --- progress and completion ---------------------------------------------------------------
-
-
-def progress(campaign, rater, crowd_session=None, overall=None):
-    """The rater's progress: in the whole campaign, or within the crowd session (its cap applied).
-
-    ``overall``: the rater's progress in the whole campaign, when the caller has read it already.
-    """
-    overall = overall or rater_progress(campaign, rater)
-    if crowd_session is None:
-        return overall
-    done = session_ratings(crowd_session)
-    total = done + overall.total - overall.done
-    if campaign.items_per_session:
-        total = min(total, campaign.items_per_session)
-    return RaterProgress(done, max(total, done))
-
-
-def session_full(campaign, crowd_session):
-    """Whether the session has its ``items_per_session`` ratings (never, without a cap)."""
-    cap = campaign.items_per_session
-    return crowd_session is not None and bool(cap) and session_ratings(crowd_session) >= cap
-
-
-def is_finished(rater_progress):
-    """Finished: at least one rating, and nothing more to do in this campaign or session."""
-    return 0 < rater_progress.total <= rater_progress.done
+# --- completion (the session's progress is counted in core/progress.py) -----------------------
 
 
 @dataclass(frozen=True)

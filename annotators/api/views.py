@@ -33,7 +33,7 @@ from core.api.parsers import SafeJSONParser
 from core.api.permissions import RATER
 from core.api.serializers import ErrorSerializer
 from core.models import Assignment, Campaign
-from core.progress import rater_progress
+from core.progress import rater_progress, session_full
 
 NOT_YOURS = "No such assignment of yours."
 NOTHING_HELD = "You hold no item in this campaign; POST to next to get one."
@@ -55,8 +55,9 @@ def door_or_404(request, campaign, rater):
 def own_assignment_or_404(request, assignment_id):
     """The requesting rater's assignment; someone else's gives the same 404 as a missing one."""
     assignment = (
-        Assignment.objects.select_related("item__instance", "campaign")
-        .filter(pk=assignment_id, rater=roles.rater_of(request.user))
+        Assignment.objects.of_rater(roles.rater_of(request.user))
+        .select_related("item__instance", "campaign")
+        .filter(pk=assignment_id)
         .first()
     )
     if assignment is None:
@@ -64,17 +65,12 @@ def own_assignment_or_404(request, assignment_id):
     return assignment
 
 
-def progress_of(campaign, rater):
-    progress = rater_progress(campaign, rater)
-    return {"done": progress.done, "total": progress.total, "finished": progress.done >= progress.total}
-
-
 def item_body(campaign, rater, assignment):
     """What a rater may see of their item; ``assignment`` None when nothing is left for them."""
     body = {
         "campaign_id": campaign.pk,
         "rubric": campaign.rubric,
-        "progress": progress_of(campaign, rater),
+        "progress": rater_progress(campaign, rater).as_dict(),
         "assignment_id": None,
         "statement": None,
         "reason": None,
@@ -109,7 +105,7 @@ class RaterCampaignListView(ListApiView):
                 "name": campaign.name,
                 "instructions": campaign.instructions,
                 "rubric": campaign.rubric,
-                "progress": progress_of(campaign, rater),
+                "progress": rater_progress(campaign, rater).as_dict(),
             }
             for campaign in doors.campaigns_open_to(rater, crowd.entered_sessions(self.request, rater))
         ]
@@ -155,7 +151,7 @@ class NextItemView(ApiView):
         campaign = open_campaign_or_404(campaign_id)
         rater = roles.rater_of(request.user)
         door = door_or_404(request, campaign, rater)
-        if crowd.session_full(campaign, door.crowd_session):
+        if session_full(campaign, door.crowd_session):
             assignment = engine.live_lease(campaign, rater, crowd_session_id=door.crowd_session_id)
         else:
             assignment = engine.next_assignment(campaign, rater, crowd_session_id=door.crowd_session_id)
@@ -208,7 +204,7 @@ class SubmitRatingView(ApiView):
             "score": rating.score,
             "seconds": rating.seconds,
             "created": created,
-            "progress": progress_of(rating.campaign, rater),
+            "progress": rater_progress(rating.campaign, rater).as_dict(),
         }
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

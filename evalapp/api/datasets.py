@@ -27,12 +27,6 @@ from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 
 
-def datasets_with_counts():
-    return Dataset.objects.annotate(
-        instance_count=Count("instances", distinct=True), system_count=Count("systems", distinct=True)
-    ).order_by("name")
-
-
 class DatasetListView(ListApiView):
     """GET: the datasets, with their numbers of instances and systems. POST: import a dataset.
 
@@ -45,7 +39,7 @@ class DatasetListView(ListApiView):
     parser_classes = [MultiPartParser]
 
     def get_queryset(self):
-        return datasets_with_counts()
+        return Dataset.objects.with_counts()
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):
@@ -80,7 +74,7 @@ class DatasetDetailView(ApiPolicy, generics.RetrieveAPIView):
     lookup_url_kwarg = "dataset_id"
 
     def get_queryset(self):
-        return datasets_with_counts()
+        return Dataset.objects.with_counts()
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):

@@ -217,7 +217,7 @@ def index(request):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    campaigns = with_progress(Campaign.objects.select_related("dataset")).order_by("-created_at", "name")
+    campaigns = with_progress(Campaign.objects.listed())
     return render(request, "campaigns/index.html", {"campaigns": campaigns})
 
 
@@ -229,7 +229,7 @@ def create(request):
     Security: organizers only (login required, then 403); changes only on POST with CSRF;
     uploads above COMVE_MAX_UPLOAD_BYTES are refused.
     """
-    datasets = Dataset.objects.annotate(instance_count=Count("instances")).order_by("name")
+    datasets = Dataset.objects.with_counts()
     dataset_id = request.POST.get("dataset") or request.GET.get("dataset")
     if not dataset_id and len(datasets) == 1:
         dataset_id = datasets[0].pk

@@ -84,7 +84,7 @@ def index(request):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    datasets = Dataset.objects.annotate(instance_count=Count("instances")).order_by("name")
+    datasets = Dataset.objects.with_counts()
     rows = [(dataset, _systems_with_latest(dataset)) for dataset in datasets]
     return render(request, "data/index.html", {"rows": rows})
 
@@ -96,7 +96,7 @@ def dataset_detail(request, pk):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    dataset = get_object_or_404(Dataset.objects.annotate(instance_count=Count("instances")), pk=pk)
+    dataset = get_object_or_404(Dataset.objects.with_counts(), pk=pk)
     recent = Submission.objects.filter(system__dataset=dataset).select_related("system", "uploaded_by")[
         :RECENT_SUBMISSIONS
     ]

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core.defaults import CLUSTER_RULES, DEFAULT_CLUSTER_RULE, DEFAULT_PERMUTATIONS, DEFAULT_SEED
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
+from evalapp.management.cli import add_campaign_argument, campaign_named, write_export
 from evalapp.services import exports, results
 
 

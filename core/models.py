@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.conf import settings
 from django.db import models
@@ -742,6 +742,25 @@ class RaterExclusion(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign", "rater"], name="exclusion_unique")]
 
 
+class SessionRatings(TypedDict):
+    ratings: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    CrowdSessionWithRatings = WithAnnotations["CrowdSession", SessionRatings]
+
+
+class CrowdSessionQuerySet(models.QuerySet["CrowdSession", "CrowdSession"]):
+    """Domain queries over crowd sessions."""
+
+    def with_ratings(self) -> CrowdSessionQuerySet[CrowdSessionWithRatings, CrowdSession]:
+        """Each session with ``ratings``: its own leases that ended in a rating (as
+        :meth:`CrowdSession.rating_count` counts them), for the organizer's review of the sessions."""
+        return self.annotate(ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))
+
+
 class CrowdSession(models.Model):
     """One Mechanical Turk assignment or one Prolific study session of a crowd rater in a campaign.
 
@@ -775,6 +794,8 @@ class CrowdSession(models.Model):
         max_length=40, blank=True, default="", help_text="The status the platform's records gave, as written there."
     )
     reconciled_at = models.DateTimeField(null=True, blank=True)
+
+    objects = CrowdSessionQuerySet.as_manager()
 
     class Meta:
         ordering = ["campaign", "started_at", "pk"]

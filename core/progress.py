@@ -92,7 +92,9 @@ def session_full(campaign: Campaign, crowd_session: CrowdSession | None) -> bool
     """Whether the crowd session has its ``items_per_session`` ratings (never outside a session or
     without a cap): the engine then leases it nothing more."""
     cap = campaign.items_per_session
-    return crowd_session is not None and bool(cap) and crowd_session.rating_count() >= cap
+    if crowd_session is None or not cap:
+        return False
+    return crowd_session.rating_count() >= cap
 
 
 def from_figures(figures: ProgressFigures) -> RaterProgress:

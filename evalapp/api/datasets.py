@@ -5,7 +5,6 @@ Uploads are multipart and go to :mod:`evalapp.services.imports`, the service beh
 400 with every problem (file, line, column) and nothing is written.
 """
 
-from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
@@ -92,16 +91,7 @@ class SystemListView(ListApiView):
 
     def get_queryset(self):
         dataset = get_object_or_404(Dataset, pk=self.kwargs["dataset_id"])
-        latest = Submission.objects.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
-        return (
-            System.objects.filter(dataset=dataset)
-            .annotate(
-                output_count=Count("outputs"),
-                latest_bleu=Subquery(latest.values("official_bleu")[:1]),
-                latest_partial=Subquery(latest.values("partial")[:1]),
-            )
-            .order_by("-is_human", "name")
-        )
+        return Submission.objects.latest_on(System.objects.filter(dataset=dataset)).order_by("-is_human", "name")
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):

@@ -7,7 +7,6 @@ show the same problems (file, line, column, message) when an upload is refused.
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -64,17 +63,7 @@ class SubmissionUploadForm(forms.Form):
 
 
 def _systems_with_latest(dataset):
-    latest = Submission.objects.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
-    return (
-        dataset.systems.filter(is_human=False)
-        .annotate(
-            output_count=Count("outputs", distinct=True),
-            submission_count=Count("submissions", distinct=True),
-            latest_bleu=Subquery(latest.values("official_bleu")[:1]),
-            latest_partial=Subquery(latest.values("partial")[:1]),
-        )
-        .order_by("name")
-    )
+    return Submission.objects.latest_on(dataset.systems.filter(is_human=False)).order_by("name")
 
 
 @require_GET

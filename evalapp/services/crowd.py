@@ -59,8 +59,10 @@ CODE_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
 CODE_RULE = "Use letters, digits, '-' and '_' only."
 
 
-def settings_problems(values: Mapping[str, Any]) -> dict[str, str]:
-    """What is wrong with crowd settings that each pass their field's own checks, as ``{field: message}``."""
+def settings_problems(values: Mapping[str, Any] | None) -> dict[str, str]:
+    """What is wrong with crowd settings that each pass their field's own checks, as ``{field: message}``
+    (``values`` as a form's ``clean`` gives them: None is no settings)."""
+    values = values or {}
     problems: dict[str, str] = {}
     for name in ("completion_code", "screening_code"):
         if values.get(name) and not CODE_PATTERN.match(values[name]):

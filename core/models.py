@@ -758,7 +758,7 @@ class CrowdSessionQuerySet(models.QuerySet["CrowdSession", "CrowdSession"]):
     def with_ratings(self) -> CrowdSessionQuerySet[CrowdSessionWithRatings, CrowdSession]:
         """Each session with ``ratings``: its own leases that ended in a rating (as
         :meth:`CrowdSession.rating_count` counts them), for the organizer's review of the sessions."""
-        return self.annotate(ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))
+        return self.annotate(ratings=CrowdSession.ratings_expression())
 
 
 class CrowdSession(models.Model):
@@ -807,6 +807,12 @@ class CrowdSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.platform}:{self.session_id}"
+
+    @staticmethod
+    def ratings_expression() -> Count:
+        """A session's ratings in a query (per session, or summed per group of sessions): its own leases
+        that ended in a rating."""
+        return Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE))
 
     def rating_count(self) -> int:
         """Ratings the worker made in this session: its own leases that ended in a rating (which ratings

@@ -214,7 +214,7 @@ def crowd_session_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
         .values("status")
         .annotate(
             sessions=Count("pk", distinct=True),
-            ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)),
+            ratings=CrowdSession.ratings_expression(),
         )
     ):
         counts[row["status"]] = {"sessions": row["sessions"], "ratings": row["ratings"]}

@@ -10,7 +10,7 @@ from django.db.models import Q
 
 from core.defaults import METRIC_RUN_REUSE_LOOKBACK
 from core.models import Campaign, Instance, System
-from evalapp.compute.metric_study_report import MetricReport
+from evalapp.compute.metric_study_report import MetricReport, as_json_dict
 
 
 class Submission(models.Model):
@@ -142,7 +142,7 @@ class MetricRun(models.Model):
 
     def study_report(self) -> MetricReport:
         """The stored report as typed data (any stored version); ReportFormatError when there is none."""
-        return MetricReport.from_json(self.report)
+        return MetricReport.from_json(as_json_dict(self.report))
 
 
 class MetricSegmentScore(models.Model):

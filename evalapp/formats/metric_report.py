@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,12 @@ from evalapp.compute.metric_study_report import (
     Statistic,
     correlation_entries,
 )
+from evalapp.formats import csvfile, latex
 from evalapp.formats import metric_report_svg as svg
-from evalapp.formats.csvfile import write_csv
-from evalapp.formats.latex import escape as latex_escape
+
+# the shared CSV writer (formula-safe cells) and LaTeX escaping, under the types this module relies on
+write_csv: Callable[..., str] = csvfile.write_csv
+latex_escape: Callable[[str], str] = latex.escape
 
 Cell = tuple[str, str]  # a table cell after the row header: (value, detail)
 Table = tuple[list[str], list[list[Any]]]

@@ -56,6 +56,7 @@ def _report_context(report: MetricReport) -> dict[str, Any]:
     top = report.top_k
     # the SVG is written by evalapp/formats/metric_report_svg.py, which escapes every text it writes
     return {
+        "report": report,
         "summary_table": metric_report.summary_table(report),
         "systems_table": metric_report.system_table(report),
         "system_table": metric_report.correlation_table(report.figures, "system"),
@@ -102,9 +103,7 @@ def campaign_report(request: HttpRequest, campaign_id: int) -> HttpResponse:
         "levels": (SYSTEM_LEVEL, SEGMENT_LEVEL),
     }
     if run is not None:
-        report = run.study_report()
-        context["report"] = report
-        context.update(_report_context(report))
+        context.update(_report_context(run.study_report()))
     return render(request, "metrics/report.html", context)
 
 
@@ -157,7 +156,7 @@ def import_scores(request: HttpRequest, campaign_id: int) -> HttpResponse:
     if upload is None:
         messages.error(request, "Choose a CSV file to import.")
         return redirect("metrics:campaign", campaign_id=campaign.pk)
-    source = SourceFile(upload.name, upload.read())
+    source = SourceFile(upload.name or "", upload.read())
     try:
         result = import_metric_scores(campaign, request.POST.get("metric", ""), request.POST.get("level", ""), source)
     except FormatError as error:

@@ -105,7 +105,7 @@ def _reused_or_built(
     if not fresh:
         same = MetricRun.objects.reusable_run(campaign, names, options, study_fingerprint(campaign))
         if same is not None:
-            return same.report, same
+            return same.report or {}, same
     report = study_report.build_report(
         campaign,
         names or None,

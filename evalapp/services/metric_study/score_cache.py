@@ -43,15 +43,21 @@ def _campaign_columns(values: NDArray[Any], columns: NDArray[np.int64], fill: fl
 
 def _resampler(output: MetricOutput, corpus: Corpus, corpus_scope: str) -> Resampler:
     """How the bootstrap recomputes the output's system scores: from its statistics or its mean."""
+    stats, from_stats, segment = output.stats, output.from_stats, _segment(output)
     if corpus_scope == CAMPAIGN_DOMAIN:
-        if output.stats is not None:
-            return Resampler(
-                CAMPAIGN_DOMAIN, _campaign_columns(output.stats, corpus.campaign_columns, 0.0), output.from_stats
-            )
-        return Resampler.mean(_campaign_columns(output.segment, corpus.campaign_columns, np.nan), CAMPAIGN_DOMAIN)
-    if output.stats is not None:
-        return Resampler(DATASET_DOMAIN, output.stats, output.from_stats)
-    return Resampler.mean(output.segment, DATASET_DOMAIN)
+        if stats is not None and from_stats is not None:
+            return Resampler(CAMPAIGN_DOMAIN, _campaign_columns(stats, corpus.campaign_columns, 0.0), from_stats)
+        return Resampler.mean(_campaign_columns(segment, corpus.campaign_columns, np.nan), CAMPAIGN_DOMAIN)
+    if stats is not None and from_stats is not None:
+        return Resampler(DATASET_DOMAIN, stats, from_stats)
+    return Resampler.mean(segment, DATASET_DOMAIN)
+
+
+def _segment(output: MetricOutput) -> NDArray[np.float64]:
+    """The output's segment scores; :func:`stored_or_computed` gives every output a matrix (NaN = none)."""
+    if output.segment is None:
+        raise ValueError(f"metric output {output.name} has no segment matrix")
+    return output.segment
 
 
 def compute_builtin(
@@ -81,7 +87,7 @@ def compute_builtin(
         step(0.0)
         for output in stored_or_computed(metric, corpus, step):
             segment = (
-                _campaign_columns(output.segment, corpus.campaign_columns, np.nan)
+                _campaign_columns(_segment(output), corpus.campaign_columns, np.nan)
                 if output.has_segment_scores
                 else None
             )

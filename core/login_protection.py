@@ -12,8 +12,7 @@ never disagree about who is asking.
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-# Axes keeps the name in a 255-character column; a longer one is no account's name anyway.
-USERNAME_FIELD_MAX = 255
+from core.defaults import USERNAME_MAX_CHARS
 
 
 def client_address(request):
@@ -30,5 +29,5 @@ def username(request, credentials):
     is a failed login like any other (it used to overflow Axes's column on PostgreSQL: a 500)."""
     field = get_user_model().USERNAME_FIELD
     value = (credentials or {}).get(field) or request.POST.get(field) or ""
-    limit = get_user_model()._meta.get_field(field).max_length or USERNAME_FIELD_MAX
-    return str(value)[: min(limit, USERNAME_FIELD_MAX)]
+    limit = get_user_model()._meta.get_field(field).max_length or USERNAME_MAX_CHARS
+    return str(value)[: min(limit, USERNAME_MAX_CHARS)]

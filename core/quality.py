@@ -13,12 +13,8 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from statistics import median
 
+from core.defaults import MIN_COMPARED_PAIRS, MIN_CONTROL_RATINGS, MIN_TIMED_RATINGS
 from core.models import Assignment, Item, ItemFlag, Rater, RaterExclusion, Rating, rater_label
-
-# Below these counts a figure is shown but says too little to flag a rater on.
-MIN_CONTROL_RATINGS = 3
-MIN_COMPARED_PAIRS = 5
-MIN_TIMED_RATINGS = 5
 
 
 @dataclass

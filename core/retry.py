@@ -15,9 +15,8 @@ from contextlib import contextmanager
 
 from django.db import OperationalError, connection
 
-MAX_ATTEMPTS = 8
-FIRST_BACKOFF_SECONDS = 0.005
-MAX_BACKOFF_SECONDS = 0.5
+from core.defaults import FIRST_BACKOFF_SECONDS, MAX_ATTEMPTS, MAX_BACKOFF_SECONDS
+
 # PostgreSQL SQLSTATEs worth a retry: serialization_failure, deadlock_detected, lock_not_available.
 TRANSIENT_SQLSTATES = {"40001", "40P01", "55P03"}
 TRANSIENT_SQLITE_MESSAGES = ("database is locked", "database table is locked")

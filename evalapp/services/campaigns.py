@@ -19,10 +19,19 @@ from django.db.models import Count
 
 from core import item_order
 from core.defaults import (
+    BULK_CREATE_BATCH,
+    CAMPAIGN_SEED_BOUND,
+    DEFAULT_CONTROL_RATE,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
     DEFAULT_TIE_MARGIN,
+    DRAWN_SEED_BOUND,
+    MAX_LEASE_SECONDS,
+    MAX_RATERS_PER_ITEM,
     MAX_TIE_MARGIN,
+    MIN_LEASE_SECONDS,
+    MISSING_IDS_SHOWN,
+    NAME_MAX_CHARS,
     REFERENCE_POSITIONS,
 )
 from core.models import (
@@ -41,19 +50,6 @@ from evalapp.compute import campaign_plan
 from evalapp.formats.instance_list import InstanceList
 from evalapp.formats.rubric import NUL, normalise_rubric, rubric_problems
 from evalapp.services.imports import get_dataset
-
-NAME_MAX_CHARS = 100
-# Far beyond any published protocol; stops a typo (30 for 3) from making an unfinishable campaign.
-MAX_RATERS_PER_ITEM = 50
-# A shorter lease would run out while a rater is still reading the item; a longer one than a
-# week would keep an abandoned item from other raters for most of a campaign.
-MIN_LEASE_SECONDS = 60
-MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
-SEED_BOUND = 2**63
-# Seeds drawn for the organizer stay short enough to read out and type again.
-DRAWN_SEED_BOUND = 2**31
-MISSING_IDS_SHOWN = 5
-BULK_BATCH = 1000
 
 
 class CampaignError(FormatError):
@@ -128,8 +124,8 @@ def _check_settings(
         problems.add("instance_ids", "give either a sample size or an instance list, not both")
     if sample is not None and (not _is_int(sample) or sample < 1):
         problems.add("sample", f"the sample size must be a positive whole number (found {sample!r})")
-    if seed is not None and (not _is_int(seed) or not 0 <= seed < SEED_BOUND):
-        problems.add("seed", f"the seed must be a whole number from 0 to {SEED_BOUND - 1} (found {seed!r})")
+    if seed is not None and (not _is_int(seed) or not 0 <= seed < CAMPAIGN_SEED_BOUND):
+        problems.add("seed", f"the seed must be a whole number from 0 to {CAMPAIGN_SEED_BOUND - 1} (found {seed!r})")
     if not _is_int(raters_per_item) or not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:
         problems.add(
             "raters_per_item",
@@ -279,7 +275,7 @@ def human_system(dataset, reference):
             ).values_list("instance", "text")
         ],
         ignore_conflicts=True,
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )
     return system
 
@@ -296,7 +292,7 @@ def create_campaign(
     rubric=None,
     lease_seconds=DEFAULT_LEASE_SECONDS,
     share_identical_outputs=False,
-    control_rate=0.0,
+    control_rate=DEFAULT_CONTROL_RATE,
     instructions="",
     created_by=None,
     mturk_enabled=False,
@@ -394,7 +390,7 @@ def create_campaign(
                     CampaignInstance(campaign=campaign, instance=instance, position=position, rating_order=place)
                     for position, (instance, place) in enumerate(zip(chosen, places))
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
             _create_items(campaign, chosen, selected, references, places)
     except campaign_plan.PlanError as exc:
@@ -466,14 +462,14 @@ def _create_items(campaign, chosen, systems, references, places):
     keys = item_order.ordered_shuffle_keys([place_of[item.instance_id] for item in items], len(chosen), campaign.seed)
     for item, key in zip(items, keys):
         item.shuffle_key = key
-    Item.objects.bulk_create(items, batch_size=BULK_BATCH)
+    Item.objects.bulk_create(items, batch_size=BULK_CREATE_BATCH)
     ItemOutput.objects.bulk_create(
         [
             ItemOutput(campaign=campaign, item=item, output_id=output_pk)
             for item, group in zip(items, groups)
             for output_pk in group
         ],
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )
 
 

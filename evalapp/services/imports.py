@@ -12,15 +12,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from core.defaults import REFERENCE_POSITIONS
+from core.defaults import BULK_CREATE_BATCH, NAME_MAX_CHARS, REFERENCE_POSITIONS
 from core.models import Dataset, Instance, ItemOutput, Reference, System, SystemOutput
 from core.problems import FormatError, Problem
 from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, problems_as_dicts
 from evalapp.models import Submission
-
-NAME_MAX_CHARS = 100
-BULK_BATCH = 1000
 
 
 def refuse(field_name, message):
@@ -93,7 +90,7 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
                     )
                     for position, item in enumerate(parsed.instances)
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
             references_created = Reference.objects.bulk_create(
                 [
@@ -102,7 +99,7 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
                     for position, text in zip(REFERENCE_POSITIONS, item.references)
                     if text
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
     except IntegrityError:  # a concurrent import of the same name won the race
         refuse("dataset name", exists)
@@ -253,12 +250,12 @@ def _replace_outputs(system, reasons):
     SystemOutput.objects.filter(pk__in=[output.pk for output in removed]).delete()
     for output in changed:
         output.text = reasons[output.instance_id]
-    SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_BATCH)
+    SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_CREATE_BATCH)
     SystemOutput.objects.bulk_create(
         [
             SystemOutput(system=system, instance_id=instance_id, text=text)
             for instance_id, text in reasons.items()
             if instance_id not in existing
         ],
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )

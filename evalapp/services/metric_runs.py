@@ -8,7 +8,7 @@ page polling the run sees it advance.
 Cancelling (``cancel_run``) is one conditional UPDATE of a queued or running run to cancelled.
 Every later write of the worker is conditional on the run still running, so a cancelled run
 never gets a report, a "done" or a "failed" afterwards: the worker notices at its next progress
-write (at most PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only the metric store's
+write (at most METRIC_RUN_PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only the metric store's
 segment scores computed so far, each complete and keyed by its inputs (reused by the next run).
 """
 
@@ -23,6 +23,8 @@ from core.defaults import (
     DEFAULT_SEED,
     METRIC_RUN_ETA_MIN_PROGRESS,
     METRIC_RUN_ETA_MIN_SECONDS,
+    METRIC_RUN_PROGRESS_WRITE_SECONDS,
+    METRIC_RUN_REUSE_LOOKBACK,
     METRIC_STUDY_PERMUTATIONS,
 )
 from core.problems import FormatError
@@ -31,7 +33,6 @@ from evalapp.models import MetricRun
 from evalapp.services import metric_study
 
 logger = logging.getLogger(__name__)
-PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
 OPTION_DEFAULTS = {
     "seed": DEFAULT_SEED,
     "bootstrap": DEFAULT_RESAMPLES,
@@ -72,13 +73,10 @@ def start_run(campaign, metrics=None, options=None, user=None):
     return run
 
 
-REUSE_LOOKBACK = 50  # finished runs of a campaign searched for one with the same settings
-
-
 def identical_run(campaign, metrics, options, fingerprint):
     """A finished run with the same metrics and options whose report saw the same ratings and texts."""
     runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).order_by("-created_at")
-    for run in runs[:REUSE_LOOKBACK]:
+    for run in runs[:METRIC_RUN_REUSE_LOOKBACK]:
         if run.metrics == metrics and run.options == options and (run.report or {}).get("fingerprint") == fingerprint:
             return run
     return None
@@ -156,7 +154,7 @@ def execute_run(run_id):
 
     def progress(fraction, message):
         now = time.monotonic()
-        if now - last_write[0] >= PROGRESS_WRITE_SECONDS or fraction >= 1.0:
+        if now - last_write[0] >= METRIC_RUN_PROGRESS_WRITE_SECONDS or fraction >= 1.0:
             last_write[0] = now
             if _set(run_id, progress=min(max(float(fraction), 0.0), 1.0), message=message[:200]) == 0:
                 raise RunCancelled(run_id)

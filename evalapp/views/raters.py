@@ -2,6 +2,8 @@
 password, deactivate) and the rater's one-time sign-in link. Everything goes through
 :mod:`evalapp.services.lab_raters`, as the API and ``manage.py lab_raters`` do."""
 
+from http import HTTPStatus
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
@@ -39,7 +41,7 @@ class RaterListForm(forms.Form):
         super().__init__(*args, auto_id="id_list_%s", **kwargs)
 
 
-def _page(request, campaign, one=None, many=None, problems=None, credentials=None, status=200):
+def _page(request, campaign, one=None, many=None, problems=None, credentials=None, status=HTTPStatus.OK):
     return render(
         request,
         "campaigns/raters.html",

@@ -26,7 +26,7 @@ Lock order, the same everywhere: rater, then assignments, then items.
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import NamedTuple
 
@@ -42,7 +42,7 @@ from core.problems import Refusal
 from core.retry import retry_on_contention
 
 SWEEP_INTERVAL = timedelta(seconds=1)
-_last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
+_last_sweep: dict[int, datetime] = {}  # campaign pk -> ``now`` of this process's last lazy sweep
 
 
 class SubmissionRefused(Refusal):

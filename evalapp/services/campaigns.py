@@ -10,9 +10,13 @@ The seeded decisions (sample, shared reasons, controls, item order) are pure fun
 dataset give the same campaign again.
 """
 
+from __future__ import annotations
+
 import math
 import secrets
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
@@ -51,6 +55,14 @@ from evalapp.formats.instance_list import InstanceList
 from evalapp.formats.rubric import NUL, normalise_rubric, rubric_problems
 from evalapp.services.imports import get_dataset
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from core.models import Dataset
+
+# A problem and the parameter it is about (``name``, ``sample``, ``instance_ids``, ...).
+FieldProblem = tuple[str, Problem]
+
 
 class CampaignError(FormatError):
     """The campaign cannot be created as asked; nothing was written.
@@ -60,31 +72,39 @@ class CampaignError(FormatError):
     message next to its field and a command next to its option.
     """
 
-    def __init__(self, entries):
+    def __init__(self, entries: Sequence[FieldProblem]) -> None:
         self.fields = [field for field, _ in entries]
         super().__init__([problem for _, problem in entries])
 
-    def by_field(self):
-        grouped = defaultdict(list)
+    def by_field(self) -> dict[str, list[Problem]]:
+        grouped: defaultdict[str, list[Problem]] = defaultdict(list)
         for field, problem in zip(self.fields, self.problems):
             grouped[field].append(problem)
         return dict(grouped)
 
 
 class _Problems:
-    def __init__(self):
-        self.entries = []
+    def __init__(self) -> None:
+        self.entries: list[FieldProblem] = []
 
-    def add(self, field, message, file=None, line=None, column=None, value=None):
+    def add(
+        self,
+        field: str,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        value: str | None = None,
+    ) -> None:
         self.entries.append((field, Problem(file or field, line, column, message, value)))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.entries)
 
-    def about(self, *fields):
+    def about(self, *fields: str) -> bool:
         return any(field in fields for field, _ in self.entries)
 
-    def raise_if_any(self):
+    def raise_if_any(self) -> None:
         if self.entries:
             shown = self.entries[:MAX_REPORTED_PROBLEMS]
             hidden = len(self.entries) - len(shown)
@@ -94,23 +114,23 @@ class _Problems:
             raise CampaignError(shown)
 
 
-def _is_int(value):
+def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_settings(
-    problems,
-    name,
-    sample,
-    seed,
-    instance_ids,
-    raters_per_item,
-    human_reference,
-    rubric,
-    lease_seconds,
-    control_rate,
-    instructions,
-):
+    problems: _Problems,
+    name: str | None,
+    sample: int | None,
+    seed: int | None,
+    instance_ids: InstanceList | Sequence[str] | None,
+    raters_per_item: int,
+    human_reference: int | None,
+    rubric: object,
+    lease_seconds: int,
+    control_rate: float,
+    instructions: str,
+) -> str:
     name = (name or "").strip()
     if NUL in name:
         problems.add("name", "the name contains a NUL character")
@@ -155,7 +175,7 @@ def _check_settings(
     return name
 
 
-def _check_stopping(problems, tie_margin, racing):
+def _check_stopping(problems: _Problems, tie_margin: float, racing: bool) -> None:
     if (
         isinstance(tie_margin, bool)
         or not isinstance(tie_margin, (int, float))
@@ -170,7 +190,13 @@ def _check_stopping(problems, tie_margin, racing):
         problems.add("racing", f"racing is on or off (true or false), found {racing!r}")
 
 
-def _select_instances(problems, dataset, sample, seed, instance_ids):
+def _select_instances(
+    problems: _Problems,
+    dataset: Dataset,
+    sample: int | None,
+    seed: int,
+    instance_ids: InstanceList | Sequence[str] | None,
+) -> list[Instance]:
     """The campaign's instances in sample order: a seeded sample, an explicit list, or all."""
     instances = list(Instance.objects.filter(dataset=dataset).order_by("position"))
     if not instances:
@@ -179,7 +205,7 @@ def _select_instances(problems, dataset, sample, seed, instance_ids):
     if instance_ids is not None:
         listed = instance_ids if isinstance(instance_ids, InstanceList) else InstanceList.of(instance_ids)
         by_id = {instance.external_id: instance for instance in instances}
-        first_line = {}
+        first_line: dict[str, int] = {}
         for line, instance_id in listed.entries:
             if instance_id in first_line:
                 problems.add(
@@ -211,7 +237,9 @@ def _select_instances(problems, dataset, sample, seed, instance_ids):
     return instances
 
 
-def _select_systems(problems, dataset, systems, chosen):
+def _select_systems(
+    problems: _Problems, dataset: Dataset, systems: Sequence[str | System] | None, chosen: list[Instance]
+) -> list[System]:
     """The team systems of the campaign: the ones named, or every one covering the sample."""
     team_systems = {system.name: system for system in System.objects.filter(dataset=dataset, is_human=False)}
     covered = dict(
@@ -250,8 +278,8 @@ def _select_systems(problems, dataset, systems, chosen):
     return selected
 
 
-def _references(chosen):
-    references = defaultdict(dict)
+def _references(chosen: list[Instance]) -> defaultdict[int, dict[int, str]]:
+    references: defaultdict[int, dict[int, str]] = defaultdict(dict)
     for instance_id, position, text in Reference.objects.filter(instance__in=chosen).values_list(
         "instance", "position", "text"
     ):
@@ -259,7 +287,7 @@ def _references(chosen):
     return references
 
 
-def human_system(dataset, reference):
+def human_system(dataset: Dataset, reference: int) -> System:
     """The dataset's Human pseudo-system from reference k, created with its outputs on first use.
 
     Its outputs are copies of reference k for every instance of the dataset that has one.
@@ -281,25 +309,25 @@ def human_system(dataset, reference):
 
 
 def create_campaign(
-    dataset,
-    name,
-    sample=None,
-    seed=None,
-    instance_ids=None,
-    raters_per_item=DEFAULT_RATERS_PER_ITEM,
-    systems=None,
-    human_reference=None,
-    rubric=None,
-    lease_seconds=DEFAULT_LEASE_SECONDS,
-    share_identical_outputs=False,
-    control_rate=DEFAULT_CONTROL_RATE,
-    instructions="",
-    created_by=None,
-    mturk_enabled=False,
-    prolific_enabled=False,
-    tie_margin=DEFAULT_TIE_MARGIN,
-    racing=False,
-):
+    dataset: Dataset | str,
+    name: str,
+    sample: int | None = None,
+    seed: int | None = None,
+    instance_ids: InstanceList | Sequence[str] | None = None,
+    raters_per_item: int = DEFAULT_RATERS_PER_ITEM,
+    systems: Sequence[str | System] | None = None,
+    human_reference: int | None = None,
+    rubric: list[dict[str, Any]] | None = None,
+    lease_seconds: int = DEFAULT_LEASE_SECONDS,
+    share_identical_outputs: bool = False,
+    control_rate: float = DEFAULT_CONTROL_RATE,
+    instructions: str = "",
+    created_by: User | None = None,
+    mturk_enabled: bool = False,
+    prolific_enabled: bool = False,
+    tie_margin: float = DEFAULT_TIE_MARGIN,
+    racing: bool = False,
+) -> Campaign:
     """Create a campaign and all its items; returns the :class:`Campaign`. Raises CampaignError.
 
     - instances: a seeded random ``sample`` of that many (``draw_sample``), or ``instance_ids``
@@ -404,7 +432,7 @@ def create_campaign(
     return campaign
 
 
-def _refresh_item_statistics():
+def _refresh_item_statistics() -> None:
     """PostgreSQL: fresh planner statistics for the items, so that the engine's queries on a
     campaign rated the minute it is created use the item index (before autovacuum's ANALYZE,
     the planner takes the new rows for a handful and chooses nested loops over all of them)."""
@@ -413,16 +441,23 @@ def _refresh_item_statistics():
             cursor.execute(f"ANALYZE {connection.ops.quote_name(Item._meta.db_table)}")
 
 
-def _create_items(campaign, chosen, systems, references, places):
+def _create_items(
+    campaign: Campaign,
+    chosen: list[Instance],
+    systems: list[System],
+    references: defaultdict[int, dict[int, str]],
+    places: Sequence[int],
+) -> None:
     """System items (shared when asked), then control items; each with a seeded shuffle key that
     follows its instance's place in the rating order (``places``, by sample position)."""
     rank = {system.pk: index for index, system in enumerate(systems)}
-    outputs = defaultdict(list)
+    outputs: defaultdict[int, list[SystemOutput]] = defaultdict(list)
     for output in SystemOutput.objects.filter(system__in=systems, instance__in=chosen).only(
         "pk", "system_id", "instance_id", "text"
     ):
         outputs[output.instance_id].append(output)
-    items, groups = [], []
+    items: list[Item] = []
+    groups: list[list[int]] = []
     for instance in chosen:
         mine = sorted(outputs[instance.pk], key=lambda output: rank[output.system_id])
         by_pk = {output.pk: output for output in mine}
@@ -473,14 +508,14 @@ def _create_items(campaign, chosen, systems, references, places):
     )
 
 
-def set_campaign_status(campaign, status):
+def set_campaign_status(campaign: Campaign, status: str) -> Campaign:
     """Open or close a campaign; a closed campaign hands out no items and accepts no ratings."""
     campaign.status = Campaign.Status(status)
     campaign.save(update_fields=["status"])
     return campaign
 
 
-def campaign_summary(campaign):
+def campaign_summary(campaign: Campaign) -> dict[str, Any]:
     """The campaign's settings and size as plain data (``create_campaign --json``, the API)."""
     kinds = dict(Item.objects.filter(campaign=campaign).values("kind").annotate(n=Count("pk")).values_list("kind", "n"))
     system_items = kinds.get(Item.Kind.SYSTEM, 0)

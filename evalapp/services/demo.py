@@ -14,9 +14,12 @@ Everything goes through the same services as real data (imports, campaigns, rati
 running it again changes nothing that exists: accounts get their demo password back, nothing else.
 """
 
+from __future__ import annotations
+
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -38,6 +41,9 @@ from evalapp.formats.ratings import LONG
 from evalapp.services.campaigns import create_campaign, set_campaign_status
 from evalapp.services.imports import import_comve, import_submission
 from evalapp.services.ratings_import import import_ratings
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "demo_data"
 DATASET_NAME = "demo"
@@ -72,11 +78,11 @@ ACCOUNTS = [
 class DemoResult:
     dataset: Dataset
     campaign: Campaign
-    accounts: list
-    created: list = field(default_factory=list)
+    accounts: list[DemoAccount]
+    created: list[str] = field(default_factory=list)
 
 
-def _account(spec):
+def _account(spec: DemoAccount) -> User:
     user, _ = get_user_model().objects.get_or_create(username=spec.username)
     user.set_password(spec.password)
     user.save()
@@ -88,9 +94,9 @@ def _account(spec):
 
 
 @transaction.atomic
-def load_demo():
+def load_demo() -> DemoResult:
     """Create what is missing of the demo (dataset, systems, accounts, campaign)."""
-    created = []
+    created: list[str] = []
     users = {spec.username: _account(spec) for spec in ACCOUNTS}
     dataset = Dataset.objects.filter(name=DATASET_NAME).first()
     if dataset is None:
@@ -121,7 +127,7 @@ def load_demo():
     return DemoResult(dataset, campaign, ACCOUNTS, created)
 
 
-def study_ratings_csv(campaign):
+def study_ratings_csv(campaign: Campaign) -> bytes:
     """A long-form ratings file: every output of ``campaign`` rated by its M panel raters.
 
     Each score is the system's quality plus seeded Gaussian noise, rounded and clipped to 0-3.
@@ -137,7 +143,7 @@ def study_ratings_csv(campaign):
     return ("\n".join(lines) + "\n").encode()
 
 
-def create_study_campaign(dataset, organizer):
+def create_study_campaign(dataset: Dataset, organizer: User) -> Campaign:
     """The rated, closed campaign a researcher studies metrics on."""
     campaign = create_campaign(
         dataset,

@@ -8,6 +8,7 @@ and everything is written in one transaction: a refused import writes nothing.
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -20,7 +21,7 @@ from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, p
 from evalapp.models import Submission
 
 
-def refuse(field_name, message):
+def refuse(field_name: str, message: str) -> NoReturn:
     """Refuse an import for a reason that is not in a file (a name, an option)."""
     raise FormatError(Problem(field_name, None, None, message))
 
@@ -144,7 +145,7 @@ class SubmissionImport:
         }
 
 
-def get_dataset(dataset):
+def get_dataset(dataset: Dataset | str) -> Dataset:
     """A Dataset from an instance or its name; an unknown name is refused with the known ones."""
     if isinstance(dataset, Dataset):
         return dataset

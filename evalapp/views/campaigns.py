@@ -4,6 +4,8 @@ The form calls the same service as ``manage.py create_campaign`` and shows its p
 next to the fields they are about. Every view is for organizers only.
 """
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib import messages
 from django.db.models import Count
@@ -141,7 +143,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
         self.dataset = dataset
-        self.fields["systems"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["systems"]).choices = [
             (system.name, f"{system.display_name} ({system.output_count} reasons)")
             for system in dataset.systems.filter(is_human=False)
             .annotate(output_count=Count("outputs"))
@@ -200,8 +202,8 @@ class CampaignForm(forms.Form):
             ],
         }
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         selection = data.get("selection")
         if selection == self.SAMPLE and not data.get("sample"):
             self.add_error("sample", "Give the sample size.")

@@ -31,7 +31,7 @@ class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
                 raise forms.ValidationError(
                     self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": text[:40]}
                 )
-        return super()._check_values(value)
+        return super()._check_values(value)  # type: ignore[misc]  # Django's own method; its stub leaves it out
 
 
 class CrowdSettingsForm(forms.ModelForm):

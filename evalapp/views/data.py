@@ -4,6 +4,8 @@ The forms call the same services as ``manage.py import_comve`` / ``import_submis
 show the same problems (file, line, column, message) when an upload is refused.
 """
 
+from typing import Any, cast
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -48,8 +50,8 @@ class DatasetImportForm(forms.Form):
         help_text="With the pairs: CSV id,k without header (subtaskA_gold_answers.csv).",
     )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         if bool(data.get("pairs")) != bool(data.get("pair_answers")):
             raise forms.ValidationError("The pairs file and the pair answers file go together.")
         return data

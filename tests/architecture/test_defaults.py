@@ -97,7 +97,11 @@ def is_field_or_option(call):
     if isinstance(func, ast.Attribute):
         if func.attr == "add_argument":
             return True
-        return func.attr.endswith("Field") and isinstance(func.value, ast.Name) and func.value.id in ("forms", "serializers")
+        return (
+            func.attr.endswith("Field")
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("forms", "serializers")
+        )
     return False
 
 
@@ -105,7 +109,9 @@ def signature_defaults(function):
     arguments = function.args
     positional = arguments.posonlyargs + arguments.args
     pairs = list(zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults))
-    pairs += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
+    pairs += [
+        (arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None
+    ]
     return pairs
 
 

@@ -1,9 +1,12 @@
-"""Every default and limit that more than one entry point uses, in one place. No Django imports.
+"""Every default and limit of the product, in one place. No imports at all, so every layer may import it.
 
 The command line, the web pages and the REST API import their seeds, resample counts, caps,
 text lengths and download types from here, so that the same request gives the same result
-(and the same bytes) whichever door it comes through. A value that only one algorithm uses
-internally (a block size, an n-gram order) stays beside that algorithm.
+(and the same bytes) whichever door it comes through, and a value changed here changes everywhere.
+The services, views, API, commands, the rater's app and ``core`` define no number of their own;
+a pure module (compute, formats, metrics) keeps its mathematical and algorithmic constants (a block
+size, an n-gram order) beside it but takes its defaults from here. tests/architecture/test_defaults.py
+holds both rules, and that every name here is used.
 """
 
 # --- the protocol (S2) ---------------------------------------------------------------------

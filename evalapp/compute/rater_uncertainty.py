@@ -49,11 +49,16 @@ The pieces are reusable (issue 23's sequential stopping reads them): :func:`clus
 :func:`robust_variance` and :func:`effective_clusters_df` work on any linear statistic given its weights.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
@@ -66,7 +71,7 @@ TWO_WAY = (
 ONE_WAY = "cluster-robust variance over instances only, t over instances"
 
 
-def method_name(kind, fallback_reason=None):
+def method_name(kind: str, fallback_reason: str | None = None) -> str:
     """The method's name as every export prints it; ``kind`` is 'interval' or 'test'."""
     base = TWO_WAY if fallback_reason is None else f"{ONE_WAY} (raters not accounted for: {fallback_reason})"
     if kind == "interval":
@@ -82,16 +87,18 @@ class RatingDesign:
     the same instance and rater codes, so its weight lands in the same clusters (it is one rating).
     """
 
-    systems: list  # system names, row codes index into it
-    system_codes: np.ndarray
-    instance_codes: np.ndarray
-    rater_codes: np.ndarray
-    scores: np.ndarray
+    systems: list[str]  # system names, row codes index into it
+    system_codes: NDArray[np.int64]
+    instance_codes: NDArray[np.int64]
+    rater_codes: NDArray[np.int64]
+    scores: NDArray[np.float64]
     n_instances: int
     n_raters: int
 
     @classmethod
-    def from_rows(cls, systems, instances, raters, scores, names):
+    def from_rows(
+        cls, systems: ArrayLike, instances: ArrayLike, raters: ArrayLike, scores: ArrayLike, names: Sequence[str]
+    ) -> RatingDesign:
         """From parallel arrays of system names, instance ids, rater ids and scores; ``names`` fixes the order."""
         index = {name: k for k, name in enumerate(names)}
         systems = np.asarray(systems, dtype=object)
@@ -109,16 +116,16 @@ class RatingDesign:
             int(rater_codes.max(initial=-1)) + 1,
         )
 
-    def counts(self):
+    def counts(self) -> NDArray[np.int64]:
         return np.bincount(self.system_codes, minlength=len(self.systems))
 
-    def means(self):
+    def means(self) -> NDArray[np.float64]:
         counts = self.counts()
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.bincount(self.system_codes, weights=self.scores, minlength=len(self.systems)) / counts
 
 
-def rater_fallback_reason(rater_codes, min_raters=MIN_RATERS):
+def rater_fallback_reason(rater_codes: ArrayLike, min_raters: int = MIN_RATERS) -> str | None:
     """Why the rater term cannot be estimated (None when it can): too few raters, or none with two ratings.
 
     A small pure rule shared by the intervals and the secondary columns' estimability.
@@ -135,23 +142,37 @@ def rater_fallback_reason(rater_codes, min_raters=MIN_RATERS):
     return None
 
 
-def cluster_totals(weighted, system_codes, cluster_codes, n_systems, n_clusters):
+def cluster_totals(
+    weighted: NDArray[np.float64],
+    system_codes: NDArray[np.int64],
+    cluster_codes: NDArray[np.int64],
+    n_systems: int,
+    n_clusters: int,
+) -> NDArray[np.float64]:
     """``(systems x clusters)`` totals of ``weighted`` (u_j e_j) per system and cluster."""
     flat = system_codes * n_clusters + cluster_codes
-    return np.bincount(flat, weights=weighted, minlength=n_systems * n_clusters).reshape(n_systems, n_clusters)
+    totals = np.bincount(flat, weights=weighted, minlength=n_systems * n_clusters)
+    return np.asarray(totals, dtype=np.float64).reshape(n_systems, n_clusters)  # float (the stub says integer)
 
 
-def small_sample_factor(n_clusters):
+def small_sample_factor(n_clusters: int) -> float:
     """CGM's ``G / (G - 1)`` (1 for a single cluster, whose term is 0 anyway)."""
     return n_clusters / (n_clusters - 1) if n_clusters > 1 else 1.0
 
 
-def robust_variance(instance_part, rater_part, cell_part):
+def robust_variance(
+    instance_part: NDArray[np.float64], rater_part: NDArray[np.float64], cell_part: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """``V_I + V_R - V_IR``, floored at the larger one-way term (each part already scaled by its c_G)."""
     return np.maximum(instance_part + rater_part - cell_part, np.maximum(instance_part, rater_part))
 
 
-def effective_clusters_df(variance, instance_fourth, rater_fourth, max_df):
+def effective_clusters_df(
+    variance: NDArray[np.float64],
+    instance_fourth: NDArray[np.float64] | float,
+    rater_fourth: NDArray[np.float64] | float,
+    max_df: float,
+) -> NDArray[np.float64]:
     """``V^2 / (sum of the scaled fourth powers)``, bounded to [1, max_df] (see the module doc)."""
     denominator = instance_fourth + rater_fourth
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -167,17 +188,17 @@ class Contrasts:
     ``pairs`` (a < b, :func:`itertools.combinations` order), for ``means[a] - means[b]``.
     """
 
-    means: np.ndarray
-    counts: np.ndarray
-    mean_variance: np.ndarray
-    mean_df: np.ndarray
-    pairs: list
-    pair_variance: np.ndarray
-    pair_df: np.ndarray
+    means: NDArray[np.float64]
+    counts: NDArray[np.int64]
+    mean_variance: NDArray[np.float64]
+    mean_df: NDArray[np.float64]
+    pairs: list[tuple[int, int]]
+    pair_variance: NDArray[np.float64]
+    pair_df: NDArray[np.float64]
     fallback_reason: str | None
 
 
-def contrasts(design, min_raters=MIN_RATERS):
+def contrasts(design: RatingDesign, min_raters: int = MIN_RATERS) -> Contrasts:
     """:class:`Contrasts` of ``design`` (every system, every pair), two-way or, visibly, one-way."""
     n_systems = len(design.systems)
     counts = design.counts()
@@ -201,7 +222,9 @@ def contrasts(design, min_raters=MIN_RATERS):
         parts["cell"] = (cell, small_sample_factor(len(cell_codes)))
         max_df = design.n_instances + design.n_raters - 2
 
-    def variance_and_df(totals_of):
+    def variance_and_df(
+        totals_of: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """(variance, df) of the contrasts whose cluster totals ``totals_of(matrix)`` gives."""
         squares = {name: factor * (totals_of(matrix) ** 2).sum(axis=-1) for name, (matrix, factor) in parts.items()}
         fourth = {
@@ -235,7 +258,7 @@ class TInterval:
     df: float | None
     level: float
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "low": self.low,
             "high": self.high,
@@ -245,13 +268,15 @@ class TInterval:
         }
 
 
-def _finite(value, digits=12):
+def _finite(value: float | None, digits: int = 12) -> float | None:
     """Rounded to ``digits`` decimals (far below any displayed figure, so files are identical across
     platforms' last-bit differences); None when not finite."""
     return round(float(value), digits) if value is not None and math.isfinite(value) else None
 
 
-def intervals(found, level=CONFIDENCE_LEVEL, bounds=(SCORE_MIN, SCORE_MAX)):
+def intervals(
+    found: Contrasts, level: float = CONFIDENCE_LEVEL, bounds: tuple[float, float] = (SCORE_MIN, SCORE_MAX)
+) -> list[TInterval]:
     """``[TInterval]`` per system of :func:`contrasts` (None bounds for a system without ratings).
 
     The interval is cut to ``bounds``, the score scale: a mean of 0-3 scores lies in [0, 3], so the
@@ -268,11 +293,11 @@ def intervals(found, level=CONFIDENCE_LEVEL, bounds=(SCORE_MIN, SCORE_MAX)):
     return result
 
 
-def one_sided_pvalues(differences, variances, dfs):
+def one_sided_pvalues(differences: ArrayLike, variances: ArrayLike, dfs: ArrayLike) -> NDArray[np.float64]:
     """``P(t_df >= d / sqrt(V))`` per comparison (0.5 for a zero difference; 0 or 1 when V is 0)."""
     differences = np.asarray(differences, dtype=float)
     errors = np.sqrt(np.maximum(np.asarray(variances, dtype=float), 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.where(errors > 0, differences / np.where(errors > 0, errors, 1.0), np.sign(differences) * np.inf)
     t = np.where(differences == 0, 0.0, t)
-    return stats.t.sf(t, np.asarray(dfs, dtype=float))
+    return np.asarray(stats.t.sf(t, np.asarray(dfs, dtype=float)), dtype=np.float64)

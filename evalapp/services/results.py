@@ -11,12 +11,14 @@ thousand integer rows for a million ratings); only the consumers that need singl
 """
 
 import hashlib
+import itertools
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, F, Q, Sum
+from django.db import connections
+from django.db.models import BigIntegerField, Count, ExpressionWrapper, F, Max, Q, QuerySet
 
 from core.defaults import (
     ADJUSTED_INLINE_MAX_RATINGS,
@@ -30,22 +32,81 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, RaterExclusion, Rating, System, SystemRetirement, rater_label
+from core.models import Instance, Item, ItemOutput, Rater, Rating, System, SystemRetirement, rater_label
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import rater_uncertainty
 from evalapp.compute import significance as significance_compute
-from evalapp.compute.human_score import RatingRecords, cell_matrix, matrix_system_scores, score_matrix
+from evalapp.compute.human_score import (
+    CountedRatings,
+    RatingRecords,
+    matrix_system_scores,
+    score_matrix,
+)
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.formats.table6 import Table6, Table6Row
 from evalapp.models import Submission
 
+# One packed BIGINT per counted rating: (item id x 2^31 + rater id) x 4 + score (scores are 0-3, a constraint of
+# the rating table); read so while the ids leave room (otherwise three columns), so no Python object is made per
+# column of a million ratings.
+PACKED_RATER_LIMIT = 2**31
+PACKED_SCORE_LIMIT = 4
+PACKED_ITEM_LIMIT = 2**30
+# Ids this close to a limit read the three columns instead (ids made while the ratings are read stay below it).
+PACKED_MARGIN = 2**20
 
-def _counted_ratings(campaign):
-    """Ratings that enter results: the domain's rule, :meth:`core.models.RatingQuerySet.counted` (system
-    items of instances not retired, nothing excluded, and only ratings made through a door the campaign opened)."""
-    return Rating.objects.counted(campaign)
+
+def _int_columns(queryset: QuerySet, fields: tuple[str, ...]) -> list[np.ndarray]:
+    """The integer columns ``fields`` of ``queryset`` as int64 arrays, through one cursor fetch of the
+    queryset's own SQL (no model instance and no per-row converter, which cost more than the query)."""
+    sql, params = queryset.values_list(*fields).order_by().query.sql_with_params()
+    with connections[queryset.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    flat = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=len(rows) * len(fields))
+    table = flat.reshape(len(rows), len(fields))
+    return [table[:, k] for k in range(len(fields))]
+
+
+def counted_ratings(campaign) -> CountedRatings:
+    """Every counted rating of the campaign (:meth:`core.models.RatingQuerySet.counted`, the one rule) as the
+    integer arrays of :class:`~evalapp.compute.human_score.CountedRatings`: one read of the ratings (packed
+    into one integer each) and the items' systems and instances (:func:`_shown_by_items`)."""
+    counted = Rating.objects.counted(campaign)
+    highest_item = Item.objects.aggregate(top=Max("pk"))["top"] or 0
+    highest_rater = Rater.objects.aggregate(top=Max("pk"))["top"] or 0
+    if highest_item < PACKED_ITEM_LIMIT - PACKED_MARGIN and highest_rater < PACKED_RATER_LIMIT - PACKED_MARGIN:
+        packed = ExpressionWrapper(
+            (F("item_id") * PACKED_RATER_LIMIT + F("rater_id")) * PACKED_SCORE_LIMIT + F("score"),
+            output_field=BigIntegerField(),
+        )
+        (values,) = _int_columns(counted.annotate(packed=packed), ("packed",))
+        values.sort()  # (item, rater) order: one integer sort instead of a sort on three keys
+        item, rest = np.divmod(values, PACKED_RATER_LIMIT * PACKED_SCORE_LIMIT)
+        rater, score = np.divmod(rest, PACKED_SCORE_LIMIT)
+    else:
+        item, rater, score = _int_columns(counted, ("item_id", "rater_id", "score"))
+    return CountedRatings.from_arrays(item, rater, score, *_shown_by_items(campaign))
+
+
+def _shown_by_items(campaign) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(item ids, system ids, instance ids): each item of the campaign and the systems whose outputs it shows.
+
+    Items and what they show are made with the campaign and never change (:mod:`evalapp.services.campaigns`),
+    so they are kept in the cache under the campaign's id and creation time.
+    """
+    key = f"comve:shown:{campaign.pk}:{campaign.created_at.isoformat()}"
+    found = cache.get(key)
+    if found is None:
+        found = tuple(
+            _int_columns(
+                ItemOutput.objects.filter(campaign=campaign), ("item_id", "output__system_id", "item__instance_id")
+            )
+        )
+        cache.set(key, found, RESULTS_CACHE_SECONDS)
+    return found
 
 
 def ratings_records(campaign):
@@ -56,8 +117,7 @@ def ratings_records(campaign):
     yields one record per system. The rows are read as integers; names come from small lookups.
     """
     rows = (
-        _counted_ratings(campaign)
-        .filter(item__item_outputs__campaign=campaign)
+        Rating.objects.counted_per_system(campaign)
         .values_list("item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
         .order_by()
     )
@@ -105,8 +165,7 @@ def rating_rows(campaign):
     """Every counted rating once per system it counts for, as parallel arrays
     ``(rating ids, instance ids, system names, rater ids, scores)`` (integers but the names)."""
     rows = (
-        _counted_ratings(campaign)
-        .filter(item__item_outputs__campaign=campaign)
+        Rating.objects.counted_per_system(campaign)
         .values_list("id", "item__instance_id", "item__item_outputs__output__system_id", "rater_id", "score")
         .order_by("id", "item__item_outputs__output__system_id")
     )
@@ -145,77 +204,22 @@ class RaterEffects:
         }
 
 
-@dataclass(frozen=True)
-class RaterSums:
-    """The grouped sums behind ``human_z`` and the mixed model's cache key, read without single ratings.
-
-    ``cells``: per system and rater, over the rows a system counts (a shared item's rating counts
-    for each of its systems): (system name, rater, ratings, sum, sum of squares, sum of rating
-    ids, sum of id x score). ``raters``: per rater, over its distinct counted ratings: (rater,
-    ratings, sum, sum of squares). ``ratings``: the distinct counted ratings.
-    """
-
-    cells: list
-    raters: list
-    ratings: int
-
-    def state_key(self, campaign, names):
-        """The fit's cache key: a new, excluded or reconciled rating changes a cell's count or sums."""
-        rows = sorted(tuple(map(str, cell)) for cell in self.cells)
-        text = "\x1e".join("\x1f".join(row) for row in rows) + "\x1d" + "\x1f".join(names)
-        return f"comve:adjusted:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
-
-
-def rater_sums(campaign):
-    """:class:`RaterSums` in one ``GROUP BY system, rater`` query (a second, per rater, only when
-    some item stands for several systems' identical outputs, whose rating must enter its rater once)."""
-    counted = _counted_ratings(campaign)
-    system = "item__item_outputs__output__system_id"
-    cells = list(
-        counted.filter(item__item_outputs__campaign=campaign)
-        .order_by()
-        .values(system, "rater_id")
-        .annotate(
-            n=Count("id"),
-            total=Sum("score"),
-            squares=Sum(F("score") * F("score")),
-            ids=Sum("id"),
-            weighted=Sum(F("id") * F("score")),
-        )
-        .values_list(system, "rater_id", "n", "total", "squares", "ids", "weighted")
+def rater_z_means(campaign, names, counted: CountedRatings | None = None) -> dict[str, float | None]:
+    """``{name: mean z or None}`` (``human_z``) from the per rater and per (system, rater) sums of the counted
+    ratings (:func:`evalapp.compute.rater_effects.system_z_from_totals`), never a z-score per rating."""
+    counted = counted_ratings(campaign) if counted is None else counted
+    systems, raters, rows, sums = counted.system_rater_cells()
+    labels = _system_names(sorted(set(systems.tolist())))
+    return rater_effects_compute.system_z_from_totals(
+        *counted.rater_totals(), [labels[pk] for pk in systems.tolist()], raters, rows, sums, names
     )
-    shared = (
-        ItemOutput.objects.filter(campaign=campaign)
-        .order_by()
-        .values("item_id")
-        .annotate(outputs=Count("id"))
-        .filter(outputs__gt=1)
-        .exists()
-    )
-    if shared:
-        raters = list(
-            counted.order_by()
-            .values("rater_id")
-            .annotate(n=Count("id"), total=Sum("score"), squares=Sum(F("score") * F("score")))
-            .values_list("rater_id", "n", "total", "squares")
-        )
-    else:  # every rating is in exactly one cell: its rater's sums are the sums of the rater's cells
-        per_rater = {}
-        for _, rater, n, total, squares, _, _ in cells:
-            found = per_rater.setdefault(rater, [0, 0, 0])
-            found[0], found[1], found[2] = found[0] + n, found[1] + total, found[2] + squares
-        raters = [(rater, *sums) for rater, sums in per_rater.items()]
-    names = _system_names({cell[0] for cell in cells})
-    return RaterSums([(names[cell[0]], *cell[1:]) for cell in cells], raters, sum(r[1] for r in raters))
 
 
-def rater_z_means(campaign, names, sums=None):
-    """``{name: mean z or None}`` (``human_z``) from :func:`rater_sums`, never reading single ratings
-    (:func:`rater_effects_compute.system_z_from_sums`)."""
-    sums = rater_sums(campaign) if sums is None else sums
-    return rater_effects_compute.system_z_from_sums(
-        sums.raters, [(name, rater, n, total) for name, rater, n, total, *_ in sums.cells], names
-    )
+def _fit_key(campaign, names, counted: CountedRatings) -> str:
+    """The mixed model's cache key: the counted ratings' fingerprint (a new, excluded or reconciled rating
+    changes it) and the systems asked for."""
+    text = counted.fingerprint() + "\x1d" + "\x1f".join(names)
+    return f"comve:adjusted:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
 def _unfitted(names, problem):
@@ -234,7 +238,7 @@ def fit_rater_effects(campaign, names, key=None):
     """Fit the mixed model on every counted rating row and keep it in the cache under ``key`` (default:
     the key of the current ratings); what the background task runs, and the inline fit of a small
     campaign. Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted, and says so."""
-    key = rater_sums(campaign).state_key(campaign, names) if key is None else key
+    key = _fit_key(campaign, names, counted_ratings(campaign)) if key is None else key
     ids, instances, systems, raters, scores = rating_rows(campaign)
     if len(np.unique(raters)) + len(np.unique(instances)) > MAX_ADJUSTED_LEVELS:
         fit = _unfitted(names, f"not fitted: more than {MAX_ADJUSTED_LEVELS} raters and instances together")
@@ -246,29 +250,29 @@ def fit_rater_effects(campaign, names, key=None):
     return fit
 
 
-def rater_effects(campaign, names=None, wait=False):
+def rater_effects(campaign, names=None, wait=False, counted: CountedRatings | None = None):
     """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
 
     Neither column is estimated when the raters cannot be told apart
     (:func:`evalapp.compute.rater_effects.ratings_per_rater_problem`; then both are None and
-    ``problem`` says why). ``human_z`` comes from grouped sums (:func:`rater_sums`,
-    :func:`rater_z_means`). A shared item's rating enters the mixed model once (its rows weighted
-    1/m). The mixed model is fitted once per state of the counted ratings
-    (:meth:`RaterSums.state_key`: a new, excluded or reconciled rating refits it) and kept in
-    Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS`` ratings (or with ``wait``) where it is
+    ``problem`` says why). ``human_z`` comes from grouped sums (:func:`rater_z_means`). A shared item's
+    rating enters the mixed model once (its rows weighted 1/m). The mixed model is fitted once per state of
+    the counted ratings (:meth:`CountedRatings.fingerprint`: a new, excluded or reconciled rating refits it)
+    and kept in Django's cache: up to ``ADJUSTED_INLINE_MAX_RATINGS`` ratings (or with ``wait``) where it is
     asked for, above that by the background worker, and until it is ready the fit says
-    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike).
+    :data:`ADJUSTED_BEING_COMPUTED` (page, API and command alike). ``counted``: the campaign's
+    :func:`counted_ratings` when the caller has read them already.
     """
     names = [s.name for s in campaign_systems(campaign)] if names is None else list(names)
-    sums = rater_sums(campaign)
-    problem = rater_effects_compute.ratings_per_rater_problem([n for _, n, *_ in sums.raters])
+    counted = counted_ratings(campaign) if counted is None else counted
+    problem = rater_effects_compute.ratings_per_rater_problem(counted.rater_totals()[1])
     if problem is not None:
         return RaterEffects(dict.fromkeys(names), _unfitted(names, problem), problem)
-    z = rater_z_means(campaign, names, sums)
-    key = sums.state_key(campaign, names)
+    z = rater_z_means(campaign, names, counted)
+    key = _fit_key(campaign, names, counted)
     fit = cache.get(key)
     if fit is None:
-        if wait or sums.ratings <= ADJUSTED_INLINE_MAX_RATINGS:
+        if wait or counted.ratings <= ADJUSTED_INLINE_MAX_RATINGS:
             fit = fit_rater_effects(campaign, names, key)
         else:
             _queue_fit(campaign, names, key)
@@ -301,36 +305,14 @@ def digest(*columns):
     return hasher.hexdigest()
 
 
-def _campaign_matrix(campaign, systems=None):
-    """The :class:`ScoreMatrix` summed in the database: counted ratings grouped per item, then
-    each item's sum and count credited to every system whose output it shows, on its instance."""
+def _campaign_matrix(campaign, systems=None, counted: CountedRatings | None = None):
+    """The :class:`ScoreMatrix` of the counted ratings (:func:`counted_ratings`): each rating credited to every
+    system whose output its item shows, on its instance; systems and instances as :func:`cell_matrix` orders them."""
     systems = campaign_systems(campaign) if systems is None else systems
-    per_item = (
-        _counted_ratings(campaign)
-        .values("item_id")
-        .annotate(total=Sum("score"), n=Count("id"))
-        .order_by()
-        .values_list("item_id", "total", "n")
-    )
-    items = np.fromiter(per_item, dtype=[("item", np.int64), ("total", np.int64), ("n", np.int64)])
-    shown = np.fromiter(
-        ItemOutput.objects.filter(campaign=campaign)
-        .values_list("item_id", "output__system_id", "item__instance_id")
-        .order_by(),
-        dtype=[("item", np.int64), ("system", np.int64), ("instance", np.int64)],
-    )
-    items.sort(order="item")
-    position = np.searchsorted(items["item"], shown["item"])
-    rated = position < len(items)
-    rated[rated] = items["item"][position[rated]] == shown["item"][rated]
-    shown, position = shown[rated], position[rated]
-    system_labels, system_codes = _labels(shown["system"], _system_names)
-    instance_labels, instance_codes = _labels(shown["instance"], _instance_names)
-    return cell_matrix(
-        system_labels[system_codes],
-        instance_labels[instance_codes],
-        items["total"][position],
-        items["n"][position],
+    counted = counted_ratings(campaign) if counted is None else counted
+    return counted.score_matrix(
+        _system_names,
+        _instance_names,
         [s.name for s in systems],
         campaign_instance_ids(campaign),
     )
@@ -525,7 +507,8 @@ def table6(
     ``human_adjusted`` with its interval (:func:`rater_effects`); the live preview leaves them out.
     """
     systems = campaign_systems(campaign)
-    matrix = _campaign_matrix(campaign, systems)
+    counted = counted_ratings(campaign)
+    matrix = _campaign_matrix(campaign, systems, counted)
     scores = human_scores(campaign, matrix=matrix)
     teams = [s for s in systems if not s.is_human]
     humans = [s for s in systems if s.is_human]
@@ -564,7 +547,7 @@ def table6(
         significance = found.as_dict()
     effects = None
     if secondary:
-        found = rater_effects(campaign, [s.name for s in systems])
+        found = rater_effects(campaign, [s.name for s in systems], counted=counted)
         pairs = [
             (system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
             for system, row in pairs
@@ -590,18 +573,9 @@ def table6(
 
 
 def left_out(campaign):
-    """What no figure of the campaign counts, for the exports' notes: the raters the organizer excluded
-    (how many, and how many of their system-item ratings), and the control items (how many, and their
-    ratings). ``{"excluded_raters", "excluded_ratings", "control_items", "control_ratings"}``."""
-    excluded = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
-    return {
-        "excluded_raters": RaterExclusion.objects.filter(campaign=campaign).count(),
-        "excluded_ratings": Rating.objects.filter(
-            campaign=campaign, item__kind=Item.Kind.SYSTEM, rater_id__in=excluded
-        ).count(),
-        "control_items": Item.objects.filter(campaign=campaign, kind=Item.Kind.CONTROL).count(),
-        "control_ratings": Rating.objects.filter(campaign=campaign, item__kind=Item.Kind.CONTROL).count(),
-    }
+    """What no figure of the campaign counts, for the exports' notes (:meth:`core.models.RatingQuerySet.left_out`):
+    ``{"excluded_raters", "excluded_ratings", "control_items", "control_ratings"}``."""
+    return Rating.objects.left_out(campaign).as_dict()
 
 
 def _adjusted_fields(fit, name):
@@ -613,8 +587,7 @@ def score_distribution(campaign):
     """``{system name: [count of 0, of 1, of 2, of 3]}`` over the counted ratings (a shared item's rating
     counts for each of its systems, as in formula (1))."""
     rows = list(
-        _counted_ratings(campaign)
-        .filter(item__item_outputs__campaign=campaign)
+        Rating.objects.counted_per_system(campaign)
         .values_list("item__item_outputs__output__system_id", "score")
         .annotate(n=Count("id"))
         .order_by()
@@ -635,7 +608,7 @@ def _team_order(row):
 
 def agreement_report(campaign):
     """S8 agreement of the campaign over its system items (one unit per item, counted ratings only)."""
-    rows = np.array(list(_counted_ratings(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
+    rows = np.array(list(Rating.objects.counted(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
     rows = rows.reshape(-1, 3)
     report = agreement_compute.agreement(rows[:, 0], rows[:, 1], rows[:, 2], campaign.raters_per_item)
     for entry in report["raters"]:
@@ -659,8 +632,7 @@ def ratings_long_rows(campaign):
         .values_list("item_id", flat=True)
     )
     rows = (
-        _counted_ratings(campaign)
-        .filter(item__item_outputs__campaign=campaign)
+        Rating.objects.counted_per_system(campaign)
         .values_list(
             "item__instance__external_id",
             "item__item_outputs__output__system__name",

@@ -52,16 +52,17 @@ The pieces are reusable (issue 23's sequential stopping reads them): :func:`clus
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
+from scipy import sparse, stats
 
 from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
+from evalapp.compute.human_score import CountedRatings, dense_codes
 
 MIN_RATERS = RATER_AWARE_MIN_RATERS
 TWO_WAY = (
@@ -112,6 +113,29 @@ class RatingDesign:
             instance_codes.astype(np.int64),
             rater_codes.astype(np.int64),
             np.asarray(scores, dtype=float)[keep],
+            int(instance_codes.max(initial=-1)) + 1,
+            int(rater_codes.max(initial=-1)) + 1,
+        )
+
+    @classmethod
+    def from_counted(
+        cls, counted: CountedRatings, system_names: Mapping[int, str], names: Sequence[str]
+    ) -> RatingDesign:
+        """From a campaign's :class:`~evalapp.compute.human_score.CountedRatings` (integer codes throughout);
+        ``system_names`` names its system ids, ``names`` fixes the order (rows of other systems are left out)."""
+        index = {name: k for k, name in enumerate(names)}
+        system_ids, system_of_row = dense_codes(counted.row_system)
+        code_of_system = np.array([index.get(system_names[pk], -1) for pk in system_ids.tolist()], dtype=np.int64)
+        system_codes = code_of_system[system_of_row] if len(system_ids) else np.empty(0, dtype=np.int64)
+        keep = system_codes >= 0
+        _, instance_codes = dense_codes(counted.row_instance[keep])
+        _, rater_codes = dense_codes(counted.row_rater[keep])
+        return cls(
+            list(names),
+            system_codes[keep],
+            instance_codes,
+            rater_codes,
+            counted.row_score[keep].astype(float),
             int(instance_codes.max(initial=-1)) + 1,
             int(rater_codes.max(initial=-1)) + 1,
         )
@@ -198,8 +222,24 @@ class Contrasts:
     fallback_reason: str | None
 
 
+# Pairs x clusters up to which every pair's cluster totals are formed and summed directly (the figures of the
+# definition, float for float); above it (hundreds of systems: billions of totals) the sums come from moment
+# matrices of the systems' totals (see :func:`contrasts`).
+DIRECT_PAIR_ELEMENTS = 20_000_000
+# Pairs x clusters formed at once when summing directly (memory bound).
+PAIR_BLOCK_ELEMENTS = 4_000_000
+
+
 def contrasts(design: RatingDesign, min_raters: int = MIN_RATERS) -> Contrasts:
-    """:class:`Contrasts` of ``design`` (every system, every pair), two-way or, visibly, one-way."""
+    """:class:`Contrasts` of ``design`` (every system, every pair), two-way or, visibly, one-way.
+
+    Every pair's variance needs the sums over clusters of its difference's totals, squared (and to the fourth
+    power for the degrees of freedom). Up to :data:`DIRECT_PAIR_ELEMENTS` pairs x clusters they are formed
+    pair by pair, in blocks of pairs. Beyond, they come from the systems' own totals ``T`` (systems x clusters)
+    through ``sum_g (s_a - s_b)^2 = G_aa + G_bb - 2 G_ab`` with ``G = T T'``, and the binomial expansion of the
+    fourth power (``T^3 T'``, ``T^2 T^2'``): a few (systems x systems) products, sparse for the instance-rater
+    cells (a system is rated in few of them). The two ways agree to rounding (tests/results/test_table6_speed.py).
+    """
     n_systems = len(design.systems)
     counts = design.counts()
     means = design.means()
@@ -208,44 +248,96 @@ def contrasts(design: RatingDesign, min_raters: int = MIN_RATERS) -> Contrasts:
     residual = design.scores - np.nan_to_num(means)[design.system_codes]
     weighted = residual / safe_counts[design.system_codes]
     codes = design.system_codes
-    instance = cluster_totals(weighted, codes, design.instance_codes, n_systems, design.n_instances)
-    c_i = small_sample_factor(design.n_instances)
-    parts = {"instance": (instance, c_i)}
+    pairs = list(combinations(range(n_systems), 2))
+    firsts, seconds = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+    clusters = {"instance": (design.instance_codes, design.n_instances)}
     max_df = max(design.n_instances - 1, 1)
     if fallback is None:
-        rater = cluster_totals(weighted, codes, design.rater_codes, n_systems, design.n_raters)
-        cell_codes, cell_index = np.unique(
-            design.instance_codes * design.n_raters + design.rater_codes, return_inverse=True
-        )
-        cell = cluster_totals(weighted, codes, cell_index, n_systems, len(cell_codes))
-        parts["rater"] = (rater, small_sample_factor(design.n_raters))
-        parts["cell"] = (cell, small_sample_factor(len(cell_codes)))
+        cell_codes, cell_index = dense_codes(design.instance_codes * max(design.n_raters, 1) + design.rater_codes)
+        clusters["rater"] = (design.rater_codes, design.n_raters)
+        clusters["cell"] = (cell_index, len(cell_codes))
         max_df = design.n_instances + design.n_raters - 2
+    direct = len(pairs) * sum(size for _, size in clusters.values()) <= DIRECT_PAIR_ELEMENTS
+    mean_squares: dict[str, NDArray[np.float64]] = {}
+    mean_fourth: dict[str, NDArray[np.float64]] = {}
+    pair_squares: dict[str, NDArray[np.float64]] = {}
+    pair_fourth: dict[str, NDArray[np.float64]] = {}
+    for name, (cluster_codes, size) in clusters.items():
+        factor, fourth = small_sample_factor(size), name != "cell"
+        if direct:
+            matrix = cluster_totals(weighted, codes, cluster_codes, n_systems, size)
+            mean_squares[name] = factor * (matrix**2).sum(axis=-1)
+            if fourth:
+                mean_fourth[name] = (factor**2) * (matrix**4).sum(axis=-1)
+            pair_squares[name], pair_fourth[name] = _direct_pair_sums(matrix, factor, firsts, seconds, fourth)
+        else:
+            totals = sparse.csr_matrix((weighted, (codes, cluster_codes)), shape=(n_systems, size))
+            squares, fourths, pair_squares[name], pair_fourth[name] = _moment_pair_sums(
+                totals, factor, firsts, seconds, fourth
+            )
+            mean_squares[name], mean_fourth[name] = squares, fourths
 
     def variance_and_df(
-        totals_of: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+        squares: dict[str, NDArray[np.float64]], fourth: dict[str, NDArray[np.float64]]
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(variance, df) of the contrasts whose cluster totals ``totals_of(matrix)`` gives."""
-        squares = {name: factor * (totals_of(matrix) ** 2).sum(axis=-1) for name, (matrix, factor) in parts.items()}
-        fourth = {
-            name: (factor**2) * (totals_of(matrix) ** 4).sum(axis=-1)
-            for name, (matrix, factor) in parts.items()
-            if name != "cell"
-        }
+        """(variance, df) of contrasts from each part's scaled sums of squared and fourth-power totals."""
         if fallback is None:
             variance = robust_variance(squares["instance"], squares["rater"], squares["cell"])
             return variance, effective_clusters_df(variance, fourth["instance"], fourth["rater"], max_df)
         variance = squares["instance"]
         return variance, effective_clusters_df(variance, fourth["instance"], 0.0, max_df)
 
-    mean_variance, mean_df = variance_and_df(lambda matrix: matrix)
-    pairs = list(combinations(range(n_systems), 2))
+    mean_variance, mean_df = variance_and_df(mean_squares, mean_fourth)
     if pairs:
-        firsts, seconds = np.array(pairs).T
-        pair_variance, pair_df = variance_and_df(lambda matrix: matrix[firsts] - matrix[seconds])
+        pair_variance, pair_df = variance_and_df(pair_squares, pair_fourth)
     else:
         pair_variance = pair_df = np.empty(0)
     return Contrasts(means, counts, mean_variance, mean_df, pairs, pair_variance, pair_df, fallback)
+
+
+def _direct_pair_sums(
+    matrix: NDArray[np.float64], factor: float, firsts: NDArray[np.int64], seconds: NDArray[np.int64], fourth: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``factor * sum_g (T_a - T_b)^2`` and ``factor^2 * sum_g (T_a - T_b)^4`` per pair (a, b), the totals
+    formed in blocks of pairs (the fourth powers only when ``fourth``)."""
+    squares, fourths = np.empty(len(firsts)), np.zeros(len(firsts))
+    block = max(1, PAIR_BLOCK_ELEMENTS // max(matrix.shape[1], 1))
+    for start in range(0, len(firsts), block):
+        totals = matrix[firsts[start : start + block]] - matrix[seconds[start : start + block]]
+        squares[start : start + block] = factor * (totals**2).sum(axis=-1)
+        if fourth:
+            fourths[start : start + block] = (factor**2) * (totals**4).sum(axis=-1)
+    return squares, fourths
+
+
+def _moment_pair_sums(
+    totals: sparse.csr_matrix, factor: float, firsts: NDArray[np.int64], seconds: NDArray[np.int64], fourth: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(per system: ``factor * sum_g T^2``, ``factor^2 * sum_g T^4``; per pair: the same of ``T_a - T_b``) from
+    moment matrices of the (sparse) totals ``T`` instead of every pair's totals."""
+
+    def products(left: sparse.csr_matrix, right: sparse.csr_matrix) -> NDArray[np.float64]:
+        return np.asarray((left @ right.T).toarray(), dtype=np.float64)
+
+    second = totals.multiply(totals).tocsr()
+    gram = products(totals, totals)
+    own = np.diag(gram)
+    squares = factor * own
+    pair_squares = factor * np.maximum(own[firsts] + own[seconds] - 2.0 * gram[firsts, seconds], 0.0)
+    if not fourth:
+        return squares, np.zeros(len(own)), pair_squares, np.zeros(len(firsts))
+    third = second.multiply(totals).tocsr()
+    cubes = products(third, totals)  # sum_g T_a^3 T_b
+    both = products(second, second)  # sum_g T_a^2 T_b^2
+    quartic = np.diag(both)
+    pair_quartic = (
+        quartic[firsts]
+        - 4.0 * cubes[firsts, seconds]
+        + 6.0 * both[firsts, seconds]
+        - 4.0 * cubes[seconds, firsts]
+        + quartic[seconds]
+    )
+    return squares, (factor**2) * quartic, pair_squares, (factor**2) * np.maximum(pair_quartic, 0.0)
 
 
 @dataclass(frozen=True)

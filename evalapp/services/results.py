@@ -432,17 +432,27 @@ class RaterAwareUncertainty:
 
     def pair(self, first, second):
         """(difference first - second, variance, df) of two of ``names``."""
-        a, b = self.names.index(first), self.names.index(second)
-        index = self.contrasts.pairs.index((min(a, b), max(a, b)))
-        difference = self.contrasts.means[a] - self.contrasts.means[b]
-        return difference, self.contrasts.pair_variance[index], self.contrasts.pair_df[index]
+        differences, variances, dfs = self.pairs_of([first], [second])
+        return differences[0], variances[0], dfs[0]
+
+    def pairs_of(self, firsts, seconds):
+        """Arrays (differences first - second, variances, df) of the pairs ``zip(firsts, seconds)`` of ``names``;
+        a pair's place in :attr:`Contrasts.pairs` (``combinations`` order) is computed, not searched."""
+        position = {name: k for k, name in enumerate(self.names)}
+        a = np.array([position[name] for name in firsts], dtype=np.int64)
+        b = np.array([position[name] for name in seconds], dtype=np.int64)
+        low, high, n = np.minimum(a, b), np.maximum(a, b), len(self.names)
+        index = low * (2 * n - low - 1) // 2 + (high - low - 1)
+        differences = self.contrasts.means[a] - self.contrasts.means[b]
+        return differences, self.contrasts.pair_variance[index], self.contrasts.pair_df[index]
 
 
-def rater_aware_uncertainty(campaign, systems=None):
+def rater_aware_uncertainty(campaign, systems=None, counted: CountedRatings | None = None):
     """:class:`RaterAwareUncertainty` of the campaign's counted ratings (every system of ``systems``)."""
     names = [s.name for s in (campaign_systems(campaign) if systems is None else systems)]
-    _, instances, system_names, raters, scores = rating_rows(campaign)
-    design = rater_uncertainty.RatingDesign.from_rows(system_names, instances, raters, scores, names)
+    counted = counted_ratings(campaign) if counted is None else counted
+    system_names = _system_names(sorted(set(counted.shown_system.tolist())))
+    design = rater_uncertainty.RatingDesign.from_counted(counted, system_names, names)
     return RaterAwareUncertainty(names, rater_uncertainty.contrasts(design), design.n_raters, design.n_instances)
 
 
@@ -454,10 +464,8 @@ def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUST
     scores = human_scores(campaign) if scores is None else scores
     teams = [s.name for s in systems if not s.is_human and scores[s.name]["human"] is not None]
     teams.sort(key=lambda name: (-scores[name]["human"], name))
-    found = [uncertainty.pair(a, b) for a, b in combinations(teams, 2)]
-    differences = np.array([d for d, _, _ in found], dtype=float)
-    variances = np.array([v for _, v, _ in found], dtype=float)
-    dfs = np.array([df for _, _, df in found], dtype=float)
+    pairs = list(combinations(teams, 2))
+    differences, variances, dfs = uncertainty.pairs_of([a for a, _ in pairs], [b for _, b in pairs])
     one_sided = rater_uncertainty.one_sided_pvalues(differences, variances, dfs)
     comparisons = significance_compute.ruled_comparisons(
         teams, differences, np.sqrt(np.maximum(variances, 0.0)), dfs, one_sided, alpha, rule
@@ -529,7 +537,7 @@ def table6(
     pairs = human_rows + team_rows
     intervals = significance = None
     if bootstrap:
-        uncertainty = rater_aware_uncertainty(campaign, systems)
+        uncertainty = rater_aware_uncertainty(campaign, systems, counted)
         cis = uncertainty.intervals()
         found = significance_clusters(campaign, rule=clusters, uncertainty=uncertainty, scores=scores)
         pairs = [

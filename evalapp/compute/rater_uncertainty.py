@@ -228,6 +228,8 @@ class Contrasts:
 DIRECT_PAIR_ELEMENTS = 20_000_000
 # Pairs x clusters formed at once when summing directly (memory bound).
 PAIR_BLOCK_ELEMENTS = 4_000_000
+# Clusters up to which the moment matrices are dense products (instances, raters; not the instance-rater cells).
+DENSE_MOMENT_CLUSTERS = 20_000
 
 
 def contrasts(design: RatingDesign, min_raters: int = MIN_RATERS) -> Contrasts:
@@ -316,7 +318,11 @@ def _moment_pair_sums(
     """(per system: ``factor * sum_g T^2``, ``factor^2 * sum_g T^4``; per pair: the same of ``T_a - T_b``) from
     moment matrices of the (sparse) totals ``T`` instead of every pair's totals."""
 
+    dense = totals.shape[1] <= DENSE_MOMENT_CLUSTERS  # instances or raters: a dense product is faster
+
     def products(left: sparse.csr_matrix, right: sparse.csr_matrix) -> NDArray[np.float64]:
+        if dense:
+            return np.asarray(left.toarray() @ right.toarray().T, dtype=np.float64)
         return np.asarray((left @ right.T).toarray(), dtype=np.float64)
 
     second = totals.multiply(totals).tocsr()

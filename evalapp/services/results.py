@@ -12,7 +12,7 @@ thousand integer rows for a million ratings); only the consumers that need singl
 
 import hashlib
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 import numpy as np
@@ -45,7 +45,7 @@ from evalapp.compute.human_score import (
     score_matrix,
 )
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
-from evalapp.formats.table6 import Table6, Table6Row
+from evalapp.compute.table6 import IntervalSettings, SecondaryColumns, Significance, Table6, Table6Row
 from evalapp.models import Submission
 
 # One packed BIGINT per counted rating: (item id x 2^31 + rater id) x 4 + score (scores are 0-3, a constraint of
@@ -194,14 +194,9 @@ class RaterEffects:
     fit: rater_effects_compute.MixedModelFit
     problem: str | None = None
 
-    def as_dict(self):
-        return {
-            "human_z": rater_effects_compute.Z_METHOD,
-            "human_adjusted": self.fit.as_dict(),
-            "secondary": "formula (1) is the headline; these columns correct for who rated what"
-            + (f"; human_z and human_adjusted are empty: {self.problem}" if self.problem else ""),
-            "not_estimable": self.problem,
-        }
+    def secondary(self) -> SecondaryColumns:
+        """The secondary columns' record of Table 6 (their methods, the fit, why they are empty if they are)."""
+        return SecondaryColumns(self.fit, self.problem)
 
 
 def rater_z_means(campaign, names, counted: CountedRatings | None = None) -> dict[str, float | None]:
@@ -380,28 +375,6 @@ def bootstrap_intervals(campaign, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED
     return dict(zip(matrix.systems, intervals))
 
 
-@dataclass
-class Clusters:
-    """Significance clusters of the (non-Human) systems under a named rule, and the pairwise comparisons."""
-
-    test: str
-    rule: str
-    alpha: float
-    cluster_of: dict = field(default_factory=dict)
-    comparisons: list = field(default_factory=list)
-
-    def as_dict(self):
-        return {
-            "test": self.test,
-            "rule": self.rule,
-            "rule_description": significance_compute.RULE_TEXT[self.rule],
-            "alpha": self.alpha,
-            "p_value": "one-sided: P(t_df >= difference / standard_error), better beats worse",
-            "clusters": self.cluster_of,
-            "comparisons": [c.as_dict() for c in self.comparisons],
-        }
-
-
 @dataclass(frozen=True)
 class RaterAwareUncertainty:
     """The rater-aware variances of every system mean and pairwise difference
@@ -420,15 +393,15 @@ class RaterAwareUncertainty:
         """``{system name: TInterval}``."""
         return dict(zip(self.names, rater_uncertainty.intervals(self.contrasts, level)))
 
-    def settings(self, level=CONFIDENCE_LEVEL):
-        """The ``intervals`` record of the JSON: method, level, the design's size and any fallback."""
-        return {
-            "method": rater_uncertainty.method_name("interval", self.fallback_reason),
-            "level": level,
-            "raters": self.raters,
-            "instances": self.instances,
-            "fallback": self.fallback_reason,
-        }
+    def settings(self, level: float = CONFIDENCE_LEVEL) -> IntervalSettings:
+        """How the intervals were made: method, level, the design's size and any fallback."""
+        return IntervalSettings(
+            rater_uncertainty.method_name("interval", self.fallback_reason),
+            level,
+            self.raters,
+            self.instances,
+            self.fallback_reason,
+        )
 
     def pair(self, first, second):
         """(difference first - second, variance, df) of two of ``names``."""
@@ -471,18 +444,20 @@ def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUST
         teams, differences, np.sqrt(np.maximum(variances, 0.0)), dfs, one_sided, alpha, rule
     )
     comparisons = [
-        replace(
-            c,
-            difference=_rounded(c.difference),
-            standard_error=_rounded(c.standard_error),
-            df=round(c.df, 6),
-            p_value=_rounded(c.p_value),
-            p_holm=_rounded(c.p_holm),
+        significance_compute.RuledComparison(
+            c.better,
+            c.worse,
+            _rounded(c.difference),
+            _rounded(c.standard_error),
+            round(c.df, 6),
+            _rounded(c.p_value),
+            _rounded(c.p_holm),
+            c.significant,
         )
         for c in comparisons
     ]
     numbers = significance_compute.ruled_clusters(teams, comparisons, alpha, rule)
-    return Clusters(
+    return Significance(
         rater_uncertainty.method_name("test", uncertainty.fallback_reason),
         rule,
         alpha,
@@ -545,14 +520,14 @@ def table6(
                 system,
                 replace(
                     row,
-                    ci=cis[system.name].as_dict() if cis[system.name].low is not None else None,
-                    cluster=None if row.is_human else found.cluster_of.get(system.name),
+                    ci=cis[system.name] if cis[system.name].low is not None else None,
+                    cluster=None if row.is_human else found.clusters.get(system.name),
                 ),
             )
             for system, row in pairs
         ]
         intervals = uncertainty.settings()
-        significance = found.as_dict()
+        significance = found
     effects = None
     if secondary:
         found = rater_effects(campaign, [s.name for s in systems], counted=counted)
@@ -560,7 +535,7 @@ def table6(
             (system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
             for system, row in pairs
         ]
-        effects = found.as_dict()
+        effects = found.secondary()
     retired = tuple(
         SystemRetirement.objects.filter(campaign=campaign)
         .order_by("system__name")
@@ -574,7 +549,7 @@ def table6(
         intervals,
         significance,
         effects,
-        left_out(campaign),
+        Rating.objects.left_out(campaign),
         retired,
         retired_instances(campaign),
     )

@@ -10,15 +10,20 @@ thousand integer rows for a million ratings); only the consumers that need singl
 (the metric study's histograms, the long export) read per-rating rows, as integer codes.
 """
 
+from __future__ import annotations
+
 import hashlib
 import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from django.core.cache import cache
 from django.db import connections
 from django.db.models import BigIntegerField, Count, ExpressionWrapper, F, Max, Q, QuerySet
+from numpy.typing import ArrayLike, NDArray
 
 from core.defaults import (
     ADJUSTED_INLINE_MAX_RATINGS,
@@ -32,7 +37,7 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Instance, Item, ItemOutput, Rater, Rating, System, SystemRetirement, rater_label
+from core.models import Campaign, Instance, Item, ItemOutput, Rater, Rating, System, SystemRetirement, rater_label
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -41,6 +46,7 @@ from evalapp.compute import significance as significance_compute
 from evalapp.compute.human_score import (
     CountedRatings,
     RatingRecords,
+    ScoreMatrix,
     matrix_system_scores,
     score_matrix,
 )
@@ -58,7 +64,7 @@ PACKED_ITEM_LIMIT = 2**30
 PACKED_MARGIN = 2**20
 
 
-def _int_columns(queryset: QuerySet, fields: tuple[str, ...]) -> list[np.ndarray]:
+def _int_columns(queryset: QuerySet[Any], fields: tuple[str, ...]) -> list[NDArray[np.int64]]:
     """The integer columns ``fields`` of ``queryset`` as int64 arrays, through one cursor fetch of the
     queryset's own SQL (no model instance and no per-row converter, which cost more than the query)."""
     sql, params = queryset.values_list(*fields).order_by().query.sql_with_params()
@@ -70,7 +76,7 @@ def _int_columns(queryset: QuerySet, fields: tuple[str, ...]) -> list[np.ndarray
     return [table[:, k] for k in range(len(fields))]
 
 
-def counted_ratings(campaign) -> CountedRatings:
+def counted_ratings(campaign: Campaign) -> CountedRatings:
     """Every counted rating of the campaign (:meth:`core.models.RatingQuerySet.counted`, the one rule) as the
     integer arrays of :class:`~evalapp.compute.human_score.CountedRatings`: one read of the ratings (packed
     into one integer each) and the items' systems and instances (:func:`_shown_by_items`)."""
@@ -91,7 +97,7 @@ def counted_ratings(campaign) -> CountedRatings:
     return CountedRatings.from_arrays(item, rater, score, *_shown_by_items(campaign))
 
 
-def _shown_by_items(campaign) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _shown_by_items(campaign: Campaign) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """(item ids, system ids, instance ids): each item of the campaign and the systems whose outputs it shows.
 
     Items and what they show are made with the campaign and never change (:mod:`evalapp.services.campaigns`),
@@ -109,7 +115,7 @@ def _shown_by_items(campaign) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return found
 
 
-def ratings_records(campaign):
+def ratings_records(campaign: Campaign) -> RatingRecords:
     """Every counted rating as (instance external id, system name, rater id, score) records.
 
     A :class:`RatingRecords` (parallel NumPy arrays; iterating yields the tuples), ordered by
@@ -137,7 +143,9 @@ def ratings_records(campaign):
     )
 
 
-def _labels(ids, names_of):
+def _labels(
+    ids: NDArray[np.int64], names_of: Callable[[list[int]], Mapping[int, str]]
+) -> tuple[NDArray[Any], NDArray[np.int64]]:
     """(label array of the distinct ``ids``, code of each id into it); ``names_of(ids)`` -> {id: label}."""
     distinct, codes = np.unique(ids, return_inverse=True)
     names = names_of(distinct.tolist())
@@ -146,22 +154,24 @@ def _labels(ids, names_of):
     return labels, codes
 
 
-def _label_ranks(labels):
+def _label_ranks(labels: NDArray[Any]) -> NDArray[np.int64]:
     """Rank of each label in sorted order, so integer codes sort as their labels do."""
     ranks = np.empty(len(labels), dtype=np.int64)
     ranks[sorted(range(len(labels)), key=labels.__getitem__)] = np.arange(len(labels))
     return ranks
 
 
-def _instance_names(ids):
+def _instance_names(ids: Iterable[int]) -> dict[int, str]:
     return dict(Instance.objects.filter(pk__in=ids).values_list("pk", "external_id"))
 
 
-def _system_names(ids):
+def _system_names(ids: Iterable[int]) -> dict[int, str]:
     return dict(System.objects.filter(pk__in=ids).values_list("pk", "name"))
 
 
-def rating_rows(campaign):
+def rating_rows(
+    campaign: Campaign,
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[Any], NDArray[np.int64], NDArray[np.int64]]:
     """Every counted rating once per system it counts for, as parallel arrays
     ``(rating ids, instance ids, system names, rater ids, scores)`` (integers but the names)."""
     rows = (
@@ -190,7 +200,7 @@ class RaterEffects:
     """The secondary figures of Table 6: ``z`` ({name: mean z or None}), the mixed model's ``fit``, and
     ``problem``: why neither can be estimated (None when they can)."""
 
-    z: dict
+    z: dict[str, float | None]
     fit: rater_effects_compute.MixedModelFit
     problem: str | None = None
 
@@ -199,7 +209,9 @@ class RaterEffects:
         return SecondaryColumns(self.fit, self.problem)
 
 
-def rater_z_means(campaign, names, counted: CountedRatings | None = None) -> dict[str, float | None]:
+def rater_z_means(
+    campaign: Campaign, names: Sequence[str], counted: CountedRatings | None = None
+) -> dict[str, float | None]:
     """``{name: mean z or None}`` (``human_z``) from the per rater and per (system, rater) sums of the counted
     ratings (:func:`evalapp.compute.rater_effects.system_z_from_totals`), never a z-score per rating."""
     counted = counted_ratings(campaign) if counted is None else counted
@@ -210,14 +222,14 @@ def rater_z_means(campaign, names, counted: CountedRatings | None = None) -> dic
     )
 
 
-def _fit_key(campaign, names, counted: CountedRatings) -> str:
+def _fit_key(campaign: Campaign, names: Sequence[str], counted: CountedRatings) -> str:
     """The mixed model's cache key: the counted ratings' fingerprint (a new, excluded or reconciled rating
     changes it) and the systems asked for."""
     text = counted.fingerprint() + "\x1d" + "\x1f".join(names)
     return f"comve:adjusted:{campaign.pk}:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
-def _unfitted(names, problem):
+def _unfitted(names: Iterable[str], problem: str) -> rater_effects_compute.MixedModelFit:
     return rater_effects_compute.MixedModelFit(
         dict.fromkeys(names, rater_effects_compute.NOT_ESTIMATED),
         False,
@@ -229,7 +241,9 @@ def _unfitted(names, problem):
     )
 
 
-def fit_rater_effects(campaign, names, key=None):
+def fit_rater_effects(
+    campaign: Campaign, names: Sequence[str], key: str | None = None
+) -> rater_effects_compute.MixedModelFit:
     """Fit the mixed model on every counted rating row and keep it in the cache under ``key`` (default:
     the key of the current ratings); what the background task runs, and the inline fit of a small
     campaign. Above ``MAX_ADJUSTED_LEVELS`` raters and instances together it is not fitted, and says so."""
@@ -245,7 +259,9 @@ def fit_rater_effects(campaign, names, key=None):
     return fit
 
 
-def rater_effects(campaign, names=None, wait=False, counted: CountedRatings | None = None):
+def rater_effects(
+    campaign: Campaign, names: Sequence[str] | None = None, wait: bool = False, counted: CountedRatings | None = None
+) -> RaterEffects:
     """:class:`RaterEffects` of the campaign's systems (``names``; default every system of the campaign).
 
     Neither column is estimated when the raters cannot be told apart
@@ -282,7 +298,7 @@ ADJUSTED_BEING_COMPUTED = (
 )
 
 
-def _queue_fit(campaign, names, key):
+def _queue_fit(campaign: Campaign, names: Sequence[str], key: str) -> None:
     """Queue the background fit of this state once (``cache.add`` is atomic: one of many callers wins)."""
     from evalapp.tasks import fit_rater_effects_task
 
@@ -290,7 +306,7 @@ def _queue_fit(campaign, names, key):
         fit_rater_effects_task.enqueue(campaign.pk, names)
 
 
-def digest(*columns):
+def digest(*columns: ArrayLike) -> str:
     """A SHA-256 of the given arrays and name lists (the state of the ratings a figure was made from)."""
     hasher = hashlib.sha256()
     for column in columns:
@@ -300,7 +316,9 @@ def digest(*columns):
     return hasher.hexdigest()
 
 
-def _campaign_matrix(campaign, systems=None, counted: CountedRatings | None = None):
+def _campaign_matrix(
+    campaign: Campaign, systems: Sequence[System] | None = None, counted: CountedRatings | None = None
+) -> ScoreMatrix:
     """The :class:`ScoreMatrix` of the counted ratings (:func:`counted_ratings`): each rating credited to every
     system whose output its item shows, on its instance; systems and instances as :func:`cell_matrix` orders them."""
     systems = campaign_systems(campaign) if systems is None else systems
@@ -313,24 +331,26 @@ def _campaign_matrix(campaign, systems=None, counted: CountedRatings | None = No
     )
 
 
-def campaign_systems(campaign):
+def campaign_systems(campaign: Campaign) -> list[System]:
     """Systems of the campaign (its list plus any system with an item in it), Human first, then by name."""
     rated = ItemOutput.objects.filter(campaign=campaign).values("output__system_id")
     systems = System.objects.filter(Q(campaigns=campaign) | Q(pk__in=rated)).distinct()
     return sorted(systems, key=lambda s: (not s.is_human, s.name.lower(), s.pk))
 
 
-def campaign_instance_ids(campaign):
+def campaign_instance_ids(campaign: Campaign) -> list[str]:
     """External ids of the sampled instances that count (not retired), in sample order."""
     return list(campaign.sampled.in_use().order_by("position").values_list("instance__external_id", flat=True))
 
 
-def retired_instances(campaign):
+def retired_instances(campaign: Campaign) -> tuple[tuple[str, str], ...]:
     """``(external id, reason)`` of the campaign's retired instances, in sample order: Table 6's footnote."""
     return tuple(campaign.sampled.retired().order_by("position").values_list("instance__external_id", "retired_reason"))
 
 
-def human_scores(campaign, records=None, matrix=None):
+def human_scores(
+    campaign: Campaign, records: RatingRecords | None = None, matrix: ScoreMatrix | None = None
+) -> dict[str, dict[str, Any]]:
     """Formula (1) per system name: ``{name: {"human", "ratings", "expected_ratings", "complete"}}``.
 
     ``human`` is the mean over the ratings present (None without ratings); ``complete`` says
@@ -343,13 +363,13 @@ def human_scores(campaign, records=None, matrix=None):
     return {name: score.as_dict() for name, score in scores.items()}
 
 
-def full_submission_bleu(systems):
+def full_submission_bleu(systems: Sequence[System]) -> dict[int, float | None]:
     """``{system id: official BLEU}`` of each system's latest submission; None when it is partial or absent.
 
     The latest submission defines the outputs that were rated, so an older full submission's
     BLEU would describe other outputs and is not used.
     """
-    latest = {}
+    latest: dict[int, Submission] = {}
     for submission in Submission.objects.filter(system__in=systems).order_by("system_id", "-created_at", "-id"):
         latest.setdefault(submission.system_id, submission)
     return {
@@ -358,7 +378,9 @@ def full_submission_bleu(systems):
     }
 
 
-def instance_score_matrix(campaign, records=None, systems=None):
+def instance_score_matrix(
+    campaign: Campaign, records: RatingRecords | None = None, systems: Sequence[System] | None = None
+) -> ScoreMatrix:
     """:class:`~evalapp.compute.human_score.ScoreMatrix` of the campaign: systems x sampled instances."""
     if records is None:
         return _campaign_matrix(campaign, systems)
@@ -366,7 +388,13 @@ def instance_score_matrix(campaign, records=None, systems=None):
     return score_matrix(records, names, campaign_instance_ids(campaign))
 
 
-def bootstrap_intervals(campaign, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=CONFIDENCE_LEVEL, matrix=None):
+def bootstrap_intervals(
+    campaign: Campaign,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = CONFIDENCE_LEVEL,
+    matrix: ScoreMatrix | None = None,
+) -> dict[str, Any]:
     """``{system name: Interval}``: percentile bootstrap of each human score, resampling instances."""
     matrix = instance_score_matrix(campaign) if matrix is None else matrix
     if not matrix.instances:
@@ -380,16 +408,16 @@ class RaterAwareUncertainty:
     """The rater-aware variances of every system mean and pairwise difference
     (:mod:`evalapp.compute.rater_uncertainty`), over the systems ``names``."""
 
-    names: list
+    names: list[str]
     contrasts: rater_uncertainty.Contrasts
     raters: int
     instances: int
 
     @property
-    def fallback_reason(self):
+    def fallback_reason(self) -> str | None:
         return self.contrasts.fallback_reason
 
-    def intervals(self, level=CONFIDENCE_LEVEL):
+    def intervals(self, level: float = CONFIDENCE_LEVEL) -> dict[str, rater_uncertainty.TInterval]:
         """``{system name: TInterval}``."""
         return dict(zip(self.names, rater_uncertainty.intervals(self.contrasts, level)))
 
@@ -403,12 +431,14 @@ class RaterAwareUncertainty:
             self.fallback_reason,
         )
 
-    def pair(self, first, second):
+    def pair(self, first: str, second: str) -> tuple[float, float, float]:
         """(difference first - second, variance, df) of two of ``names``."""
         differences, variances, dfs = self.pairs_of([first], [second])
-        return differences[0], variances[0], dfs[0]
+        return float(differences[0]), float(variances[0]), float(dfs[0])
 
-    def pairs_of(self, firsts, seconds):
+    def pairs_of(
+        self, firsts: Sequence[str], seconds: Sequence[str]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """Arrays (differences first - second, variances, df) of the pairs ``zip(firsts, seconds)`` of ``names``;
         a pair's place in :attr:`Contrasts.pairs` (``combinations`` order) is computed, not searched."""
         position = {name: k for k, name in enumerate(self.names)}
@@ -420,7 +450,9 @@ class RaterAwareUncertainty:
         return differences, self.contrasts.pair_variance[index], self.contrasts.pair_df[index]
 
 
-def rater_aware_uncertainty(campaign, systems=None, counted: CountedRatings | None = None):
+def rater_aware_uncertainty(
+    campaign: Campaign, systems: Sequence[System] | None = None, counted: CountedRatings | None = None
+) -> RaterAwareUncertainty:
     """:class:`RaterAwareUncertainty` of the campaign's counted ratings (every system of ``systems``)."""
     names = [s.name for s in (campaign_systems(campaign) if systems is None else systems)]
     counted = counted_ratings(campaign) if counted is None else counted
@@ -429,7 +461,13 @@ def rater_aware_uncertainty(campaign, systems=None, counted: CountedRatings | No
     return RaterAwareUncertainty(names, rater_uncertainty.contrasts(design), design.n_raters, design.n_instances)
 
 
-def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUSTER_RULE, uncertainty=None, scores=None):
+def significance_clusters(
+    campaign: Campaign,
+    alpha: float = SIGNIFICANCE_ALPHA,
+    rule: str = DEFAULT_CLUSTER_RULE,
+    uncertainty: RaterAwareUncertainty | None = None,
+    scores: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Significance:
     """Clusters of the team systems under ``rule`` ("holm" or "wmt"), from the rater-aware tests of the
     displayed formula (1) differences (the Human pseudo-system is not ranked, as in Table 6)."""
     systems = campaign_systems(campaign)
@@ -466,19 +504,19 @@ def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUST
     )
 
 
-def _rounded(value, digits=12):
+def _rounded(value: float, digits: int = 12) -> float:
     """Figures of the significance record rounded far below display, so files are identical across platforms."""
     return round(float(value), digits)
 
 
 def table6(
-    campaign,
-    bootstrap=0,
-    seed=DEFAULT_SEED,
-    permutations=DEFAULT_PERMUTATIONS,
-    secondary=True,
-    clusters=DEFAULT_CLUSTER_RULE,
-):
+    campaign: Campaign,
+    bootstrap: int = 0,
+    seed: int = DEFAULT_SEED,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    secondary: bool = True,
+    clusters: str = DEFAULT_CLUSTER_RULE,
+) -> Table6:
     """Table 6 of the campaign: the Human pseudo-system first (human score only), then the teams by BLEU rank.
 
     BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
@@ -510,7 +548,8 @@ def table6(
         for s in humans
     ]
     pairs = human_rows + team_rows
-    intervals = significance = None
+    intervals: IntervalSettings | None = None
+    significance: Significance | None = None
     if bootstrap:
         uncertainty = rater_aware_uncertainty(campaign, systems, counted)
         cis = uncertainty.intervals()
@@ -528,14 +567,11 @@ def table6(
         ]
         intervals = uncertainty.settings()
         significance = found
-    effects = None
+    effects: SecondaryColumns | None = None
     if secondary:
-        found = rater_effects(campaign, [s.name for s in systems], counted=counted)
-        pairs = [
-            (system, replace(row, human_z=found.z[system.name], **_adjusted_fields(found.fit, system.name)))
-            for system, row in pairs
-        ]
-        effects = found.secondary()
+        columns = rater_effects(campaign, [s.name for s in systems], counted=counted)
+        pairs = [(system, _with_secondary(row, columns, system.name)) for system, row in pairs]
+        effects = columns.secondary()
     retired = tuple(
         SystemRetirement.objects.filter(campaign=campaign)
         .order_by("system__name")
@@ -555,18 +591,25 @@ def table6(
     )
 
 
-def left_out(campaign):
+def left_out(campaign: Campaign) -> dict[str, int]:
     """What no figure of the campaign counts, for the exports' notes (:meth:`core.models.RatingQuerySet.left_out`):
     ``{"excluded_raters", "excluded_ratings", "control_items", "control_ratings"}``."""
     return Rating.objects.left_out(campaign).as_dict()
 
 
-def _adjusted_fields(fit, name):
-    score = fit.scores[name]
-    return {"human_adjusted": score.estimate, "human_adjusted_low": score.low, "human_adjusted_high": score.high}
+def _with_secondary(row: Table6Row, columns: RaterEffects, name: str) -> Table6Row:
+    """``row`` with its secondary columns: ``human_z`` and the mixed model's estimate with its interval."""
+    score = columns.fit.scores[name]
+    return replace(
+        row,
+        human_z=columns.z[name],
+        human_adjusted=score.estimate,
+        human_adjusted_low=score.low,
+        human_adjusted_high=score.high,
+    )
 
 
-def score_distribution(campaign):
+def score_distribution(campaign: Campaign) -> dict[str, list[int]]:
     """``{system name: [count of 0, of 1, of 2, of 3]}`` over the counted ratings (a shared item's rating
     counts for each of its systems, as in formula (1))."""
     rows = list(
@@ -583,13 +626,13 @@ def score_distribution(campaign):
     return result
 
 
-def _team_order(row):
+def _team_order(row: Table6Row) -> tuple[bool, int, float, str]:
     """Table 6 order: BLEU rank (teams without BLEU last), then human score, then name."""
     human = row.human if row.human is not None else float("-inf")
     return (row.bleu_rank is None, row.bleu_rank or 0, -human, row.team.lower())
 
 
-def agreement_report(campaign):
+def agreement_report(campaign: Campaign) -> dict[str, Any]:
     """S8 agreement of the campaign over its system items (one unit per item, counted ratings only)."""
     rows = np.array(list(Rating.objects.counted(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
     rows = rows.reshape(-1, 3)
@@ -601,7 +644,7 @@ def agreement_report(campaign):
     return report
 
 
-def ratings_long_rows(campaign):
+def ratings_long_rows(campaign: Campaign) -> list[tuple[Any, ...]]:
     """The counted ratings in long form, one row per (rating, system), raters pseudonymous.
 
     Columns: instance_id, system, rater, score, seconds, source, shared_item (the item stood for

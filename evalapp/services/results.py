@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -22,7 +23,8 @@ from typing import Any
 import numpy as np
 from django.core.cache import cache
 from django.db import connections
-from django.db.models import BigIntegerField, Count, ExpressionWrapper, F, Max, Q, QuerySet
+from django.db.models import BigIntegerField, Count, ExpressionWrapper, F, Max, Model, Q, QuerySet
+from django.db.models.expressions import Combinable
 from numpy.typing import ArrayLike, NDArray
 
 from core.defaults import (
@@ -37,7 +39,18 @@ from core.defaults import (
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
-from core.models import Campaign, Instance, Item, ItemOutput, Rater, Rating, System, SystemRetirement, rater_label
+from core.models import (
+    Campaign,
+    Instance,
+    Item,
+    ItemOutput,
+    Rater,
+    Rating,
+    System,
+    SystemOutput,
+    SystemRetirement,
+    rater_label,
+)
 from evalapp.compute import agreement as agreement_compute
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import rater_effects as rater_effects_compute
@@ -54,14 +67,13 @@ from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.compute.table6 import IntervalSettings, SecondaryColumns, Significance, Table6, Table6Row
 from evalapp.models import Submission
 
-# One packed BIGINT per counted rating: (item id x 2^31 + rater id) x 4 + score (scores are 0-3, a constraint of
-# the rating table); read so while the ids leave room (otherwise three columns), so no Python object is made per
-# column of a million ratings.
-PACKED_RATER_LIMIT = 2**31
+# Integer columns of a million rows are read packed into one BIGINT per row (:func:`_packed_columns`): a
+# rating is (item id x raters + rater id) x 4 + score (scores are 0-3, a constraint of the rating table).
 PACKED_SCORE_LIMIT = 4
-PACKED_ITEM_LIMIT = 2**30
-# Ids this close to a limit read the three columns instead (ids made while the ratings are read stay below it).
+# Room above the largest id when packing, for ids made while the rows are read.
 PACKED_MARGIN = 2**20
+# Bits a packed row may use (a BIGINT has 63 and a sign).
+PACKED_BITS = 62
 
 
 def _int_columns(queryset: QuerySet[Any], fields: tuple[str, ...]) -> list[NDArray[np.int64]]:
@@ -76,41 +88,71 @@ def _int_columns(queryset: QuerySet[Any], fields: tuple[str, ...]) -> list[NDArr
     return [table[:, k] for k in range(len(fields))]
 
 
+def _packed_columns(
+    queryset: QuerySet[Any], fields: tuple[str, ...], bounds: tuple[int, ...], ordered: bool = False
+) -> list[NDArray[np.int64]]:
+    """The non-negative integer columns ``fields`` (each below its ``bounds``) read as one BIGINT per row, mixed
+    radix, when they fit in :data:`PACKED_BITS` bits (else as separate columns): a million rows without a tuple
+    each. ``ordered``: the rows sorted by the fields in turn (one integer sort when packed)."""
+    if math.prod(bounds) >= 2**PACKED_BITS:
+        columns = _int_columns(queryset, fields)
+        if ordered:
+            order = np.lexsort(columns[::-1])
+            columns = [column[order] for column in columns]
+        return columns
+    packed: Combinable = F(fields[0])
+    for name, bound in zip(fields[1:], bounds[1:]):
+        packed = packed * bound + F(name)
+    (values,) = _int_columns(queryset.annotate(packed=ExpressionWrapper(packed, BigIntegerField())), ("packed",))
+    if ordered:
+        values.sort()
+    unpacked = []
+    for bound in reversed(bounds[1:]):
+        values, column = np.divmod(values, bound)
+        unpacked.append(column)
+    return [values, *reversed(unpacked)]
+
+
+def _id_bound(model: type[Model]) -> int:
+    """An exclusive upper bound of ``model``'s ids, with room for ids made while a read runs."""
+    return int(model._default_manager.aggregate(top=Max("pk"))["top"] or 0) + PACKED_MARGIN
+
+
 def counted_ratings(campaign: Campaign) -> CountedRatings:
     """Every counted rating of the campaign (:meth:`core.models.RatingQuerySet.counted`, the one rule) as the
     integer arrays of :class:`~evalapp.compute.human_score.CountedRatings`: one read of the ratings (packed
     into one integer each) and the items' systems and instances (:func:`_shown_by_items`)."""
     counted = Rating.objects.counted(campaign)
-    highest_item = Item.objects.aggregate(top=Max("pk"))["top"] or 0
-    highest_rater = Rater.objects.aggregate(top=Max("pk"))["top"] or 0
-    if highest_item < PACKED_ITEM_LIMIT - PACKED_MARGIN and highest_rater < PACKED_RATER_LIMIT - PACKED_MARGIN:
-        packed = ExpressionWrapper(
-            (F("item_id") * PACKED_RATER_LIMIT + F("rater_id")) * PACKED_SCORE_LIMIT + F("score"),
-            output_field=BigIntegerField(),
-        )
-        (values,) = _int_columns(counted.annotate(packed=packed), ("packed",))
-        values.sort()  # (item, rater) order: one integer sort instead of a sort on three keys
-        item, rest = np.divmod(values, PACKED_RATER_LIMIT * PACKED_SCORE_LIMIT)
-        rater, score = np.divmod(rest, PACKED_SCORE_LIMIT)
-    else:
-        item, rater, score = _int_columns(counted, ("item_id", "rater_id", "score"))
+    item, rater, score = _packed_columns(
+        counted, ("item_id", "rater_id", "score"), (_id_bound(Item), _id_bound(Rater), PACKED_SCORE_LIMIT), True
+    )
     return CountedRatings.from_arrays(item, rater, score, *_shown_by_items(campaign))
 
 
 def _shown_by_items(campaign: Campaign) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """(item ids, system ids, instance ids): each item of the campaign and the systems whose outputs it shows.
 
-    Items and what they show are made with the campaign and never change (:mod:`evalapp.services.campaigns`),
-    so they are kept in the cache under the campaign's id and creation time.
+    Read as two tables without a join (the items' outputs, and those outputs' systems and instances: an item
+    shows outputs of its own instance), matched in NumPy. Items and what they show are made with the campaign
+    and never change (:mod:`evalapp.services.campaigns`), so they are also kept in the cache under the
+    campaign's id and creation time.
     """
     key = f"comve:shown:{campaign.pk}:{campaign.created_at.isoformat()}"
     found = cache.get(key)
     if found is None:
-        found = tuple(
-            _int_columns(
-                ItemOutput.objects.filter(campaign=campaign), ("item_id", "output__system_id", "item__instance_id")
-            )
+        output_bound = _id_bound(SystemOutput)
+        linked, outputs = _packed_columns(
+            ItemOutput.objects.filter(campaign=campaign), ("item_id", "output_id"), (_id_bound(Item), output_bound)
         )
+        output_ids, systems, instances = _packed_columns(
+            SystemOutput.objects.filter(pk__in=ItemOutput.objects.filter(campaign=campaign).values("output_id")),
+            ("pk", "system_id", "instance_id"),
+            (output_bound, _id_bound(System), _id_bound(Instance)),
+            True,
+        )
+        position = np.searchsorted(output_ids, outputs)
+        system_of, instance_of = systems[position], instances[position]
+        found = (linked, system_of, instance_of)
         cache.set(key, found, RESULTS_CACHE_SECONDS)
     return found
 

@@ -11,6 +11,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from django.core.cache import cache
 
 from core.models import Item, ItemOutput, Rater, RaterExclusion, Rating, SystemOutput
 from evalapp.compute import human_score, rater_effects, rater_uncertainty
@@ -211,7 +212,8 @@ def test_the_fingerprint_follows_the_counted_ratings(campaign):
 @pytest.mark.postgres
 def test_wide_ids_are_read_as_three_columns(campaign, monkeypatch):
     packed = results.counted_ratings(campaign)
-    monkeypatch.setattr(results, "PACKED_ITEM_LIMIT", 0)
+    cache.clear()  # what the items show is read again, as columns too
+    monkeypatch.setattr(results, "PACKED_BITS", 0)
     columns = results.counted_ratings(campaign)
-    for field in ("item", "rater", "score", "row_rating", "row_shown"):
+    for field in ("item", "rater", "score", "row_rating", "shown_item", "shown_system", "shown_instance", "row_shown"):
         assert np.array_equal(getattr(packed, field), getattr(columns, field)), field

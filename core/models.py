@@ -547,14 +547,6 @@ class LeftOut:
     control_items: int
     control_ratings: int
 
-    def as_dict(self) -> dict[str, int]:
-        return {
-            "excluded_raters": self.excluded_raters,
-            "excluded_ratings": self.excluded_ratings,
-            "control_items": self.control_items,
-            "control_ratings": self.control_ratings,
-        }
-
 
 class RatingQuerySet(models.QuerySet["Rating"]):
     """Domain queries over ratings: which ratings count, the one rule every interface and figure uses."""

@@ -633,12 +633,6 @@ def table6(
     )
 
 
-def left_out(campaign: Campaign) -> dict[str, int]:
-    """What no figure of the campaign counts, for the exports' notes (:meth:`core.models.RatingQuerySet.left_out`):
-    ``{"excluded_raters", "excluded_ratings", "control_items", "control_ratings"}``."""
-    return Rating.objects.left_out(campaign).as_dict()
-
-
 def _with_secondary(row: Table6Row, columns: RaterEffects, name: str) -> Table6Row:
     """``row`` with its secondary columns: ``human_z`` and the mixed model's estimate with its interval."""
     score = columns.fit.scores[name]

@@ -273,7 +273,11 @@ def contrasts(design: RatingDesign, min_raters: int = MIN_RATERS) -> Contrasts:
                 mean_fourth[name] = (factor**2) * (matrix**4).sum(axis=-1)
             pair_squares[name], pair_fourth[name] = _direct_pair_sums(matrix, factor, firsts, seconds, fourth)
         else:
-            totals = sparse.csr_matrix((weighted, (codes, cluster_codes)), shape=(n_systems, size))
+            totals: NDArray[np.float64] | sparse.csr_matrix = (
+                cluster_totals(weighted, codes, cluster_codes, n_systems, size)
+                if size <= DENSE_MOMENT_CLUSTERS
+                else sparse.csr_matrix((weighted, (codes, cluster_codes)), shape=(n_systems, size))
+            )
             squares, fourths, pair_squares[name], pair_fourth[name] = _moment_pair_sums(
                 totals, factor, firsts, seconds, fourth
             )
@@ -313,26 +317,35 @@ def _direct_pair_sums(
 
 
 def _moment_pair_sums(
-    totals: sparse.csr_matrix, factor: float, firsts: NDArray[np.int64], seconds: NDArray[np.int64], fourth: bool
+    totals: NDArray[np.float64] | sparse.csr_matrix,
+    factor: float,
+    firsts: NDArray[np.int64],
+    seconds: NDArray[np.int64],
+    fourth: bool,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """(per system: ``factor * sum_g T^2``, ``factor^2 * sum_g T^4``; per pair: the same of ``T_a - T_b``) from
-    moment matrices of the (sparse) totals ``T`` instead of every pair's totals."""
+    moment matrices of the totals ``T`` (dense for instances and raters, sparse for the instance-rater cells)
+    instead of every pair's totals."""
 
-    dense = totals.shape[1] <= DENSE_MOMENT_CLUSTERS  # instances or raters: a dense product is faster
+    def products(
+        left: NDArray[np.float64] | sparse.csr_matrix, right: NDArray[np.float64] | sparse.csr_matrix
+    ) -> NDArray[np.float64]:
+        product = left @ right.T
+        if isinstance(product, np.ndarray):
+            return np.asarray(product, dtype=np.float64)
+        return np.asarray(product.toarray(), dtype=np.float64)
 
-    def products(left: sparse.csr_matrix, right: sparse.csr_matrix) -> NDArray[np.float64]:
-        if dense:
-            return np.asarray(left.toarray() @ right.toarray().T, dtype=np.float64)
-        return np.asarray((left @ right.T).toarray(), dtype=np.float64)
+    def power(matrix: NDArray[np.float64] | sparse.csr_matrix, k: int) -> NDArray[np.float64] | sparse.csr_matrix:
+        return matrix**k if isinstance(matrix, np.ndarray) else matrix.power(k).tocsr()
 
-    second = totals.multiply(totals).tocsr()
+    second = power(totals, 2)
     gram = products(totals, totals)
     own = np.diag(gram)
     squares = factor * own
     pair_squares = factor * np.maximum(own[firsts] + own[seconds] - 2.0 * gram[firsts, seconds], 0.0)
     if not fourth:
         return squares, np.zeros(len(own)), pair_squares, np.zeros(len(firsts))
-    third = second.multiply(totals).tocsr()
+    third = power(totals, 3)
     cubes = products(third, totals)  # sum_g T_a^3 T_b
     both = products(second, second)  # sum_g T_a^2 T_b^2
     quartic = np.diag(both)

@@ -122,8 +122,9 @@ def test_the_intervals_and_tests_equal_the_per_rating_design(campaign):
         assert np.allclose(getattr(found, field), getattr(expected, field), rtol=1e-12, atol=0, equal_nan=True), field
 
 
+@pytest.mark.parametrize("dense_clusters", [20_000, 0], ids=["dense", "sparse"])
 @pytest.mark.parametrize("seed", range(4))
-def test_the_moment_path_equals_the_direct_sums(seed, monkeypatch):
+def test_the_moment_path_equals_the_direct_sums(seed, dense_clusters, monkeypatch):
     rng = np.random.default_rng(seed)
     n = 3000
     system, instance, rater = rng.integers(0, 9, n), rng.integers(0, 40, n), rng.integers(0, 12, n)
@@ -133,6 +134,7 @@ def test_the_moment_path_equals_the_direct_sums(seed, monkeypatch):
     design = rater_uncertainty.RatingDesign([f"S{k}" for k in range(9)], system, instance, rater, score, 40, 12)
     direct = rater_uncertainty.contrasts(design)
     monkeypatch.setattr(rater_uncertainty, "DIRECT_PAIR_ELEMENTS", 0)
+    monkeypatch.setattr(rater_uncertainty, "DENSE_MOMENT_CLUSTERS", dense_clusters)
     moments = rater_uncertainty.contrasts(design)
     for field in ("mean_variance", "mean_df", "pair_variance", "pair_df"):
         assert np.allclose(getattr(moments, field), getattr(direct, field), rtol=1e-9, atol=1e-15), field

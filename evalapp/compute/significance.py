@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core.defaults import DEFAULT_PERMUTATIONS, SIGNIFICANCE_ALPHA
+from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, SIGNIFICANCE_ALPHA
 
 TEST_NAME = "paired permutation test over instances (two-sided, mean difference), Holm-corrected"
 # Relative tolerance when comparing permuted statistics with the observed one (float sums).
@@ -64,7 +64,7 @@ def sign_patterns(n_items: int, permutations: int, seed: int | None) -> tuple[ND
 
 
 def paired_permutation_pvalues(
-    differences: ArrayLike, permutations: int = DEFAULT_PERMUTATIONS, seed: int | None = 0
+    differences: ArrayLike, permutations: int = DEFAULT_PERMUTATIONS, seed: int | None = DEFAULT_SEED
 ) -> NDArray[np.float64]:
     """Two-sided p-values of mean(d) != 0 for each row of ``differences`` (NaN = instance not shared).
 
@@ -115,7 +115,7 @@ def compare_systems(
     systems: Sequence[str],
     instance_means: ArrayLike,
     permutations: int = DEFAULT_PERMUTATIONS,
-    seed: int | None = 0,
+    seed: int | None = DEFAULT_SEED,
     alpha: float = SIGNIFICANCE_ALPHA,
 ) -> list[Comparison]:
     """All pairwise comparisons of ``systems`` (rows of the systems x instances ``instance_means``).

@@ -35,7 +35,9 @@ from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
     MAX_ADJUSTED_LEVELS,
+    RECORD_DIGITS,
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
@@ -546,14 +548,14 @@ def significance_clusters(
     )
 
 
-def _rounded(value: float, digits: int = 12) -> float:
+def _rounded(value: float, digits: int = RECORD_DIGITS) -> float:
     """Figures of the significance record rounded far below display, so files are identical across platforms."""
     return round(float(value), digits)
 
 
 def table6(
     campaign: Campaign,
-    bootstrap: int = 0,
+    bootstrap: int = DEFAULT_TABLE6_RESAMPLES,
     seed: int = DEFAULT_SEED,
     permutations: int = DEFAULT_PERMUTATIONS,
     secondary: bool = True,

@@ -37,8 +37,11 @@ from core.defaults import (
     DEFAULT_SEED,
     DEFAULT_TABLE6_RESAMPLES,
     MAX_ADJUSTED_LEVELS,
+    PACKED_BITS,
+    PACKED_ID_MARGIN,
     RECORD_DIGITS,
     RESULTS_CACHE_SECONDS,
+    SCORE_MAX,
     SIGNIFICANCE_ALPHA,
 )
 from core.models import (
@@ -71,11 +74,7 @@ from evalapp.models import Submission
 
 # Integer columns of a million rows are read packed into one BIGINT per row (:func:`_packed_columns`): a
 # rating is (item id x raters + rater id) x 4 + score (scores are 0-3, a constraint of the rating table).
-PACKED_SCORE_LIMIT = 4
-# Room above the largest id when packing, for ids made while the rows are read.
-PACKED_MARGIN = 2**20
-# Bits a packed row may use (a BIGINT has 63 and a sign).
-PACKED_BITS = 62
+PACKED_SCORE_LIMIT = SCORE_MAX + 1
 
 
 def _int_columns(queryset: QuerySet[Any], fields: tuple[str, ...]) -> list[NDArray[np.int64]]:
@@ -117,7 +116,7 @@ def _packed_columns(
 
 def _id_bound(model: type[Model]) -> int:
     """An exclusive upper bound of ``model``'s ids, with room for ids made while a read runs."""
-    return int(model._default_manager.aggregate(top=Max("pk"))["top"] or 0) + PACKED_MARGIN
+    return int(model._default_manager.aggregate(top=Max("pk"))["top"] or 0) + PACKED_ID_MARGIN
 
 
 def counted_ratings(campaign: Campaign) -> CountedRatings:

@@ -8,7 +8,7 @@ the degenerate input, so no ``ConstantInputWarning`` is raised.
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import sparse, stats
 
 from core.defaults import METRIC_STUDY_PERMUTATIONS
 
@@ -17,6 +17,8 @@ MIN_POINTS = 2  # below this no coefficient is defined
 MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
 SWAP_BLOCK = 128  # permutation rows turned into a float matrix at a time (memory: 128 x points floats)
+KENDALL_LEVELS_MAX = 256  # distinct human scores up to which the permutation test's Kendall is counted per level
+KENDALL_ROUNDING_MARGIN = 1e-9  # rows whose |delta| is this close to the threshold are computed directly
 ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
 NAN = float("nan")
 COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
@@ -239,6 +241,8 @@ def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples
         deltas = _swapped_pearson_deltas(za, zb, human, swaps, abs(observed) - tolerance)
     elif name == "kendall_b" and len(a) <= PAIRWISE_KENDALL_MAX_N:
         deltas = rowwise_kendall(np.where(swaps, zb, za), human) - rowwise_kendall(np.where(swaps, za, zb), human)
+    elif name == "kendall_b" and len(np.unique(human)) <= KENDALL_LEVELS_MAX:
+        deltas = _swapped_kendall_deltas(za, zb, human, swaps, abs(observed) - tolerance)
     else:
         left, right = np.where(swaps, zb, za), np.where(swaps, za, zb)
         deltas = np.array(
@@ -284,6 +288,94 @@ def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
         rows = swaps[near]
         deltas[near] = _rowwise_pearson(np.where(rows, zb, za), human) - _rowwise_pearson(np.where(rows, za, zb), human)
     return deltas
+
+
+def _swapped_kendall_deltas(za, zb, human, swaps, threshold):
+    """tau_b(left, human) - tau_b(right, human) for every row of ``swaps``, without sorting any row.
+
+    The right row is the left one's complement (each point takes the other metric's value), so in
+    the difference of the two rows' concordance sums S_left - S_right every product of two swaps
+    cancels: with t_p = +1 where point p is swapped and -1 where not, S_left - S_right equals
+    sum_p t_p g_p, where g_p depends only on p's two values against every other point's two values
+    (counted once, per human score level, with sorted values: :func:`_kendall_swap_weights`). The
+    rows' ties, and so the tau-b denominators, are counted from the groups of equal values among the
+    2n candidate values. Where the two denominators differ, S_left + S_right is not known, and the
+    difference is only bracketed (|tau| <= 1 bounds the unknown part); rows whose bracket, widened by
+    a rounding margin, holds ``threshold`` are computed directly as before, so the decision
+    ``|delta| >= threshold`` of every row is the direct computation's and the p-value is exactly
+    the one of the row-by-row loop. Exact integers throughout (sums stay far below 2**53).
+    """
+    n = len(za)
+    levels = np.unique(human, return_inverse=True)[1].ravel()
+    twice_g = _kendall_swap_weights(za, zb, levels)
+    pairs = n * (n - 1) / 2
+    level_sizes = np.bincount(levels).astype(float)
+    human_norm = math.sqrt(pairs - float((level_sizes * (level_sizes - 1) / 2).sum()))
+    # groups of equal values among the 2n candidates (za_p, zb_p); only groups of two or more tie
+    _, group = np.unique(np.concatenate([za, zb]), return_inverse=True)
+    group = group.ravel()
+    group_a, group_b = group[:n], group[n:]
+    sizes = np.bincount(group, minlength=2 * n)
+    tied = np.flatnonzero(sizes > 1)
+    slot = np.full(len(sizes), -1)
+    slot[tied] = np.arange(len(tied))
+    # left picks za_p where unswapped and zb_p where swapped: count = base + swaps @ change
+    base = np.bincount(slot[group_a][slot[group_a] >= 0], minlength=len(tied)).astype(float)
+    rows_a, rows_b = np.flatnonzero(slot[group_a] >= 0), np.flatnonzero(slot[group_b] >= 0)
+    change = sparse.csr_matrix(
+        (
+            np.r_[-np.ones(len(rows_a)), np.ones(len(rows_b))],
+            (np.r_[rows_a, rows_b], np.r_[slot[group_a][rows_a], slot[group_b][rows_b]]),
+        ),
+        shape=(n, len(tied)),
+    )
+    tied_sizes = sizes[tied].astype(float)
+    margin = KENDALL_ROUNDING_MARGIN * (1.0 + abs(threshold))
+    deltas = np.empty(len(swaps))
+    near = np.zeros(len(swaps), dtype=bool)
+    for start in range(0, len(swaps), SWAP_BLOCK):
+        s = swaps[start : start + SWAP_BLOCK].astype(float)
+        difference = ((2.0 * s - 1.0) @ twice_g) / 2.0  # S_left - S_right
+        left_count = base[None, :] + np.asarray((change.T @ s.T).T)
+        right_count = tied_sizes[None, :] - left_count
+        left_ties = (left_count * (left_count - 1) / 2).sum(axis=1)
+        right_ties = (right_count * (right_count - 1) / 2).sum(axis=1)
+        left_norm = np.sqrt(np.maximum(pairs - left_ties, 0.0))
+        right_norm = np.sqrt(np.maximum(pairs - right_ties, 0.0))
+        defined = (left_norm > 0) & (right_norm > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            estimate = difference / 2 * (1 / left_norm + 1 / right_norm) / human_norm
+            width = (left_norm + right_norm) * np.abs(right_norm - left_norm) / (2 * left_norm * right_norm)
+        block = slice(start, start + SWAP_BLOCK)
+        deltas[block] = estimate
+        near[block] = ~defined | (np.abs(np.abs(estimate) - threshold) <= width + margin)
+    if near.any():
+        rows = swaps[near]
+        left, right = np.where(rows, zb, za), np.where(rows, za, zb)
+        deltas[near] = [
+            coefficient_value("kendall_b", left[i], human) - coefficient_value("kendall_b", right[i], human)
+            for i in range(len(rows))
+        ]
+    return deltas
+
+
+def _kendall_swap_weights(za, zb, levels):
+    """2 g_p of :func:`_swapped_kendall_deltas`, as integers.
+
+    g_p = (F(zb_p) - F(za_p)) over the other points' za plus the same over their zb, halved, where
+    F(v) = sum_q sign(level_p - level_q) sign(v - z_q): for each human score level m, the points of
+    that level below v less those above v (two binary searches in the level's sorted values).
+    """
+    twice_g = np.zeros(len(za))
+    for values in (za, zb):
+        for level in range(int(levels.max()) + 1):
+            ordered = np.sort(values[levels == level])
+            direction = np.sign(levels - level)
+            for query, sign in ((zb, 1.0), (za, -1.0)):
+                below = np.searchsorted(ordered, query, side="left")
+                above = len(ordered) - np.searchsorted(ordered, query, side="right")
+                twice_g += sign * direction * (below - above)
+    return twice_g
 
 
 def rowwise_kendall(rows, y, variant="b"):

@@ -40,10 +40,57 @@ def test_permutation_p_values_are_the_direct_ones(n, seed):
     human = np.round(rng.normal(2, 0.7, n) * 3) / 3  # few distinct values, as mean ratings
     a = human + rng.normal(0, 1, n)
     b = np.round(human + rng.normal(0, 1.3, n), 1)  # ties in one metric
-    names = ["pearson"] + (["kendall_b"] if n <= corr.PAIRWISE_KENDALL_MAX_N else [])
-    for name in names:
+    for name in ("pearson", "kendall_b"):
         found = corr.paired_permutation_test(a, b, human, name, 500, np.random.default_rng(seed + 10))
         assert found["p"] == _direct_permutation_p(a, b, human, name, 500, seed + 10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segment_kendall_permutation_p_values_are_the_direct_ones_with_heavy_ties(seed):
+    """Beyond the system level, Kendall's permutation test counts S_left - S_right as a linear form in the
+    swaps and the ties of each row from the candidates' groups of equal values; a metric with many
+    ties (a BLEU of zero, rounded scores) makes the two rows' tau-b denominators differ, and rows near
+    the threshold are computed directly: the p-value is the row-by-row loop's in every case."""
+    rng = np.random.default_rng(seed)
+    n = 1500
+    human = np.round(rng.normal(2, 0.7, n) * 3) / 3
+    close = human + rng.normal(0, 1, n)
+    cases = [
+        (np.round(close), np.round(human + rng.normal(0, 1.3, n), 1)),  # ties on both sides
+        (np.maximum(close - 1.5, 0), close),  # a third of the outputs score 0
+        (close, close + rng.normal(0, 0.02, n)),  # nearly the same metric: p near 1
+        (close, np.clip(human + rng.normal(0, 0.3, n), 0, 3)),  # clearly different: p = 1 / (1 + resamples)
+    ]
+    for a, b in cases:
+        found = corr.paired_permutation_test(a, b, human, "kendall_b", 200, np.random.default_rng(seed + 3))
+        assert found["p"] == _direct_permutation_p(a, b, human, "kendall_b", 200, seed + 3)
+
+
+def _tied_pairs(values):
+    _, sizes = np.unique(values, return_counts=True)
+    return float((sizes * (sizes - 1) / 2).sum())
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_swapped_kendall_deltas_equal_scipy_row_by_row(tied):
+    """Without ties the linear form is the difference itself; with ties it is within the bracket that
+    |tau| <= 1 gives around the unknown S_left + S_right, (d_l + d_r) |d_r - d_l| / (2 d_l d_r)."""
+    rng = np.random.default_rng(9)
+    n = 400
+    human = rng.integers(0, 10, n) / 3
+    a = human + rng.normal(0, 1, n)
+    b = np.maximum(human + rng.normal(0, 1, n) - 1, 0) if tied else human + rng.normal(0, 1.5, n)
+    za, zb = corr.standardize(a), corr.standardize(b)
+    swaps = rng.random((60, n)) < 0.5
+    found = corr._swapped_kendall_deltas(za, zb, human, swaps, threshold=10.0)  # no row near: all by the linear form
+    pairs = n * (n - 1) / 2
+    for i, row in enumerate(swaps):
+        left, right = np.where(row, zb, za), np.where(row, za, zb)
+        expected = stats.kendalltau(left, human).statistic - stats.kendalltau(right, human).statistic
+        d_left, d_right = np.sqrt(pairs - _tied_pairs(left)), np.sqrt(pairs - _tied_pairs(right))
+        assert (d_left != d_right) == tied
+        width = (d_left + d_right) * abs(d_right - d_left) / (2 * d_left * d_right)
+        assert abs(found[i] - expected) <= width + 1e-12
 
 
 def test_permutation_of_a_metric_with_itself_and_its_copy():

@@ -143,16 +143,36 @@ def grouped(name, metric, human, groups):
 
 
 def per_group_values(name, metric, human, groups):
-    """The coefficient within each group (in order of first appearance); NaN where undefined."""
+    """The coefficient within each group (in order of first appearance); NaN where undefined.
+
+    Groups of one size are correlated together, a matrix row per group (:func:`rowwise_coefficient`).
+    """
     metric, human = _as_pair(metric, human)
-    groups = np.asarray(groups)
-    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    values = np.full(len(first), NAN)
-    for slot, group in enumerate(order):
-        mask = inverse == group
-        values[slot] = coefficient_value(name, metric[mask], human[mask])
+    values = np.full(len(np.unique(groups)), NAN)
+    for slots, members in _groups_by_size(groups):
+        if members.shape[1] < MIN_POINTS or not (np.isfinite(metric).all() and np.isfinite(human).all()):
+            values[slots] = [coefficient_value(name, metric[row], human[row]) for row in members]
+        else:
+            values[slots] = rowwise_coefficient(name, metric[members], human[members])
     return values
+
+
+def _groups_by_size(groups):
+    """[(slots, members)]: for each group size, the groups' slots (order of first appearance) and a
+    (groups, size) matrix of their positions, each row in the positions' order."""
+    groups = np.asarray(groups)
+    _, first, inverse, sizes = np.unique(groups, return_index=True, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    slot_of = np.empty(len(first), dtype=np.int64)
+    slot_of[np.argsort(first, kind="stable")] = np.arange(len(first))
+    order = np.argsort(inverse, kind="stable")  # positions grouped, each group in position order
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    found = []
+    for size in np.unique(sizes):
+        chosen = np.flatnonzero(sizes == size)
+        members = order[starts[chosen][:, None] + np.arange(size)[None, :]]
+        found.append((slot_of[chosen], members))
+    return found
 
 
 def wmt_pair_counts(metric, human, groups):
@@ -163,17 +183,15 @@ def wmt_pair_counts(metric, human, groups):
     discordant (WMT 2018-2019 DARR convention: a metric gets no credit for a tie).
     """
     metric, human = _as_pair(metric, human)
-    groups = np.asarray(groups)
-    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
-    counts = np.zeros((len(first), 2), dtype=np.int64)
-    for slot, group in enumerate(np.argsort(first)):
-        mask = inverse == group
-        m, h = metric[mask], human[mask]
-        human_diff = np.sign(h[:, None] - h[None, :])
-        metric_diff = np.sign(m[:, None] - m[None, :])
-        upper = np.triu(np.ones_like(human_diff, dtype=bool), k=1) & (human_diff != 0)
-        agree = (human_diff == metric_diff) & upper
-        counts[slot] = (agree.sum(), upper.sum() - agree.sum())
+    counts = np.zeros((len(np.unique(groups)), 2), dtype=np.int64)
+    for slots, members in _groups_by_size(groups):
+        m, h = metric[members], human[members]
+        human_diff = np.sign(h[:, :, None] - h[:, None, :])
+        metric_diff = np.sign(m[:, :, None] - m[:, None, :])
+        upper = np.triu(np.ones(human_diff.shape[1:], dtype=bool), k=1)[None] & (human_diff != 0)
+        agree = ((human_diff == metric_diff) & upper).sum(axis=(1, 2))
+        counts[slots, 0] = agree
+        counts[slots, 1] = upper.sum(axis=(1, 2)) - agree
     return counts
 
 

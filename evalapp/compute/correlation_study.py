@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
+from scipy import sparse
 
 from core.defaults import (
     DEFAULT_RESAMPLES,
@@ -312,26 +313,15 @@ def _bootstrap(data, subsets, resamples, seed, progress=None):
             samples[subset]["system_level"][metric.name] = _system_samples(scores[:, mask], human[:, mask])
     segment_metrics = [metric for metric in data.metrics if metric.segment is not None]
     counts = draws[CAMPAIGN_DOMAIN][1]
-    for metric in segment_metrics:
+    for position, metric in enumerate(segment_metrics):
         for subset, mask in subsets.items():
             flat = FlattenedPoints(*_segment_rows(data, metric, mask))
             bucket = samples[subset]["segment_level"].setdefault(metric.name, {})
-            for name in WEIGHTED_COEFFICIENTS:
+            for name in corr.SEGMENT_COEFFICIENTS:
                 bucket[("flattened", name)] = flat.coefficient_many(name, counts)
-    for b in range(resamples):
-        columns = draws[CAMPAIGN_DOMAIN][0][b]
-        for metric in segment_metrics:
-            for subset, mask in subsets.items():
-                _segment_sample(
-                    data,
-                    metric,
-                    mask,
-                    columns,
-                    caches[subset][metric.name],
-                    samples[subset]["segment_level"].setdefault(metric.name, {}),
-                )
-        if progress is not None and (b + 1) % PROGRESS_EVERY == 0:
-            progress((b + 1) / resamples)
+            _grouped_samples(caches[subset][metric.name], counts, bucket)
+        if progress is not None:
+            progress((position + 1) / len(segment_metrics))
     return samples
 
 
@@ -353,7 +343,10 @@ def _system_samples(scores, human):
     return result
 
 
-WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: every resample at once (FlattenedPoints)
+WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
+KENDALL_CHUNK = (
+    400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
+)
 RESAMPLE_BLOCK = 50  # resamples weighted together (memory: block x outputs floats per array)
 
 
@@ -396,6 +389,8 @@ class FlattenedPoints:
         values = np.full(len(counts), NAN)
         if len(self.metric) == 0:
             return values
+        if name == "kendall_b":
+            return self._kendall_many(counts)
         for start in range(0, len(counts), RESAMPLE_BLOCK):
             weights = np.asarray(counts[start : start + RESAMPLE_BLOCK], float)[:, self.instances]
             if name == "spearman":
@@ -403,6 +398,43 @@ class FlattenedPoints:
             else:
                 x, y = self.metric, self.human
             values[start : start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
+        return values
+
+    def _kendall_many(self, counts):
+        """Kendall's tau-b of every resample's repeated points, as scipy.stats.kendalltau gives it.
+
+        Its numerator S (concordant less discordant pairs) is a quadratic form in the instances'
+        draw counts c: S = c' M c / 2, where M[i, j] sums sign(dx) sign(dy) over the ordered pairs of
+        points of instances i and j (a point's copies tie with one another and add nothing). M is
+        built once: the points sorted by metric score are cut into chunks at boundaries between
+        distinct values; a pair in two chunks has its metric order given by the chunks, so those
+        pairs add up per (instance, human score level) with one matrix product, and only the pairs
+        inside a chunk are compared one by one. The ties of either side per resample are weighted
+        counts of the groups of equal values. Human scores with more than ``KENDALL_LEVELS_MAX``
+        distinct values fall back to SciPy per resample.
+        """
+        counts = np.asarray(counts, float)
+        values = np.full(len(counts), NAN)
+        x, y, instances = self.metric, self.human, np.asarray(self.instances)
+        level_values, levels = np.unique(y, return_inverse=True)
+        levels = levels.ravel()
+        if len(level_values) > corr.KENDALL_LEVELS_MAX:
+            for b, row in enumerate(counts):
+                repeat = row[instances].astype(np.int64)
+                values[b] = corr.coefficient_value("kendall_b", np.repeat(x, repeat), np.repeat(y, repeat))
+            return values
+        n_instances, n_levels = counts.shape[1], len(level_values)
+        pair_matrix = _kendall_pair_matrix(x, levels, instances, n_instances, n_levels)
+        s = 0.5 * ((counts @ pair_matrix) * counts).sum(axis=1)
+        points = np.bincount(instances, minlength=n_instances).astype(float)
+        total = counts @ points
+        pairs = total * (total - 1) / 2
+        x_ties = _weighted_ties(self.sorted[0], instances, counts, n_instances)
+        y_ties = _weighted_ties(self.sorted[1], instances, counts, n_instances)
+        defined = (pairs - x_ties > 0) & (pairs - y_ties > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = s / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
+        values[defined] = np.clip(tau[defined], -1.0, 1.0)
         return values
 
     def _weighted_pearson(self, x, y, weights):
@@ -422,18 +454,66 @@ class FlattenedPoints:
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
 
-def _segment_sample(data, metric, mask, columns, cache, bucket):
-    """One resample's segment-level figures that are not weighted sums: Kendall's tau-b of the
-    flattened points, and the re-aggregated per-instance and WMT figures."""
-    m, h, _ = _segment_rows(data, metric, mask, columns)
+def _kendall_pair_matrix(x, levels, instances, n_instances, n_levels):
+    """(instances, instances) sums of sign(x_p - x_q) sign(y_p - y_q) over ordered pairs of points; see
+    :meth:`FlattenedPoints._kendall_many`."""
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    block_starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    bounds, last = [0], 0
+    for start in block_starts[1:]:
+        if start - last >= KENDALL_CHUNK:
+            bounds.append(int(start))
+            last = start
+    bounds.append(len(x))
+    # Y[l, m] = sign(level_p - level_q) * sign(x_p - x_q) for p in an earlier chunk than q: -sign(l - m)
+    level_index = np.arange(n_levels)
+    y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(float)
+    per_chunk = []
+    within = np.zeros(n_instances * n_instances)
+    for first, end in zip(bounds[:-1], bounds[1:]):
+        points = order[first:end]
+        cell = instances[points] * n_levels + levels[points]
+        per_chunk.append(np.bincount(cell, minlength=n_instances * n_levels).reshape(n_instances, n_levels))
+        if ordered[first] != ordered[end - 1]:
+            dx = np.sign(x[points][:, None] - x[points][None, :])
+            dy = np.sign(levels[points][:, None] - levels[points][None, :])
+            flat = (instances[points][:, None] * n_instances + instances[points][None, :]).ravel()
+            within += np.bincount(flat, weights=(dx * dy).ravel(), minlength=n_instances * n_instances)
+    chunks = np.stack(per_chunk).astype(float)  # (chunks, instances, levels)
+    later = np.cumsum(chunks[::-1], axis=0)[::-1] - chunks  # the points of every later chunk
+    left = (chunks @ y_sign).transpose(1, 0, 2).reshape(n_instances, -1)
+    right = later.transpose(1, 0, 2).reshape(n_instances, -1)
+    cross = left @ right.T
+    return cross + cross.T + within.reshape(n_instances, n_instances)
+
+
+def _weighted_ties(blocks, instances, counts, n_instances):
+    """Per resample, the tied pairs of the repeated points: sum over groups of equal values of t (t - 1) / 2,
+    t being the group's points weighted by their instances' draw counts."""
+    membership = sparse.csr_matrix(
+        (np.ones(len(instances)), (blocks.block_of, instances[blocks.order])),
+        shape=(len(blocks.starts), n_instances),
+    )
+    sizes = np.asarray((membership @ counts.T).T)
+    return (sizes * (sizes - 1) / 2).sum(axis=1)
+
+
+def _grouped_samples(cache, counts, bucket):
+    """Every resample's per-instance figures at once: the mean of the defined per-instance coefficients
+    over the drawn instances (each as often as drawn), and the WMT tau from the drawn instances' pairs."""
+    weights = np.asarray(counts, float)
     for name in corr.SEGMENT_COEFFICIENTS:
-        if name not in WEIGHTED_COEFFICIENTS:
-            bucket.setdefault(("flattened", name), []).append(corr.coefficient_value(name, m, h))
-        values = cache["grouped"][name][columns]
-        values = values[np.isfinite(values)]
-        bucket.setdefault(("grouped_by_instance", name), []).append(values.mean() if len(values) else NAN)
-    concordant, discordant = cache["pairs"][columns].sum(axis=0)
-    bucket.setdefault(("wmt_kendall", None), []).append(corr.tau_from_counts(concordant, discordant))
+        per_instance = cache["grouped"][name]
+        defined = np.isfinite(per_instance)
+        used = weights @ defined
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (weights @ np.where(defined, per_instance, 0.0)) / used
+        bucket[("grouped_by_instance", name)] = np.where(used > 0, mean, NAN)
+    concordant, discordant = (np.asarray(counts, np.int64) @ cache["pairs"]).T
+    together = concordant + discordant
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bucket[("wmt_kendall", None)] = np.where(together > 0, (concordant - discordant) / together, NAN)
 
 
 def interval(values, confidence):

@@ -143,7 +143,7 @@ def test_system_samples_leave_out_missing_systems_as_before():
             assert found[name][b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
-@pytest.mark.parametrize("name", ["pearson", "spearman"])
+@pytest.mark.parametrize("name", ["pearson", "spearman", "kendall_b"])
 def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(name):
     from evalapp.compute.correlation_study import FlattenedPoints
 
@@ -164,3 +164,73 @@ def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(na
         present = np.isfinite(m)
         expected = corr.coefficient_value(name, m[present], h[present])
         assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_flattened_kendall_of_resamples_over_many_chunks_and_a_large_tie():
+    """Enough points for the pair matrix to be cut into several chunks, one of them a single block of equal
+    scores (a BLEU of zero), and human scores with few levels."""
+    from evalapp.compute import correlation_study
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(8)
+    n_systems, n_instances = 9, 150
+    human = rng.integers(0, 10, (n_systems, n_instances)) / 3
+    metric = np.maximum(human + rng.normal(0, 1, human.shape) - 1, 0)  # about a third exactly 0
+    metric[rng.random(human.shape) < 0.05] = np.nan
+    keep = np.isfinite(metric)
+    instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
+    assert keep.sum() > 3 * correlation_study.KENDALL_CHUNK
+    flat = FlattenedPoints(metric[keep], human[keep], instances)
+    draws = rng.integers(0, n_instances, (12, n_instances))
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    found = flat.coefficient_many("kendall_b", counts)
+    for b, columns in enumerate(draws):
+        m, h = metric[:, columns], human[:, columns]
+        present = np.isfinite(m)
+        assert found[b] == pytest.approx(stats.kendalltau(m[present], h[present]).statistic, abs=1e-12)
+
+
+def test_grouped_and_wmt_samples_are_the_mean_over_the_drawn_instances():
+    from evalapp.compute.correlation_study import _grouped_samples
+
+    rng = np.random.default_rng(3)
+    n_instances = 30
+    grouped = {name: rng.normal(size=n_instances) for name in corr.SEGMENT_COEFFICIENTS}
+    grouped["spearman"][[2, 5]] = np.nan  # undefined for two instances
+    pairs = rng.integers(0, 20, (n_instances, 2))
+    draws = rng.integers(0, n_instances, (25, n_instances))
+    draws[0] = 2  # only an undefined instance drawn
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    bucket = {}
+    _grouped_samples({"grouped": grouped, "pairs": pairs}, counts, bucket)
+    for b, columns in enumerate(draws):
+        for name in corr.SEGMENT_COEFFICIENTS:
+            values = grouped[name][columns]
+            values = values[np.isfinite(values)]
+            expected = values.mean() if len(values) else np.nan
+            assert bucket[("grouped_by_instance", name)][b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+        concordant, discordant = pairs[columns].sum(axis=0)
+        assert bucket[("wmt_kendall", None)][b] == pytest.approx(corr.tau_from_counts(concordant, discordant))
+
+
+@pytest.mark.parametrize("name", corr.SEGMENT_COEFFICIENTS)
+def test_per_group_values_equal_the_group_by_group_loop(name):
+    """Groups of unequal sizes (missing outputs), in order of first appearance, one constant group."""
+    rng = np.random.default_rng(12)
+    groups = rng.integers(0, 40, 500) * 7 + 3
+    human = rng.integers(0, 10, 500) / 3
+    metric = np.round(human + rng.normal(0, 1, 500), 1)
+    metric[groups == groups[0]] = 1.0
+    found = corr.per_group_values(name, metric, human, groups)
+    _, first = np.unique(groups, return_index=True)
+    keys = groups[np.sort(first)]
+    expected = [corr.coefficient_value(name, metric[groups == key], human[groups == key]) for key in keys]
+    np.testing.assert_allclose(found, expected, rtol=0, atol=1e-12)
+    assert np.isnan(found[0])
+    pairs = corr.wmt_pair_counts(metric, human, groups)
+    for slot, key in enumerate(keys):
+        m, h = metric[groups == key], human[groups == key]
+        first_i, second_i = np.triu_indices(len(m), 1)
+        differ = h[first_i] != h[second_i]
+        agree = np.sign(h[first_i] - h[second_i]) == np.sign(m[first_i] - m[second_i])
+        assert list(pairs[slot]) == [int((agree & differ).sum()), int((~agree & differ).sum())]

@@ -400,6 +400,8 @@ class FlattenedPoints:
             return values
         if name == "kendall_b":
             return self._kendall_many(counts)
+        if name == "pearson":
+            return self._pearson_many(counts)
         for start in range(0, len(counts), RESAMPLE_BLOCK):
             weights = np.asarray(counts[start : start + RESAMPLE_BLOCK], float)[:, self.instances]
             if name == "spearman":
@@ -408,6 +410,29 @@ class FlattenedPoints:
                 x, y = self.metric, self.human
             values[start : start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
         return values
+
+    def _pearson_many(self, counts):
+        """Pearson's r of every resample from per-instance sums: a resample's weighted sums of 1, x, y,
+        x², y² and xy are the draw counts times the instances' sums (x and y centred on their plain
+        means first, so the moments lose no digits to cancellation)."""
+        counts = np.asarray(counts, float)
+        n_instances = counts.shape[1]
+        x, y = self.metric - self.metric.mean(), self.human - self.human.mean()
+        columns = (np.ones_like(x), x, y, x * x, y * y, x * y)
+        per_instance = np.stack([np.bincount(self.instances, weights=c, minlength=n_instances) for c in columns], 1)
+        total, sx, sy, sxx, syy, sxy = (counts @ per_instance).T
+        drawn = counts > 0
+        spreads = []
+        for values in (self.metric, self.human):
+            high = np.full(n_instances, -np.inf)
+            low = np.full(n_instances, np.inf)
+            np.maximum.at(high, self.instances, values)
+            np.minimum.at(low, self.instances, values)
+            spreads.append(np.where(drawn, high, -np.inf).max(axis=1) - np.where(drawn, low, np.inf).min(axis=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = (sxy - sx * sy / total) / np.sqrt((sxx - sx * sx / total) * (syy - sy * sy / total))
+        defined = (total >= corr.MIN_POINTS) & (spreads[0] > 0) & (spreads[1] > 0)
+        return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
     def _kendall_many(self, counts):
         """Kendall's tau-b of every resample's repeated points, as scipy.stats.kendalltau gives it.

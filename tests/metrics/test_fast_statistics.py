@@ -234,3 +234,35 @@ def test_per_group_values_equal_the_group_by_group_loop(name):
         differ = h[first_i] != h[second_i]
         agree = np.sign(h[first_i] - h[second_i]) == np.sign(m[first_i] - m[second_i])
         assert list(pairs[slot]) == [int((agree & differ).sum()), int((~agree & differ).sum())]
+
+
+def test_swaps_of_resampled_instances_are_binomial():
+    """The bits of a random byte give 2 Binomial(c, 1/2) - c for c up to 8 copies (NumPy's binomial beyond):
+    every total's frequency is the binomial's within 4 standard errors."""
+    from scipy.stats import binom
+
+    from evalapp.compute.soft_pairwise import swap_signs
+
+    counts = np.arange(0, 12)
+    signs = swap_signs(40_000, counts, np.random.default_rng(5))
+    for column, c in enumerate(counts):
+        heads = (signs[:, column] + c) / 2
+        assert np.all(heads == np.round(heads)) and heads.min() >= 0 and heads.max() <= c
+        for k in range(c + 1):
+            expected = binom.pmf(k, c, 0.5)
+            found = np.mean(heads == k)
+            assert abs(found - expected) <= 4 * np.sqrt(expected * (1 - expected) / len(signs)) + 1e-12
+
+
+def test_integer_statistics_in_float32_give_the_float64_products():
+    from evalapp.compute.soft_pairwise import Prepared, swap_signs
+
+    rng = np.random.default_rng(6)
+    stats = rng.integers(0, 40, (5, 300, 4)).astype(float)
+    prepared = Prepared(stats)
+    assert prepared.matrix32 is not None
+    counts = np.bincount(rng.integers(0, 300, 300), minlength=300)
+    signs = swap_signs(50, counts, rng)
+    drawn = np.flatnonzero(counts > 0)
+    assert np.array_equal(prepared.swapped(signs, drawn), signs @ prepared.matrix)
+    assert Prepared(stats + 0.5).matrix32 is None  # fractional statistics stay in float64

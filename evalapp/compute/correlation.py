@@ -5,9 +5,14 @@ is undefined (a constant vector, too few points) is NaN, computed without callin
 the degenerate input, so no ``ConstantInputWarning`` is raised.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import sparse, stats
 
 from core.defaults import METRIC_STUDY_PERMUTATIONS
@@ -21,11 +26,13 @@ KENDALL_LEVELS_MAX = 256  # distinct human scores up to which the permutation te
 KENDALL_ROUNDING_MARGIN = 1e-9  # rows whose |delta| is this close to the threshold are computed directly
 ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
 NAN = float("nan")
+FloatArray = NDArray[np.float64]
+Figure = dict[str, Any]  # a coefficient with its p-value, interval and counts, as the report prints it
 COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
 SEGMENT_COEFFICIENTS = ("pearson", "spearman", "kendall_b")
 
 
-def _as_pair(x, y):
+def _as_pair(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -33,7 +40,7 @@ def _as_pair(x, y):
     return x, y
 
 
-def is_degenerate(x, y):
+def is_degenerate(x: ArrayLike, y: ArrayLike) -> bool:
     """True when no correlation is defined: too few points, a NaN, or a constant vector."""
     x, y = _as_pair(x, y)
     if len(x) < MIN_POINTS or not (np.isfinite(x).all() and np.isfinite(y).all()):
@@ -41,7 +48,7 @@ def is_degenerate(x, y):
     return bool(np.ptp(x) == 0 or np.ptp(y) == 0)
 
 
-def fisher_interval(r, n, confidence=CONFIDENCE):
+def fisher_interval(r: float, n: int, confidence: float = CONFIDENCE) -> list[float]:
     """Confidence interval of Pearson's r through Fisher's z = atanh(r), standard error 1/sqrt(n-3)."""
     if not math.isfinite(r) or n < MIN_POINTS_FISHER:
         return [NAN, NAN]
@@ -52,7 +59,7 @@ def fisher_interval(r, n, confidence=CONFIDENCE):
     return [math.tanh(z - half), math.tanh(z + half)]
 
 
-def pearson(x, y, confidence=CONFIDENCE):
+def pearson(x: ArrayLike, y: ArrayLike, confidence: float = CONFIDENCE) -> Figure:
     """Pearson's r, its two-sided p-value (scipy.stats.pearsonr) and the Fisher-z interval."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -62,7 +69,7 @@ def pearson(x, y, confidence=CONFIDENCE):
     return {"r": r, "p": p, "ci": fisher_interval(r, len(x), confidence), "n": len(x)}
 
 
-def spearman(x, y):
+def spearman(x: ArrayLike, y: ArrayLike) -> Figure:
     """Spearman's rho and its two-sided p-value (scipy.stats.spearmanr)."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -71,7 +78,7 @@ def spearman(x, y):
     return {"r": float(result.statistic), "p": float(result.pvalue), "n": len(x)}
 
 
-def kendall(x, y, variant="b"):
+def kendall(x: ArrayLike, y: ArrayLike, variant: str = "b") -> Figure:
     """Kendall's tau-b (ties corrected) or tau-c (Stuart's, for rectangular tables), scipy.stats.kendalltau."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -80,7 +87,7 @@ def kendall(x, y, variant="b"):
     return {"r": float(result.statistic), "p": float(result.pvalue), "n": len(x)}
 
 
-def coefficient(name, x, y):
+def coefficient(name: str, x: ArrayLike, y: ArrayLike) -> Figure:
     """One coefficient by its report name: pearson, spearman, kendall_b or kendall_c."""
     if name == "pearson":
         return pearson(x, y)
@@ -91,7 +98,7 @@ def coefficient(name, x, y):
     raise ValueError(f"unknown correlation {name!r}; expected one of {', '.join(COEFFICIENTS)}")
 
 
-def coefficient_value(name, x, y):
+def coefficient_value(name: str, x: ArrayLike, y: ArrayLike) -> float:
     """Only the coefficient (no p-value); what bootstrap and permutation loops need."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -102,10 +109,10 @@ def coefficient_value(name, x, y):
         return float(np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1])
     if name in ("kendall_b", "kendall_c") and len(x) <= PAIRWISE_KENDALL_MAX_N:
         return _pairwise_kendall(x, y, name[-1])
-    return coefficient(name, x, y)["r"]
+    return float(coefficient(name, x, y)["r"])
 
 
-def _pairwise_kendall(x, y, variant):
+def _pairwise_kendall(x: FloatArray, y: FloatArray, variant: str) -> float:
     """Kendall's tau-b or tau-c from all pairs at once, as scipy.stats.kendalltau defines them.
 
     tau-b = S / sqrt((n0 - ties_x)(n0 - ties_y)), tau-c = 2 S / (n² (m - 1) / m), with S the
@@ -122,7 +129,7 @@ def _pairwise_kendall(x, y, variant):
     return s / math.sqrt(float(np.count_nonzero(dx)) * float(np.count_nonzero(dy)))
 
 
-def grouped(name, metric, human, groups):
+def grouped(name: str, metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> Figure:
     """Segment-level correlation grouped by instance.
 
     The coefficient is computed across the systems' outputs of each instance separately and
@@ -136,13 +143,13 @@ def grouped(name, metric, human, groups):
     return {
         "r": float(defined.mean()) if len(defined) else NAN,
         "p": None,
-        "n": int(len(metric)),
+        "n": int(np.size(metric)),
         "groups_used": int(len(defined)),
         "groups_undefined": int(len(values) - len(defined)),
     }
 
 
-def per_group_values(name, metric, human, groups):
+def per_group_values(name: str, metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> FloatArray:
     """The coefficient within each group (in order of first appearance); NaN where undefined.
 
     Groups of one size are correlated together, a matrix row per group (:func:`rowwise_coefficient`).
@@ -157,7 +164,7 @@ def per_group_values(name, metric, human, groups):
     return values
 
 
-def _groups_by_size(groups):
+def _groups_by_size(groups: ArrayLike) -> list[tuple[NDArray[np.int64], NDArray[np.intp]]]:
     """[(slots, members)]: for each group size, the groups' slots (order of first appearance) and a
     (groups, size) matrix of their positions, each row in the positions' order."""
     groups = np.asarray(groups)
@@ -175,7 +182,7 @@ def _groups_by_size(groups):
     return found
 
 
-def wmt_pair_counts(metric, human, groups):
+def wmt_pair_counts(metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> NDArray[np.int64]:
     """Per group: (concordant, discordant) pairs for the WMT Kendall-like tau.
 
     Only pairs of outputs for the same instance whose human scores differ are counted.
@@ -195,24 +202,24 @@ def wmt_pair_counts(metric, human, groups):
     return counts
 
 
-def wmt_kendall_like(metric, human, groups):
+def wmt_kendall_like(metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> Figure:
     """WMT Kendall-like tau = (concordant - discordant) / (concordant + discordant); see :func:`wmt_pair_counts`."""
     concordant, discordant = wmt_pair_counts(metric, human, groups).sum(axis=0)
     return {
         "r": tau_from_counts(concordant, discordant),
         "p": None,
-        "n": int(len(metric)),
+        "n": int(np.size(metric)),
         "concordant": int(concordant),
         "discordant": int(discordant),
     }
 
 
-def tau_from_counts(concordant, discordant):
+def tau_from_counts(concordant: int | np.integer[Any], discordant: int | np.integer[Any]) -> float:
     pairs = concordant + discordant
     return float((concordant - discordant) / pairs) if pairs else NAN
 
 
-def williams_test(r12, r13, r23, n):
+def williams_test(r12: float, r13: float, r23: float, n: int) -> Figure:
     """Williams' test (Williams 1959) for r12 > r13 when both share variable 1 (the human scores).
 
     In the formulation of Graham & Baldwin (2014), with |R| = 1 - r12² - r13² - r23² + 2 r12 r13 r23:
@@ -232,14 +239,22 @@ def williams_test(r12, r13, r23, n):
     return {"t": t, "df": n - 3, "p": float(stats.t.sf(t, n - 3))}
 
 
-def standardize(values):
+def standardize(values: ArrayLike) -> FloatArray:
     """z-scores, so that two metrics on different scales can be swapped in a permutation test."""
-    values = np.asarray(values, dtype=float)
-    spread = values.std()
-    return (values - values.mean()) / spread if spread > 0 else values - values.mean()
+    array = np.asarray(values, dtype=float)
+    spread = array.std()
+    centred: FloatArray = array - array.mean()
+    return centred / spread if spread > 0 else centred
 
 
-def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=METRIC_STUDY_PERMUTATIONS, rng=None):
+def paired_permutation_test(
+    metric_a: ArrayLike,
+    metric_b: ArrayLike,
+    human: ArrayLike,
+    name: str = "pearson",
+    resamples: int = METRIC_STUDY_PERMUTATIONS,
+    rng: np.random.Generator | None = None,
+) -> Figure:
     """Paired permutation test of corr(A, human) - corr(B, human) (Deutsch et al. 2021, PERM-BOTH style).
 
     Both metrics are standardised; in each permutation every unit (a system, or a segment)
@@ -273,7 +288,9 @@ def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples
     return {"delta": float(observed), "p": float((1 + extreme) / (1 + resamples)), "resamples": resamples}
 
 
-def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
+def _swapped_pearson_deltas(
+    za: FloatArray, zb: FloatArray, human: FloatArray, swaps: NDArray[np.bool_], threshold: float
+) -> FloatArray:
     """corr(left, human) - corr(right, human) for every row of ``swaps``, without building the rows.
 
     A swapped row is ``za + s (zb - za)`` (s = 1 where swapped), so its sum, sum of squares and
@@ -308,7 +325,9 @@ def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
     return deltas
 
 
-def _swapped_kendall_deltas(za, zb, human, swaps, threshold):
+def _swapped_kendall_deltas(
+    za: FloatArray, zb: FloatArray, human: FloatArray, swaps: NDArray[np.bool_], threshold: float
+) -> FloatArray:
     """tau_b(left, human) - tau_b(right, human) for every row of ``swaps``, without sorting any row.
 
     The right row is the left one's complement (each point takes the other metric's value), so in
@@ -377,7 +396,7 @@ def _swapped_kendall_deltas(za, zb, human, swaps, threshold):
     return deltas
 
 
-def _kendall_swap_weights(za, zb, levels):
+def _kendall_swap_weights(za: FloatArray, zb: FloatArray, levels: NDArray[np.intp]) -> FloatArray:
     """2 g_p of :func:`_swapped_kendall_deltas`, as integers.
 
     g_p = (F(zb_p) - F(za_p)) over the other points' za plus the same over their zb, halved, where
@@ -396,7 +415,7 @@ def _kendall_swap_weights(za, zb, levels):
     return twice_g
 
 
-def rowwise_kendall(rows, y, variant="b"):
+def rowwise_kendall(rows: ArrayLike, y: ArrayLike, variant: str = "b") -> FloatArray:
     """Kendall's tau-b or tau-c of every row of ``rows`` with ``y`` (one vector, or one row per row), from all pairs.
 
     The vectorised form of :func:`_pairwise_kendall` for the few points of the system level:
@@ -423,11 +442,12 @@ def rowwise_kendall(rows, y, variant="b"):
     return result
 
 
-def _distinct_per_row(rows):
-    return 1 + np.count_nonzero(np.diff(np.sort(rows, axis=1), axis=1), axis=1)
+def _distinct_per_row(rows: FloatArray) -> NDArray[np.intp]:
+    distinct: NDArray[np.intp] = 1 + np.count_nonzero(np.diff(np.sort(rows, axis=1), axis=1), axis=1)
+    return distinct
 
 
-def rowwise_coefficient(name, rows_x, rows_y):
+def rowwise_coefficient(name: str, rows_x: ArrayLike, rows_y: ArrayLike) -> FloatArray:
     """``coefficient_value(name, x, y)`` of every pair of rows (complete rows: no NaN), vectorised.
 
     Pearson from centred products and Spearman as Pearson of average ranks (as np.corrcoef and
@@ -453,7 +473,7 @@ def rowwise_coefficient(name, rows_x, rows_y):
     return np.array([coefficient_value(name, x, y) for x, y in zip(rows_x, rows_y)])
 
 
-def _rowwise_pearson(rows, y):
+def _rowwise_pearson(rows: FloatArray, y: FloatArray) -> FloatArray:
     """Pearson's r of every row of a matrix with one vector (NaN for a constant row)."""
     rows = rows - rows.mean(axis=1, keepdims=True)
     y = y - y.mean()
@@ -462,7 +482,7 @@ def _rowwise_pearson(rows, y):
         return np.where(norms > 0, rows @ y / np.where(norms > 0, norms, 1), NAN)
 
 
-def top_k(names, human, k):
+def top_k(names: Sequence[str], human: Sequence[float], k: int) -> list[str]:
     """The k best systems by human score (ties broken by name, so the choice is reproducible)."""
     ranked = sorted(zip(names, human), key=lambda pair: (-pair[1], pair[0]))
     return [name for name, _ in ranked[:k]]

@@ -8,11 +8,15 @@ metric computed on the whole test set is recomputed on a resample of the test se
 per-segment sufficient statistics.
 """
 
-from collections.abc import Callable
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy import sparse
 from threadpoolctl import threadpool_limits
 
@@ -43,6 +47,14 @@ WMT_STATISTICS = {
     "acc_eq_grouped": "segment_level",
 }
 NAN = float("nan")
+FloatArray = NDArray[np.float64]
+Mask = NDArray[np.bool_]
+Figures = dict[str, Any]  # a section of the report, as it is printed
+Progress = Callable[[float, str], object]  # progress(fraction, detail)
+# per subset ("all", "top_k"): {"system_level": {metric: {coefficient: values}},
+#   "segment_level": {metric: {(section, coefficient or None): values}}}, values over the resamples
+Samples = dict[str, dict[str, dict[str, dict[Any, FloatArray]]]]
+Draws = dict[str, tuple[NDArray[np.int64], NDArray[np.int64]]]  # per domain: resampled indices, counts
 
 
 @dataclass
@@ -54,47 +66,47 @@ class Resampler:
     """
 
     domain: str
-    stats: np.ndarray
-    score: Callable[[np.ndarray], np.ndarray]
+    stats: FloatArray
+    score: Callable[[FloatArray], ArrayLike]
 
     @property
-    def size(self):
-        return self.stats.shape[1]
+    def size(self) -> int:
+        return int(self.stats.shape[1])
 
-    def scores(self, counts=None):
+    def scores(self, counts: ArrayLike | None = None) -> FloatArray:
         """System scores on the instances weighted by ``counts`` (how often each was drawn)."""
         if counts is None:
             summed = self.stats.sum(axis=1)
         else:
-            summed = np.tensordot(self.stats, counts, axes=([1], [0]))
+            summed = np.tensordot(self.stats, np.asarray(counts, float), axes=([1], [0]))
         return np.asarray(self.score(summed), dtype=float)
 
-    def rows(self, index):
+    def rows(self, index: ArrayLike) -> Resampler:
         """The same statistics for a subset of the systems."""
-        return Resampler(self.domain, self.stats[index], self.score)
+        return Resampler(self.domain, self.stats[np.asarray(index)], self.score)
 
-    def scores_many(self, counts):
+    def scores_many(self, counts: ArrayLike) -> FloatArray:
         """(resamples, systems) scores, one row per row of ``counts`` (resamples, instances)."""
-        counts = np.asarray(counts, float)
-        summed = np.tensordot(counts, self.stats, axes=([1], [1]))  # (resamples, systems, k)
+        weights = np.asarray(counts, float)
+        summed = np.tensordot(weights, self.stats, axes=([1], [1]))  # (resamples, systems, k)
         flat = np.asarray(self.score(summed.reshape(-1, summed.shape[-1])), float)
         return flat.reshape(summed.shape[0], summed.shape[1])
 
     @classmethod
-    def mean(cls, values, domain):
+    def mean(cls, values: ArrayLike, domain: str) -> Resampler:
         """Average of per-segment values (NaN = missing) as a ratio of sum to count."""
-        values = np.asarray(values, dtype=float)
-        present = np.isfinite(values)
-        stats = np.stack([np.where(present, values, 0.0), present.astype(float)], axis=-1)
+        array = np.asarray(values, dtype=float)
+        present = np.isfinite(array)
+        stats = np.stack([np.where(present, array, 0.0), present.astype(float)], axis=-1)
         return cls(domain, stats, _ratio)
 
     @classmethod
-    def ratio(cls, sums, counts, domain):
+    def ratio(cls, sums: ArrayLike, counts: ArrayLike, domain: str) -> Resampler:
         """Sum over count, e.g. formula (1): the sum of the ratings over their number."""
         return cls(domain, np.stack([np.asarray(sums, float), np.asarray(counts, float)], axis=-1), _ratio)
 
 
-def _ratio(summed):
+def _ratio(summed: FloatArray) -> FloatArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(summed[:, 1] > 0, summed[:, 0] / np.where(summed[:, 1] > 0, summed[:, 1], 1), NAN)
 
@@ -104,43 +116,43 @@ class MetricData:
     """One metric: its system scores, how to recompute them, its segment scores (may be absent)."""
 
     name: str
-    system: np.ndarray
+    system: FloatArray
     resampler: Resampler | None = None
-    segment: np.ndarray | None = None  # (systems, campaign instances), NaN where missing
+    segment: FloatArray | None = None  # (systems, campaign instances), NaN where missing
 
 
 @dataclass
 class StudyData:
-    systems: list
+    systems: list[str]
     human: Resampler  # domain "campaign": rating sums and counts per item
-    metrics: list = field(default_factory=list)
+    metrics: list[MetricData] = field(default_factory=list)
 
     @property
-    def human_system(self):
+    def human_system(self) -> FloatArray:
         return self.human.scores()
 
     @property
-    def human_segment(self):
+    def human_segment(self) -> FloatArray:
         """Mean rating of each (system, instance); NaN where unrated."""
         sums, counts = self.human.stats[..., 0], self.human.stats[..., 1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), NAN)
 
 
-def default_top_k(n_systems):
+def default_top_k(n_systems: int) -> int:
     """Half of the systems, rounded up, but at least MIN_TOP_K (fewer points make no correlation)."""
     return min(n_systems, max(MIN_TOP_K, -(-n_systems // 2)))
 
 
 def correlation_report(
-    data,
-    bootstrap=DEFAULT_RESAMPLES,
-    seed=DEFAULT_SEED,
-    top_k=None,
-    permutations=METRIC_STUDY_PERMUTATIONS,
-    confidence=corr.CONFIDENCE,
-    progress=None,
-):
+    data: StudyData,
+    bootstrap: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    top_k: int | None = None,
+    permutations: int = METRIC_STUDY_PERMUTATIONS,
+    confidence: float = corr.CONFIDENCE,
+    progress: Progress | None = None,
+) -> Figures:
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
     the WMT statistics (:func:`wmt_statistics`) of all systems.
 
@@ -153,20 +165,28 @@ def correlation_report(
         return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress)
 
 
-def _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress):
+def _correlation_report(
+    data: StudyData,
+    bootstrap: int,
+    seed: int,
+    top_k: int | None,
+    permutations: int,
+    confidence: float,
+    progress: Progress | None,
+) -> Figures:
     human = data.human_system
     k = top_k if top_k is not None else default_top_k(len(data.systems))
     best = corr.top_k(data.systems, [h if np.isfinite(h) else -np.inf for h in human], k)
     subsets = {"all": np.ones(len(data.systems), bool), "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
     figures = {name: _point_figures(data, mask) for name, mask in subsets.items()}
 
-    def correlation_step(fraction):
+    def correlation_step(fraction: float) -> None:
         if progress is not None:
             progress(
                 fraction * CORRELATION_SHARE, f"Bootstrap: {round(fraction * bootstrap):,} of {bootstrap:,} resamples"
             )
 
-    def wmt_step(fraction, detail):
+    def wmt_step(fraction: float, detail: str) -> None:
         if progress is not None:
             progress(CORRELATION_SHARE + fraction * (1 - CORRELATION_SHARE), detail)
 
@@ -210,24 +230,40 @@ def _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, 
 # --- point estimates ---------------------------------------------------------------------
 
 
-def _system_vectors(data, metric, mask, metric_scores=None, human=None):
+def _system_vectors(
+    data: StudyData,
+    metric: MetricData,
+    mask: Mask,
+    metric_scores: FloatArray | None = None,
+    human: FloatArray | None = None,
+) -> tuple[FloatArray, FloatArray]:
     metric_scores = metric.system if metric_scores is None else metric_scores
     human = data.human_system if human is None else human
     keep = mask & np.isfinite(metric_scores) & np.isfinite(human)
     return np.asarray(metric_scores, float)[keep], np.asarray(human, float)[keep]
 
 
-def _segment_rows(data, metric, mask, columns=None):
+def _segment_of(metric: MetricData) -> FloatArray:
+    """The metric's segment scores; only called for metrics that have them."""
+    if metric.segment is None:
+        raise ValueError(f"metric {metric.name} has no segment scores")
+    return metric.segment
+
+
+def _segment_rows(
+    data: StudyData, metric: MetricData, mask: Mask, columns: ArrayLike | None = None
+) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
     """Flattened (metric, human, instance) rows of the systems in ``mask`` with both scores."""
-    seg_metric, seg_human = metric.segment[mask], data.human_segment[mask]
+    seg_metric, seg_human = _segment_of(metric)[mask], data.human_segment[mask]
     instances = np.broadcast_to(np.arange(seg_metric.shape[1]), seg_metric.shape)
     if columns is not None:
-        seg_metric, seg_human, instances = seg_metric[:, columns], seg_human[:, columns], instances[:, columns]
+        chosen = np.asarray(columns, dtype=np.intp)
+        seg_metric, seg_human, instances = seg_metric[:, chosen], seg_human[:, chosen], instances[:, chosen]
     keep = np.isfinite(seg_metric) & np.isfinite(seg_human)
     return seg_metric[keep], seg_human[keep], instances[keep]
 
 
-def _point_figures(data, mask):
+def _point_figures(data: StudyData, mask: Mask) -> Figures:
     system_level, segment_level = {}, {}
     for metric in data.metrics:
         x, y = _system_vectors(data, metric, mask)
@@ -256,7 +292,7 @@ def _point_figures(data, mask):
 # --- bootstrap ---------------------------------------------------------------------------
 
 
-def _domain_sizes(data):
+def _domain_sizes(data: StudyData) -> dict[str, int]:
     sizes = {CAMPAIGN_DOMAIN: data.human.size}
     for metric in data.metrics:
         if metric.resampler is not None:
@@ -269,7 +305,7 @@ def _domain_sizes(data):
     return sizes
 
 
-def _segment_caches(data, mask):
+def _segment_caches(data: StudyData, mask: Mask) -> dict[str, dict[str, Any]]:
     """Per-instance grouped coefficients and WMT pair counts, so a resample only re-aggregates them."""
     caches = {}
     for metric in data.metrics:
@@ -289,7 +325,7 @@ def _segment_caches(data, mask):
     return caches
 
 
-def _domain_draws(sizes, resamples, seed):
+def _domain_draws(sizes: Mapping[str, int], resamples: int, seed: int) -> Draws:
     """Resampled instance indices and counts per domain, with the results module's resampler.
 
     The campaign's instances are drawn from ``seed`` itself, so the human scores see exactly
@@ -304,13 +340,19 @@ def _domain_draws(sizes, resamples, seed):
     return draws
 
 
-def _bootstrap(data, subsets, resamples, seed, progress=None):
+def _bootstrap(
+    data: StudyData,
+    subsets: Mapping[str, Mask],
+    resamples: int,
+    seed: int,
+    progress: Callable[[float], None] | None = None,
+) -> Samples:
     """Every resample's coefficients. The system level is computed for all resamples at once
     (one matrix of resampled system scores per metric); the segment level resample by resample."""
     sizes = _domain_sizes(data)
     draws = _domain_draws(sizes, resamples, seed)
     caches = {subset: _segment_caches(data, mask) for subset, mask in subsets.items()}
-    samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
+    samples: Samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
     human = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1])
     for metric in data.metrics:
         scores = (
@@ -334,7 +376,7 @@ def _bootstrap(data, subsets, resamples, seed, progress=None):
     return samples
 
 
-def _system_samples(scores, human):
+def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArray]:
     """{coefficient: values over the resamples} of the rows of (resamples, systems) ``scores`` and ``human``.
 
     A resample where some system has no score correlates only the systems with both (as
@@ -363,14 +405,14 @@ class _SortedBlocks:
     """Values sorted once with their blocks of equal values, so that the average ranks of a weighted
     multiset (each value repeated as often as its weight) are cumulative sums of the weights."""
 
-    def __init__(self, values):
+    def __init__(self, values: FloatArray) -> None:
         self.order = np.argsort(values, kind="stable")
         ordered = values[self.order]
         new_block = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, bool)
         self.starts = np.flatnonzero(new_block)
         self.block_of = np.cumsum(new_block) - 1
 
-    def ranks(self, weights):
+    def ranks(self, weights: FloatArray) -> FloatArray:
         """(resamples, points) average ranks, as scipy.stats.rankdata gives them on the repeated values."""
         ordered = weights[:, self.order]
         totals = np.add.reduceat(ordered, self.starts, axis=1)
@@ -390,11 +432,11 @@ class FlattenedPoints:
     :func:`corr.coefficient_value` (the tests hold them to it), without a loop over resamples.
     """
 
-    def __init__(self, metric, human, instances):
+    def __init__(self, metric: FloatArray, human: FloatArray, instances: NDArray[np.intp]) -> None:
         self.metric, self.human, self.instances = metric, human, instances
         self.sorted = (_SortedBlocks(metric), _SortedBlocks(human))
 
-    def coefficient_many(self, name, counts):
+    def coefficient_many(self, name: str, counts: NDArray[np.int64]) -> FloatArray:
         values = np.full(len(counts), NAN)
         if len(self.metric) == 0:
             return values
@@ -411,17 +453,17 @@ class FlattenedPoints:
             values[start : start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
         return values
 
-    def _pearson_many(self, counts):
+    def _pearson_many(self, counts: NDArray[np.int64]) -> FloatArray:
         """Pearson's r of every resample from per-instance sums: a resample's weighted sums of 1, x, y,
         x², y² and xy are the draw counts times the instances' sums (x and y centred on their plain
         means first, so the moments lose no digits to cancellation)."""
-        counts = np.asarray(counts, float)
-        n_instances = counts.shape[1]
+        weights = np.asarray(counts, float)
+        n_instances = weights.shape[1]
         x, y = self.metric - self.metric.mean(), self.human - self.human.mean()
         columns = (np.ones_like(x), x, y, x * x, y * y, x * y)
         per_instance = np.stack([np.bincount(self.instances, weights=c, minlength=n_instances) for c in columns], 1)
-        total, sx, sy, sxx, syy, sxy = (counts @ per_instance).T
-        drawn = counts > 0
+        total, sx, sy, sxx, syy, sxy = (weights @ per_instance).T
+        drawn = weights > 0
         spreads = []
         for values in (self.metric, self.human):
             high = np.full(n_instances, -np.inf)
@@ -434,7 +476,7 @@ class FlattenedPoints:
         defined = (total >= corr.MIN_POINTS) & (spreads[0] > 0) & (spreads[1] > 0)
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
-    def _kendall_many(self, counts):
+    def _kendall_many(self, counts: NDArray[np.int64]) -> FloatArray:
         """Kendall's tau-b of every resample's repeated points, as scipy.stats.kendalltau gives it.
 
         Its numerator S (concordant less discordant pairs) is a quadratic form in the instances'
@@ -447,31 +489,31 @@ class FlattenedPoints:
         counts of the groups of equal values. Human scores with more than ``KENDALL_LEVELS_MAX``
         distinct values fall back to SciPy per resample.
         """
-        counts = np.asarray(counts, float)
-        values = np.full(len(counts), NAN)
+        weights = np.asarray(counts, float)
+        values = np.full(len(weights), NAN)
         x, y, instances = self.metric, self.human, np.asarray(self.instances)
         level_values, levels = np.unique(y, return_inverse=True)
         levels = levels.ravel()
         if len(level_values) > corr.KENDALL_LEVELS_MAX:
-            for b, row in enumerate(counts):
+            for b, row in enumerate(weights):
                 repeat = row[instances].astype(np.int64)
                 values[b] = corr.coefficient_value("kendall_b", np.repeat(x, repeat), np.repeat(y, repeat))
             return values
-        n_instances, n_levels = counts.shape[1], len(level_values)
+        n_instances, n_levels = weights.shape[1], len(level_values)
         pair_matrix = _kendall_pair_matrix(x, levels, instances, n_instances, n_levels)
-        s = 0.5 * ((counts @ pair_matrix) * counts).sum(axis=1)
+        s = 0.5 * ((weights @ pair_matrix) * weights).sum(axis=1)
         points = np.bincount(instances, minlength=n_instances).astype(float)
-        total = counts @ points
+        total = weights @ points
         pairs = total * (total - 1) / 2
-        x_ties = _weighted_ties(self.sorted[0], instances, counts, n_instances)
-        y_ties = _weighted_ties(self.sorted[1], instances, counts, n_instances)
+        x_ties = _weighted_ties(self.sorted[0], instances, weights, n_instances)
+        y_ties = _weighted_ties(self.sorted[1], instances, weights, n_instances)
         defined = (pairs - x_ties > 0) & (pairs - y_ties > 0)
         with np.errstate(invalid="ignore", divide="ignore"):
             tau = s / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
         values[defined] = np.clip(tau[defined], -1.0, 1.0)
         return values
 
-    def _weighted_pearson(self, x, y, weights):
+    def _weighted_pearson(self, x: FloatArray, y: FloatArray, weights: FloatArray) -> FloatArray:
         total = weights.sum(axis=1)
         present = weights > 0
         spread = [
@@ -488,7 +530,9 @@ class FlattenedPoints:
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
 
-def _kendall_pair_matrix(x, levels, instances, n_instances, n_levels):
+def _kendall_pair_matrix(
+    x: FloatArray, levels: NDArray[np.intp], instances: NDArray[np.intp], n_instances: int, n_levels: int
+) -> FloatArray:
     """(instances, instances) sums of sign(x_p - x_q) sign(y_p - y_q) over ordered pairs of points; see
     :meth:`FlattenedPoints._kendall_many`."""
     order = np.argsort(x, kind="stable")
@@ -519,21 +563,25 @@ def _kendall_pair_matrix(x, levels, instances, n_instances, n_levels):
     left = (chunks @ y_sign).transpose(1, 0, 2).reshape(n_instances, -1)
     right = later.transpose(1, 0, 2).reshape(n_instances, -1)
     cross = left @ right.T
-    return cross + cross.T + within.reshape(n_instances, n_instances)
+    matrix: FloatArray = cross + cross.T + within.reshape(n_instances, n_instances)
+    return matrix
 
 
-def _weighted_ties(blocks, instances, counts, n_instances):
+def _weighted_ties(
+    blocks: _SortedBlocks, instances: NDArray[np.intp], counts: FloatArray, n_instances: int
+) -> FloatArray:
     """Per resample, the tied pairs of the repeated points: sum over groups of equal values of t (t - 1) / 2,
     t being the group's points weighted by their instances' draw counts."""
     membership = sparse.csr_matrix(
         (np.ones(len(instances)), (blocks.block_of, instances[blocks.order])),
         shape=(len(blocks.starts), n_instances),
     )
-    sizes = np.asarray((membership @ counts.T).T)
-    return (sizes * (sizes - 1) / 2).sum(axis=1)
+    sizes = np.asarray((membership @ counts.T).T, dtype=np.float64)
+    ties: FloatArray = (sizes * (sizes - 1) / 2).sum(axis=1)
+    return ties
 
 
-def _grouped_samples(cache, counts, bucket):
+def _grouped_samples(cache: Mapping[str, Any], counts: NDArray[np.int64], bucket: dict[Any, FloatArray]) -> None:
     """Every resample's per-instance figures at once: the mean of the defined per-instance coefficients
     over the drawn instances (each as often as drawn), and the WMT tau from the drawn instances' pairs."""
     weights = np.asarray(counts, float)
@@ -550,7 +598,7 @@ def _grouped_samples(cache, counts, bucket):
         bucket[("wmt_kendall", None)] = np.where(together > 0, (concordant - discordant) / together, NAN)
 
 
-def interval(values, confidence):
+def interval(values: ArrayLike, confidence: float) -> list[float]:
     """Percentile bootstrap interval over the defined resample values; NaN when none is defined."""
     values = np.asarray(values, dtype=float)
     if not np.isfinite(values).any():
@@ -559,7 +607,9 @@ def interval(values, confidence):
     return [float(low), float(high)]
 
 
-def _attach_intervals(figures, samples, confidence):
+def _attach_intervals(
+    figures: Figures, samples: Mapping[str, dict[str, dict[Any, FloatArray]]], confidence: float
+) -> None:
     for metric, by_name in samples["system_level"].items():
         for name, values in by_name.items():
             entry = figures["system_level"][metric][name]
@@ -577,7 +627,7 @@ def _attach_intervals(figures, samples, confidence):
 # --- comparisons -------------------------------------------------------------------------
 
 
-def _comparisons(data, mask, permutations, rng):
+def _comparisons(data: StudyData, mask: Mask, permutations: int, rng: np.random.Generator) -> list[dict[str, Any]]:
     """Williams' test and paired permutation tests for every pair of metrics, system and segment level."""
     results = []
     for first, second in combinations(data.metrics, 2):
@@ -593,19 +643,32 @@ def _comparisons(data, mask, permutations, rng):
     return results
 
 
-def _paired_system(data, first, second, mask):
+def _paired_system(
+    data: StudyData, first: MetricData, second: MetricData, mask: Mask
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     human = data.human_system
     keep = mask & np.isfinite(first.system) & np.isfinite(second.system) & np.isfinite(human)
     return np.asarray(first.system)[keep], np.asarray(second.system)[keep], human[keep]
 
 
-def _paired_segment(data, first, second, mask):
-    a, b, h = first.segment[mask], second.segment[mask], data.human_segment[mask]
+def _paired_segment(
+    data: StudyData, first: MetricData, second: MetricData, mask: Mask
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    a, b, h = _segment_of(first)[mask], _segment_of(second)[mask], data.human_segment[mask]
     keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
     return a[keep], b[keep], h[keep]
 
 
-def _compare(name_a, name_b, a, b, human, level, permutations, rng):
+def _compare(
+    name_a: str,
+    name_b: str,
+    a: FloatArray,
+    b: FloatArray,
+    human: FloatArray,
+    level: str,
+    permutations: int,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
     """Orders the pair so that metric_a has the higher Pearson r; Williams' p is then one-sided for r_a > r_b."""
     r_a, r_b = corr.coefficient_value("pearson", a, human), corr.coefficient_value("pearson", b, human)
     if np.isfinite(r_b) and (not np.isfinite(r_a) or r_b > r_a):
@@ -622,26 +685,26 @@ def _compare(name_a, name_b, a, b, human, level, permutations, rng):
 # --- the WMT metrics tasks' statistics ----------------------------------------------------
 
 
-def _entry(value, samples, confidence, **extra):
+def _entry(value: float | None, samples: FloatArray | None, confidence: float, **extra: Any) -> dict[str, Any]:
     ci = interval(samples, confidence) if samples is not None and len(samples) else [NAN, NAN]
     return {"value": _plain(value), "ci": ci, **extra}
 
 
-def _plain(value):
+def _plain(value: float | None) -> float:
     return float(value) if value is not None and np.isfinite(value) else NAN
 
 
 def wmt_statistics(
-    data,
-    resamples,
-    seed,
-    confidence=corr.CONFIDENCE,
-    spa_permutations=SPA_PERMUTATIONS,
-    spa_resamples=SPA_BOOTSTRAP_RESAMPLES,
-    spa_resample_permutations=SPA_BOOTSTRAP_PERMUTATIONS,
-    alpha=RANKING_ALPHA,
-    progress=None,
-):
+    data: StudyData,
+    resamples: int,
+    seed: int,
+    confidence: float = corr.CONFIDENCE,
+    spa_permutations: int = SPA_PERMUTATIONS,
+    spa_resamples: int = SPA_BOOTSTRAP_RESAMPLES,
+    spa_resample_permutations: int = SPA_BOOTSTRAP_PERMUTATIONS,
+    alpha: float = RANKING_ALPHA,
+    progress: Progress | None = None,
+) -> Figures:
     """Pairwise accuracy, soft pairwise accuracy, acc_eq, acc_eq grouped and the metric ranking.
 
     Each statistic carries a 95% bootstrap interval over the same resamples of instances as
@@ -656,10 +719,11 @@ def wmt_statistics(
     sizes = _domain_sizes(data)
     draws = _domain_draws(sizes, resamples, seed) if resamples else {}
     human_system = data.human_system
-    human_boot = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1]) if resamples else None
-    system_level, segment_level = {}, {}
-    samples = {name: {} for name in WMT_STATISTICS}
-    values = {name: {} for name in WMT_STATISTICS}
+    human_boot = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1]) if resamples else np.zeros((0, len(data.systems)))
+    system_level: dict[str, dict[str, Any]] = {}
+    segment_level: dict[str, dict[str, Any]] = {}
+    samples: dict[str, dict[str, FloatArray | None]] = {name: {} for name in WMT_STATISTICS}
+    values: dict[str, dict[str, float | None]] = {name: {} for name in WMT_STATISTICS}
     # pairwise accuracy
     for metric in data.metrics:
         value = meta_evaluation.pairwise_accuracy(human_system, metric.system)
@@ -746,7 +810,15 @@ def wmt_statistics(
     }
 
 
-def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutations, step):
+def _soft_pairwise(
+    data: StudyData,
+    draws: Draws,
+    seed: int,
+    permutations: int,
+    resamples: int,
+    resample_permutations: int,
+    step: Progress,
+) -> tuple[dict[str, tuple[float, FloatArray | None]], dict[str, Any]]:
     """{metric: (SPA, bootstrap values)} and the per-pair p-values (human and each metric)."""
     domains = sorted({CAMPAIGN_DOMAIN} | {m.resampler.domain for m in data.metrics if m.resampler is not None})
     rngs = {
@@ -760,13 +832,14 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
     }
     human_stats = soft_pairwise.Prepared(data.human.stats)
     human_p = soft_pairwise.pairwise_p_values(human_stats, data.human.score, signs[CAMPAIGN_DOMAIN])
-    metrics = [m for m in data.metrics if m.resampler is not None]
-    prepared = {m.name: soft_pairwise.Prepared(m.resampler.stats) for m in metrics}
+    metrics = [(m.name, m.resampler) for m in data.metrics if m.resampler is not None]
+    prepared = {name: soft_pairwise.Prepared(resampler.stats) for name, resampler in metrics}
     metric_p = {
-        m.name: soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score, signs[m.resampler.domain])
-        for m in metrics
+        name: soft_pairwise.pairwise_p_values(prepared[name], resampler.score, signs[resampler.domain])
+        for name, resampler in metrics
     }
-    result = {m.name: [soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[m.name]), []] for m in metrics}
+    spa = {name: soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[name]) for name, _ in metrics}
+    boot: dict[str, list[float]] = {name: [] for name, _ in metrics}
     for b in range(resamples):
         if b % PROGRESS_EVERY == 0:
             step(b / max(1, resamples), f"Soft pairwise accuracy: {b:,} of {resamples:,} resamples")
@@ -777,12 +850,12 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
         human_b = soft_pairwise.pairwise_p_values(
             human_stats, data.human.score, resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN]
         )
-        for m in metrics:
-            domain = m.resampler.domain
+        for name, resampler in metrics:
+            domain = resampler.domain
             metric_b = soft_pairwise.pairwise_p_values(
-                prepared[m.name], m.resampler.score, resample_signs[domain], counts[domain]
+                prepared[name], resampler.score, resample_signs[domain], counts[domain]
             )
-            result[m.name][1].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
+            boot[name].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
     first, second = np.triu_indices(len(data.systems), 1)
     pairs = [
         {
@@ -800,4 +873,4 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
         "test": "one-sided paired permutation test over instances: p(a better than b)",
         "pairs": pairs,
     }
-    return {name: (value, np.asarray(boot) if boot else None) for name, (value, boot) in result.items()}, details
+    return {name: (spa[name], np.asarray(boot[name]) if boot[name] else None) for name, _ in metrics}, details

@@ -19,7 +19,7 @@ import hashlib
 import importlib.metadata
 import os
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -31,9 +31,9 @@ from evalapp.metrics.base import (
     Hypotheses,
     Metric,
     MetricOutput,
-    count_detail,
     Progress,
     References,
+    count_detail,
     distribution_version,
     report_progress,
     with_version,

@@ -180,10 +180,11 @@ def _correlation_report(
     subsets = {"all": np.ones(len(data.systems), bool), "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
     figures = {name: _point_figures(data, mask) for name, mask in subsets.items()}
 
-    def correlation_step(fraction: float) -> None:
+    def correlation_step(done: int, total: int) -> None:
         if progress is not None:
             progress(
-                fraction * CORRELATION_SHARE, f"Bootstrap: {round(fraction * bootstrap):,} of {bootstrap:,} resamples"
+                done / max(1, total) * CORRELATION_SHARE,
+                f"Bootstrap of {bootstrap:,} resamples: {done:,} of {total:,} metric outputs",
             )
 
     def wmt_step(fraction: float, detail: str) -> None:
@@ -345,7 +346,7 @@ def _bootstrap(
     subsets: Mapping[str, Mask],
     resamples: int,
     seed: int,
-    progress: Callable[[float], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Samples:
     """Every resample's coefficients. The system level is computed for all resamples at once
     (one matrix of resampled system scores per metric); the segment level resample by resample."""
@@ -372,7 +373,7 @@ def _bootstrap(
                 bucket[("flattened", name)] = flat.coefficient_many(name, counts)
             _grouped_samples(caches[subset][metric.name], counts, bucket)
         if progress is not None:
-            progress((position + 1) / len(segment_metrics))
+            progress(position + 1, len(segment_metrics))
     return samples
 
 

@@ -396,6 +396,7 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
 
 
 WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
+FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq is summed together (memory: block x outputs floats)
 KENDALL_CHUNK = (
     400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
@@ -753,14 +754,7 @@ def wmt_statistics(
             counts = draws[CAMPAIGN_DOMAIN][1]
             n_systems = human_segment.shape[0]
             flat_boot = (
-                np.array(
-                    [
-                        tie_calibration.flat_accuracy_at(flat, result.epsilon, np.tile(row, n_systems)[flat.keep])
-                        for row in counts
-                    ]
-                )
-                if np.isfinite(result.epsilon)
-                else None
+                _flat_accuracy_many(flat, result.epsilon, counts, n_systems) if np.isfinite(result.epsilon) else None
             )
             grouped_boot, _ = grouped.optimise_many(counts)
         segment_level[metric.name] = {
@@ -809,6 +803,22 @@ def wmt_statistics(
             "statistics": ranking,
         },
     }
+
+
+def _flat_accuracy_many(flat: Any, epsilon: float, counts: NDArray[np.int64], n_systems: int) -> FloatArray:
+    """acc_eq (flattened) of every resample at the full sample's epsilon, as ``tie_calibration.flat_accuracy_at``
+    gives it resample by resample: each output weighted by its instance's draw count."""
+    values = np.full(len(counts), NAN)
+    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):
+        block = np.asarray(counts[start : start + FLAT_ACCURACY_BLOCK], float)
+        weights = np.tile(block, (1, n_systems))[:, flat.keep]
+        total = weights.sum(axis=1)
+        agreeing = np.asarray(flat.agreement_many(epsilon, weights), float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values[start : start + FLAT_ACCURACY_BLOCK] = np.where(
+                total >= 2, agreeing / (total * (total - 1) / 2), NAN
+            )
+    return values
 
 
 def _soft_pairwise(

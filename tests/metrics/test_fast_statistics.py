@@ -266,3 +266,26 @@ def test_integer_statistics_in_float32_give_the_float64_products():
     drawn = np.flatnonzero(counts > 0)
     assert np.array_equal(prepared.swapped(signs, drawn), signs @ prepared.matrix)
     assert Prepared(stats + 0.5).matrix32 is None  # fractional statistics stay in float64
+
+
+def test_flat_accuracy_of_every_resample_equals_one_at_a_time():
+    """acc_eq's bootstrap values at the full sample's epsilon, all resamples at once, equal flat_accuracy_at's."""
+    from evalapp.compute import tie_calibration
+    from evalapp.compute.correlation_study import _flat_accuracy_many
+
+    rng = np.random.default_rng(13)
+    n_systems, n_instances = 7, 90
+    human = rng.integers(0, 10, (n_systems, n_instances)) / 3
+    metric = np.round(human + rng.normal(0, 1, human.shape), 1)  # ties within and across levels
+    human[rng.random(human.shape) < 0.1] = np.nan
+    flat = tie_calibration.FlatPairs(human, metric)
+    epsilon = tie_calibration.flat_accuracy(human, metric).epsilon
+    counts = np.stack(
+        [np.bincount(rng.integers(0, n_instances, n_instances), minlength=n_instances) for _ in range(30)]
+    )
+    counts[0] = 0
+    counts[0, 4] = 1  # one output drawn once per system: fewer than two outputs for no system, but one instance
+    found = _flat_accuracy_many(flat, epsilon, counts, n_systems)
+    for b, row in enumerate(counts):
+        expected = tie_calibration.flat_accuracy_at(flat, epsilon, np.tile(row, n_systems)[flat.keep])
+        assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)

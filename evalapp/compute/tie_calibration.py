@@ -310,7 +310,7 @@ class FlatPairs:
         """
         thresholds = np.array([float(threshold)])
         w = np.atleast_2d(np.asarray(weights, float))
-        total = (w * (w - 1) / 2).sum(axis=1)
+        total: NDArray[np.float64] = (w * (w - 1) / 2).sum(axis=1)
         for members, higher in zip(self.levels, self.higher):
             x = self.metric[members]
             wx = w[:, members]

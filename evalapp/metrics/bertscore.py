@@ -144,6 +144,7 @@ class EmbeddingCache:
         self.embeddings: dict[str, Any] = {}  # sentence: its token embeddings (a torch tensor)
         self.token_ids: dict[str, list[int]] = {}
         self.forward_passed = 0
+        self.embedded = 0  # sentences embedded, kept after :meth:`release`
 
     @staticmethod
     def key(sentence: str) -> str:
@@ -165,12 +166,19 @@ class EmbeddingCache:
                 self.embeddings[sentence] = output[row, : lengths[row]]
                 self.token_ids[sentence] = ids[sentence]
             self.forward_passed += len(batch)
+            self.embedded += len(batch)
             report_progress(
                 progress, (start + len(batch)) / len(todo), count_detail(start + len(batch), len(todo), "sentences")
             )
 
     def __len__(self) -> int:
-        return len(self.embeddings)
+        return self.embedded
+
+    def release(self) -> None:
+        """Drop the embeddings once the pairs are matched: the report's statistics that follow in the same
+        process then reuse their memory instead of adding to the peak (the counts stay)."""
+        self.embeddings.clear()
+        self.token_ids.clear()
 
 
 def idf_weights(tokenizer: Any, references: References, use_idf: bool) -> Mapping[int, float]:
@@ -369,6 +377,7 @@ class BertScore(Metric):
         report_progress(progress, EMBED_SHARE_OF_PROGRESS, f"matching {len(pairs):,} sentence pairs")
         weights = idf_weights(cache.tokenizer, references, self.idf)
         scores = greedy_match(cache, pairs, floors, weights, cache.device)
+        cache.release()
         best = np.full((len(hypotheses), len(references), 3), -np.inf)
         if len(slots):
             where = np.asarray(slots)

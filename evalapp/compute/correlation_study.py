@@ -396,7 +396,7 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
 
 
 WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
-FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq is summed together (memory: block x outputs floats)
+FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
 KENDALL_CHUNK = (
     400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
@@ -578,8 +578,10 @@ def _weighted_ties(
         (np.ones(len(instances)), (blocks.block_of, instances[blocks.order])),
         shape=(len(blocks.starts), n_instances),
     )
-    sizes = np.asarray((membership @ counts.T).T, dtype=np.float64)
-    ties: FloatArray = (sizes * (sizes - 1) / 2).sum(axis=1)
+    ties: FloatArray = np.zeros(len(counts))
+    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
+        sizes = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
+        ties[start : start + FLAT_ACCURACY_BLOCK] = (sizes * (sizes - 1) / 2).sum(axis=0)
     return ties
 
 

@@ -191,11 +191,13 @@ def _correlation_report(
         if progress is not None:
             progress(CORRELATION_SHARE + fraction * (1 - CORRELATION_SHARE), detail)
 
+    # one matrix of resampled instances per domain for every statistic of a resample
+    draws = _domain_draws(_domain_sizes(data), bootstrap, seed) if bootstrap else {}
     if bootstrap:
-        samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step)
+        samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step, draws)
         for name in subsets:
             _attach_intervals(figures[name], samples[name], confidence)
-    wmt = wmt_statistics(data, bootstrap, seed, confidence, progress=wmt_step)
+    wmt = wmt_statistics(data, bootstrap, seed, confidence, progress=wmt_step, draws=draws)
     for level in ("system_level", "segment_level"):
         for metric, entries in wmt[level].items():
             figures["all"][level].setdefault(metric, {}).update(entries)
@@ -347,11 +349,12 @@ def _bootstrap(
     resamples: int,
     seed: int,
     progress: Callable[[int, int], None] | None = None,
+    draws: Draws | None = None,
 ) -> Samples:
-    """Every resample's coefficients. The system level is computed for all resamples at once
-    (one matrix of resampled system scores per metric); the segment level resample by resample."""
-    sizes = _domain_sizes(data)
-    draws = _domain_draws(sizes, resamples, seed)
+    """Every resample's coefficients, all resamples of a metric output at once: the system level from
+    one matrix of resampled system scores, the segment level from the instances' draw counts.
+    ``draws`` (:func:`_domain_draws` of the same seed) are the report's one set of resamples."""
+    draws = draws if draws is not None else _domain_draws(_domain_sizes(data), resamples, seed)
     caches = {subset: _segment_caches(data, mask) for subset, mask in subsets.items()}
     samples: Samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
     human = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1])
@@ -708,6 +711,7 @@ def wmt_statistics(
     spa_resample_permutations: int = SPA_BOOTSTRAP_PERMUTATIONS,
     alpha: float = RANKING_ALPHA,
     progress: Progress | None = None,
+    draws: Draws | None = None,
 ) -> Figures:
     """Pairwise accuracy, soft pairwise accuracy, acc_eq, acc_eq grouped and the metric ranking.
 
@@ -721,7 +725,8 @@ def wmt_statistics(
     """
     step = progress or (lambda fraction, detail: None)
     sizes = _domain_sizes(data)
-    draws = _domain_draws(sizes, resamples, seed) if resamples else {}
+    if draws is None:
+        draws = _domain_draws(sizes, resamples, seed) if resamples else {}
     human_system = data.human_system
     human_boot = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1]) if resamples else np.zeros((0, len(data.systems)))
     system_level: dict[str, dict[str, Any]] = {}

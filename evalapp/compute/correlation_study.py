@@ -449,14 +449,30 @@ class FlattenedPoints:
             return self._kendall_many(counts)
         if name == "pearson":
             return self._pearson_many(counts)
+        spread = self._spread(np.asarray(counts, float))
         for start in range(0, len(counts), RESAMPLE_BLOCK):
-            weights = np.asarray(counts[start : start + RESAMPLE_BLOCK], float)[:, self.instances]
+            block = slice(start, start + RESAMPLE_BLOCK)
+            weights = np.asarray(counts[block], float)[:, self.instances]
             if name == "spearman":
                 x, y = self.sorted[0].ranks(weights), self.sorted[1].ranks(weights)
             else:
                 x, y = self.metric, self.human
-            values[start : start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
+            values[block] = self._weighted_pearson(x, y, weights, spread[block])
         return values
+
+    def _spread(self, counts: FloatArray) -> Mask:
+        """Per resample (row of instance draw counts): do the drawn points' metric and human scores both vary?
+        From each instance's highest and lowest score, so no (resamples, points) array is made."""
+        n_instances = counts.shape[1]
+        drawn = counts > 0
+        varies = np.ones(len(counts), dtype=bool)
+        for values in (self.metric, self.human):
+            high = np.full(n_instances, -np.inf)
+            low = np.full(n_instances, np.inf)
+            np.maximum.at(high, self.instances, values)
+            np.minimum.at(low, self.instances, values)
+            varies &= np.where(drawn, high, -np.inf).max(axis=1) - np.where(drawn, low, np.inf).min(axis=1) > 0
+        return varies
 
     def _pearson_many(self, counts: NDArray[np.int64]) -> FloatArray:
         """Pearson's r of every resample from per-instance sums: a resample's weighted sums of 1, x, y,
@@ -468,17 +484,9 @@ class FlattenedPoints:
         columns = (np.ones_like(x), x, y, x * x, y * y, x * y)
         per_instance = np.stack([np.bincount(self.instances, weights=c, minlength=n_instances) for c in columns], 1)
         total, sx, sy, sxx, syy, sxy = (weights @ per_instance).T
-        drawn = weights > 0
-        spreads = []
-        for values in (self.metric, self.human):
-            high = np.full(n_instances, -np.inf)
-            low = np.full(n_instances, np.inf)
-            np.maximum.at(high, self.instances, values)
-            np.minimum.at(low, self.instances, values)
-            spreads.append(np.where(drawn, high, -np.inf).max(axis=1) - np.where(drawn, low, np.inf).min(axis=1))
         with np.errstate(invalid="ignore", divide="ignore"):
             r = (sxy - sx * sy / total) / np.sqrt((sxx - sx * sx / total) * (syy - sy * sy / total))
-        defined = (total >= corr.MIN_POINTS) & (spreads[0] > 0) & (spreads[1] > 0)
+        defined = (total >= corr.MIN_POINTS) & self._spread(weights)
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
     def _kendall_many(self, counts: NDArray[np.int64]) -> FloatArray:
@@ -518,20 +526,16 @@ class FlattenedPoints:
         values[defined] = np.clip(tau[defined], -1.0, 1.0)
         return values
 
-    def _weighted_pearson(self, x: FloatArray, y: FloatArray, weights: FloatArray) -> FloatArray:
+    def _weighted_pearson(self, x: FloatArray, y: FloatArray, weights: FloatArray, spread: Mask) -> FloatArray:
+        """Pearson's r of each row of weights; ``spread``: the row's drawn points vary in both scores."""
         total = weights.sum(axis=1)
-        present = weights > 0
-        spread = [
-            np.where(present, v, -np.inf).max(axis=1) - np.where(present, v, np.inf).min(axis=1)
-            for v in (self.metric, self.human)
-        ]
         with np.errstate(invalid="ignore", divide="ignore"):
             xc = x - ((weights * x).sum(axis=1) / total)[:, None]
             yc = y - ((weights * y).sum(axis=1) / total)[:, None]
             r = (weights * xc * yc).sum(axis=1) / np.sqrt(
                 (weights * xc * xc).sum(axis=1) * (weights * yc * yc).sum(axis=1)
             )
-        defined = (total >= corr.MIN_POINTS) & (spread[0] > 0) & (spread[1] > 0)
+        defined = (total >= corr.MIN_POINTS) & spread
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
 

@@ -289,3 +289,16 @@ def test_flat_accuracy_of_every_resample_equals_one_at_a_time():
     for b, row in enumerate(counts):
         expected = tie_calibration.flat_accuracy_at(flat, epsilon, np.tile(row, n_systems)[flat.keep])
         assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coin_flips_are_the_uniform_draws_below_one_half(seed):
+    """The permutation tests' swaps, read from PCG64's raw outputs, are ``rng.random(...) < 0.5`` bit for bit,
+    and the generator ends in the same state; another bit generator draws the doubles as before."""
+    first, second = np.random.default_rng(seed), np.random.default_rng(seed)
+    first.integers(0, 10, 3)  # a generator already in use
+    second.integers(0, 10, 3)
+    assert np.array_equal(corr.coin_flips(first, 40, 333), second.random((40, 333)) < 0.5)
+    assert first.random() == second.random()
+    other, again = (np.random.Generator(np.random.MT19937(seed)) for _ in range(2))
+    assert np.array_equal(corr.coin_flips(other, 5, 7), again.random((5, 7)) < 0.5)

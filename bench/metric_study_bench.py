@@ -6,7 +6,7 @@
 
 Builds a synthetic rated campaign (default 17 systems x 1,000 instances x 3 raters) in a fresh
 database, holds back the last ``--new-ratings`` ratings, then times the product's own
-``metric_runs.report_for`` (what ``manage.py metric_report`` calls) and the renderers:
+``metric_study.runs.report_for`` (what ``manage.py metric_report`` calls) and the renderers:
 
 1. the first report (every metric score computed and stored), in JSON;
 2. the same report in a second format (HTML): the stored report rendered again; target < 1 s;
@@ -123,12 +123,12 @@ class Timings:
 
 def instrument():
     from evalapp.metrics import registry
-    from evalapp.services import metric_study
+    from evalapp.services.metric_study import statistics
 
     timings = Timings()
     for key, cls in registry.METRICS.items():
         timings.wrap(cls, "compute", f"scoring {key}")
-    timings.wrap(metric_study, "correlation_report", "statistics")
+    timings.wrap(statistics, "correlation_report", "statistics")
     return timings
 
 
@@ -209,7 +209,7 @@ def main(argv=None):
     from bench.synthetic import make_campaign
     from evalapp.formats.metric_report import render
     from evalapp.models import MetricSegmentScore
-    from evalapp.services.metric_runs import report_for
+    from evalapp.services.metric_study.runs import report_for
 
     timings = instrument()
 
@@ -242,7 +242,7 @@ def main(argv=None):
             def work():
                 run, reused = report_for(campaign, metrics, settings)
                 started = time.perf_counter()
-                outcome.update(run=run.pk, reused=reused, bytes=len(render(run.report, fmt)))
+                outcome.update(run=run.pk, reused=reused, bytes=len(render(run.study_report(), fmt)))
                 timings.seconds["rendering"] += time.perf_counter() - started
 
             row = measure(label, work, target)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES
+from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 # Resample counts are built in blocks of this many resamples to bound memory for large N.
 BLOCK_RESAMPLES = 256
@@ -74,7 +74,7 @@ def ratio_intervals(
     sums: ArrayLike,
     counts: ArrayLike,
     n_resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
+    seed: int = DEFAULT_SEED,
     level: float = CONFIDENCE_LEVEL,
 ) -> list[Interval]:
     """Bootstrap intervals of ``sum(sums[k]) / sum(counts[k])`` for every row k.

@@ -15,9 +15,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import sparse, stats
 
-from core.defaults import METRIC_STUDY_PERMUTATIONS
+from core.defaults import CONFIDENCE_LEVEL, METRIC_STUDY_PERMUTATIONS
 
-CONFIDENCE = 0.95
 MIN_POINTS = 2  # below this no coefficient is defined
 MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
@@ -48,7 +47,7 @@ def is_degenerate(x: ArrayLike, y: ArrayLike) -> bool:
     return bool(np.ptp(x) == 0 or np.ptp(y) == 0)
 
 
-def fisher_interval(r: float, n: int, confidence: float = CONFIDENCE) -> list[float]:
+def fisher_interval(r: float, n: int, confidence: float = CONFIDENCE_LEVEL) -> list[float]:
     """Confidence interval of Pearson's r through Fisher's z = atanh(r), standard error 1/sqrt(n-3)."""
     if not math.isfinite(r) or n < MIN_POINTS_FISHER:
         return [NAN, NAN]
@@ -59,7 +58,7 @@ def fisher_interval(r: float, n: int, confidence: float = CONFIDENCE) -> list[fl
     return [math.tanh(z - half), math.tanh(z + half)]
 
 
-def pearson(x: ArrayLike, y: ArrayLike, confidence: float = CONFIDENCE) -> Figure:
+def pearson(x: ArrayLike, y: ArrayLike, confidence: float = CONFIDENCE_LEVEL) -> Figure:
     """Pearson's r, its two-sided p-value (scipy.stats.pearsonr) and the Fisher-z interval."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):

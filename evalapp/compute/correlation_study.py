@@ -21,8 +21,10 @@ from scipy import sparse
 from threadpoolctl import threadpool_limits
 
 from core.defaults import (
+    CONFIDENCE_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    DEFAULT_TOP_K_MIN,
     METRIC_STUDY_PERMUTATIONS,
     RANKING_ALPHA,
     SPA_BOOTSTRAP_PERMUTATIONS,
@@ -34,7 +36,6 @@ from evalapp.compute import correlation as corr
 from evalapp.compute import meta_evaluation, metric_ranking, soft_pairwise, tie_calibration
 
 CAMPAIGN_DOMAIN = "campaign"
-MIN_TOP_K = 3
 PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
 PROGRESS_EVERY = 25  # resamples between two progress reports
 PERMUTATION_STREAM = 0  # the bootstrap's non-campaign domains use streams 1, 2, ...
@@ -140,8 +141,8 @@ class StudyData:
 
 
 def default_top_k(n_systems: int) -> int:
-    """Half of the systems, rounded up, but at least MIN_TOP_K (fewer points make no correlation)."""
-    return min(n_systems, max(MIN_TOP_K, -(-n_systems // 2)))
+    """Half of the systems, rounded up, but at least DEFAULT_TOP_K_MIN (fewer points make no correlation)."""
+    return min(n_systems, max(DEFAULT_TOP_K_MIN, -(-n_systems // 2)))
 
 
 def correlation_report(
@@ -150,7 +151,7 @@ def correlation_report(
     seed: int = DEFAULT_SEED,
     top_k: int | None = None,
     permutations: int = METRIC_STUDY_PERMUTATIONS,
-    confidence: float = corr.CONFIDENCE,
+    confidence: float = CONFIDENCE_LEVEL,
     progress: Progress | None = None,
 ) -> Figures:
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
@@ -709,7 +710,7 @@ def wmt_statistics(
     data: StudyData,
     resamples: int,
     seed: int,
-    confidence: float = corr.CONFIDENCE,
+    confidence: float = CONFIDENCE_LEVEL,
     spa_permutations: int = SPA_PERMUTATIONS,
     spa_resamples: int = SPA_BOOTSTRAP_RESAMPLES,
     spa_resample_permutations: int = SPA_BOOTSTRAP_PERMUTATIONS,

@@ -19,6 +19,7 @@ from core.defaults import (
     DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
     FORMAT_LABELS,
     content_type,
     download_filename,
@@ -110,7 +111,7 @@ def table6(
     campaign,
     fmt=None,
     halves=False,
-    bootstrap=0,
+    bootstrap=DEFAULT_TABLE6_RESAMPLES,
     seed=DEFAULT_SEED,
     permutations=DEFAULT_PERMUTATIONS,
     latex_intervals=False,
@@ -189,7 +190,7 @@ def crowd_sessions(campaign, fmt=None):
 def metric_report_of(run, fmt=None):
     """A finished metric study's stored report, rendered again (nothing is recomputed)."""
     fmt = check_format(METRIC_REPORT, fmt)
-    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.report, fmt), f"run{run.pk}")
+    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.study_report(), fmt), f"run{run.pk}")
 
 
 def label(kind, fmt):

@@ -138,6 +138,11 @@ PLANNER_MAX_INSTANCES = 5000
 PLANNER_MAX_SIMULATED_PAIRS = 40
 # The largest significance level the planner takes (a two-sided test at more is no test).
 PLANNER_MAX_ALPHA = 0.5
+# The smallest level it takes, and the range of the power: outside them a plan is no plan (a power
+# below 0.05 is less than a test at alpha 0.05 gives by chance; 1 itself needs infinitely many instances).
+PLANNER_MIN_ALPHA = 1e-6
+PLANNER_MIN_POWER = 0.05
+PLANNER_MAX_POWER = 0.999999
 # Ranking stability while a campaign runs: "settled" once every team keeps its rank and its cluster
 # in at least this share of bootstrap completions; replicates and permutations per replicate.
 STABILITY_THRESHOLD = 0.95

@@ -14,18 +14,11 @@ from dataclasses import dataclass
 from django.utils import timezone
 
 from core import quality
-from core.defaults import (
-    CLUSTER_RULES,
-    DEFAULT_CLUSTER_RULE,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    FORMAT_LABELS,
-    content_type,
-    download_filename,
-)
+from core.defaults import FORMAT_LABELS, content_type, download_filename
 from core.models import Campaign
 from evalapp.formats import metric_report
 from evalapp.formats.csvfile import write_csv
+from evalapp.options.table6 import Table6Options
 from evalapp.services import crowd, results
 
 TABLE6 = "table6"
@@ -80,14 +73,6 @@ class UnknownFormat(ValueError):
     """The export has no such format; the message lists the ones it has."""
 
 
-class BadOption(ValueError):
-    """An option that does not go with the rest of the request; ``field`` names it."""
-
-    def __init__(self, field, message):
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
-
-
 def check_format(kind, fmt):
     """``fmt`` if ``kind`` has it (None gives the default), else :class:`UnknownFormat`."""
     formats = FORMATS[kind]
@@ -106,40 +91,22 @@ def _json(value):
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def table6(
-    campaign,
-    fmt=None,
-    halves=False,
-    bootstrap=0,
-    seed=DEFAULT_SEED,
-    permutations=DEFAULT_PERMUTATIONS,
-    latex_intervals=False,
-    clusters=DEFAULT_CLUSTER_RULE,
-):
-    """Table 6 (S3) in ``fmt``; with ``bootstrap`` > 0, rater-aware intervals and significance clusters too,
-    under the rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
+def table6(campaign: Campaign, fmt: str | None = None, options: Table6Options | None = None) -> Export:
+    """Table 6 (S3) in ``fmt`` with ``options`` (:class:`~evalapp.options.table6.Table6Options`, checked where
+    they are declared): with ``bootstrap`` > 0, rater-aware intervals and significance clusters too, under the
+    rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
-    if halves and fmt != "latex":
-        raise BadOption("halves", "applies to the LaTeX format only")
-    if latex_intervals and fmt != "latex":
-        raise BadOption("latex_intervals", "applies to the LaTeX format only")
-    if clusters not in CLUSTER_RULES:
-        raise BadOption("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
-    table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=permutations, clusters=clusters)
-    rule = clusters if bootstrap and clusters != DEFAULT_CLUSTER_RULE else ""
-    suffix = "-".join(
-        part
-        for part in (
-            "halves" if halves else "",
-            f"ci{bootstrap}" if bootstrap else "",
-            rule,
-            "inline" if latex_intervals else "",
-        )
-        if part
+    options = Table6Options() if options is None else options
+    options.check_format(fmt)
+    table = results.table6(
+        campaign,
+        bootstrap=options.bootstrap,
+        seed=options.seed,
+        permutations=options.permutations,
+        clusters=options.clusters,
     )
-    export = _export(
-        TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals), suffix
-    )
+    text = table.render(fmt, halves=options.halves, latex_intervals=options.latex_intervals)
+    export = _export(TABLE6, campaign.name, fmt, text, options.filename_suffix())
     # The organizer's checklist follows exports: every download (web, API, command) comes through here.
     Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())
     return export

@@ -5,17 +5,16 @@ Commands (``plan_study``), pages and the API call these functions. The ratings t
 Results are kept in Django's cache under a digest of the ratings they were made from.
 """
 
+from __future__ import annotations
+
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from django.core.cache import cache
 
 from core.defaults import (
-    CLUSTER_RULES,
-    DEFAULT_CLUSTER_RULE,
     DEFAULT_SEED,
-    MAX_RATERS_PER_ITEM,
-    PLANNER_MAX_ALPHA,
     PLANNER_MAX_INSTANCES,
     PLANNER_MAX_SIMULATED_PAIRS,
     PLANNER_PERMUTATIONS,
@@ -27,27 +26,12 @@ from core.defaults import (
     STABILITY_REPLICATES,
     STABILITY_THRESHOLD,
 )
+from core.models import Campaign
 from evalapp.compute import ranking_stability as stability_compute
 from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import study_planner
+from evalapp.options.planner import PlanOptions
 from evalapp.services import results
-
-
-class BadPlan(ValueError):
-    """A planner option out of range; ``field`` names it."""
-
-    def __init__(self, field, message):
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
-
-
-def check_plan_options(alpha, power, raters_per_item):
-    if not 0 < alpha <= PLANNER_MAX_ALPHA:
-        raise BadPlan("alpha", f"must be above 0 and at most {PLANNER_MAX_ALPHA}")
-    if not 0 < power < 1:
-        raise BadPlan("power", "must be between 0 and 1")
-    if raters_per_item is not None and not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:
-        raise BadPlan("raters_per_item", f"must be between 1 and {MAX_RATERS_PER_ITEM}")
 
 
 def ranked_teams(campaign, matrix=None, scores=None):
@@ -61,18 +45,18 @@ def ranked_teams(campaign, matrix=None, scores=None):
     return teams, [matrix.row(name) for name in teams], matrix
 
 
-def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, clusters=DEFAULT_CLUSTER_RULE):
-    """The study plan of :func:`evalapp.compute.study_planner.plan` for ``campaign`` as a pilot, for the
-    clustering rule ``clusters`` (its multiplicity correction and sidedness).
+def plan_study(campaign: Campaign, options: PlanOptions | None = None) -> dict[str, Any]:
+    """The study plan of :func:`evalapp.compute.study_planner.plan` for ``campaign`` as a pilot, with
+    ``options`` (:class:`~evalapp.options.planner.PlanOptions`, checked where they are declared), for the
+    clustering rule ``options.clusters`` (its multiplicity correction and sidedness).
 
     ``raters_per_item`` defaults to the campaign's M. The variance components come from the mixed model
     with a system x instance term, fitted on the teams' counted ratings (a shared rating once). Cached
     under a digest of the ratings and the options.
     """
-    check_plan_options(alpha, power, raters_per_item)
-    if clusters not in CLUSTER_RULES:
-        raise BadPlan("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
-    raters_per_item = campaign.raters_per_item if raters_per_item is None else raters_per_item
+    options = PlanOptions() if options is None else options
+    alpha, power, seed, clusters = options.alpha, options.power, options.seed, options.clusters
+    raters_per_item = campaign.raters_per_item if options.raters_per_item is None else options.raters_per_item
     teams, rows, matrix = ranked_teams(campaign)
     means, counts = matrix.means()[rows], matrix.counts[rows]
     ids, instances, systems, raters, scores = results.rating_rows(campaign)

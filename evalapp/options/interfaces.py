@@ -1,0 +1,258 @@
+"""The three doors of a job's options, generated from its one declaration (:mod:`evalapp.options.base`).
+
+- :func:`form_class`: a Django form whose fields render as before (checkbox, number with min/max, select,
+  text with maxlength) and whose ``clean`` builds the options object (``form.options``);
+- :func:`serializer_class`: a DRF serializer with typed fields (so drf-spectacular documents types,
+  bounds, choices and defaults) whose ``validate`` builds it (``serializer.options``);
+- :func:`add_arguments` and :func:`from_command`: the command's flags, and the options object from them.
+
+Every door parses a value with the same :meth:`Spec.parse <evalapp.options.base.Spec.parse>` and builds
+the object with the same :meth:`Options.build <evalapp.options.base.Options.build>`: the same input is
+accepted or refused the same way, a refusal naming the same field with the same message. This is how
+pretix feeds one exporter's ``export_form_fields`` to both its form and its API's job serializer.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from django import forms
+from django.core.management.base import CommandError
+from django.http import QueryDict
+from rest_framework import serializers
+
+from evalapp.options.base import Door, Kind, OptionError, Options, Spec
+
+# Web forms ---------------------------------------------------------------------------------------------
+
+
+class RawCheckboxInput(forms.CheckboxInput):
+    """A checkbox that hands its raw value to the option's parser (Django's would turn "abc" into True)."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return data.get(name)
+
+
+class ListInput(forms.SelectMultiple):
+    """Several values of one name (checkboxes or a multiple select)."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return data.getlist(name) if hasattr(data, "getlist") else data.get(name)
+
+
+class OptionFormField(forms.Field):
+    """A form field whose value is parsed by its option's spec, as at the other doors."""
+
+    def __init__(self, name: str, spec: Spec, options: type[Options], **kwargs: Any) -> None:
+        self.option_name, self.spec, self.options_class = name, spec, options
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> Any:
+        try:
+            return self.options_class.parse_one(self.option_name, value, Door.WEB)
+        except OptionError as error:
+            raise forms.ValidationError(error.message) from None
+
+    def validate(self, value: Any) -> None:
+        if value is None and self.spec.required:
+            raise forms.ValidationError("is required")
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        return data
+
+
+def _widget(spec: Spec) -> forms.Widget:
+    if spec.kind is Kind.BOOL:
+        return RawCheckboxInput()
+    if spec.kind is Kind.CHOICE:
+        return forms.Select(choices=spec.choices)
+    if spec.kind is Kind.TEXTS:
+        return ListInput(choices=spec.choices)
+    attrs: dict[str, Any] = {}
+    if spec.kind in (Kind.INT, Kind.FLOAT):
+        maximum = spec.maximum_at(Door.WEB)
+        attrs.update({"min": spec.minimum, "max": maximum, "step": "any" if spec.kind is Kind.FLOAT else None})
+        return forms.NumberInput(attrs={k: v for k, v in attrs.items() if v is not None})
+    if spec.max_length is not None:
+        attrs["maxlength"] = spec.max_length
+    return forms.TextInput(attrs=attrs)
+
+
+class OptionsForm(forms.Form):
+    """A generated form: ``form.options`` is the options object once ``is_valid()``."""
+
+    options_class: type[Options]
+    options: Options | None = None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if not self.errors:
+            try:
+                self.options = self.options_class.build(data, Door.WEB)
+            except OptionError as error:
+                self.add_error(error.field if error.field in self.fields else None, error.message)
+        return data
+
+    def problems(self) -> str:
+        """The errors in one line, each naming its field (a download answers 400 with it)."""
+        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+
+
+@cache
+def form_class(options: type[Options]) -> type[OptionsForm]:
+    """The Django form of ``options``: the fields the web offers, labelled and bounded as declared."""
+    fields: dict[str, Any] = {}
+    for name, spec in options.offered_at(Door.WEB).items():
+        default = getattr(options, name, None) if not isinstance(getattr(options, name, None), tuple) else None
+        fields[name] = OptionFormField(
+            name,
+            spec,
+            options,
+            required=spec.required,
+            label=spec.label,
+            help_text=spec.help if spec.web_help is None else spec.web_help,
+            initial=None if spec.kind is Kind.BOOL else default,
+            widget=_widget(spec),
+        )
+    return type(f"{options.__name__}Form", (OptionsForm,), {**fields, "options_class": options})
+
+
+def options_from_query(options: type[Options], query: QueryDict | Mapping[str, Any]) -> Options:
+    """The options of a web request's query or POST (an :class:`OptionError` names the first bad field)."""
+    form = form_class(options)(query)
+    if form.is_valid() and form.options is not None:
+        return form.options
+    name, errors = next(iter(form.errors.items()))
+    raise OptionError(name, " ".join(errors))
+
+
+# The REST API ------------------------------------------------------------------------------------------
+
+_SERIALIZER_FIELDS: dict[Kind, type[serializers.Field]] = {
+    Kind.BOOL: serializers.BooleanField,
+    Kind.INT: serializers.IntegerField,
+    Kind.FLOAT: serializers.FloatField,
+    Kind.CHOICE: serializers.ChoiceField,
+    Kind.TEXT: serializers.CharField,
+    Kind.TEXTS: serializers.ListField,
+}
+
+
+def _parse_in_api(name: str, options: type[Options]) -> Any:
+    def to_internal_value(self: serializers.Field, data: Any) -> Any:
+        try:
+            return options.parse_one(name, data, Door.API)
+        except OptionError as error:
+            raise serializers.ValidationError(error.message) from None
+
+    return to_internal_value
+
+
+def _no_validators(self: serializers.Field, value: Any) -> None:
+    """The spec has checked the value; the typed field's own validators would only repeat it."""
+
+
+def _serializer_field(name: str, spec: Spec, options: type[Options]) -> serializers.Field:
+    base = _SERIALIZER_FIELDS[spec.kind]
+    field_class = type(
+        f"Option{base.__name__}",
+        (base,),
+        {"to_internal_value": _parse_in_api(name, options), "run_validators": _no_validators},
+    )
+    kwargs: dict[str, Any] = {"help_text": spec.help}
+    default = getattr(options, name, None)
+    if spec.required:
+        kwargs["required"] = True
+    elif default is not None:
+        kwargs["default"] = list(default) if isinstance(default, tuple) else default
+    else:
+        kwargs.update(required=False, allow_null=True)
+    if spec.kind in (Kind.INT, Kind.FLOAT):
+        kwargs.update(min_value=spec.minimum, max_value=spec.maximum_at(Door.API))
+    elif spec.kind is Kind.CHOICE:
+        kwargs["choices"] = spec.choices
+    elif spec.kind is Kind.TEXT:
+        kwargs.update(max_length=spec.max_length, allow_blank=not spec.required)
+    elif spec.kind is Kind.TEXTS:
+        kwargs["child"] = serializers.CharField(max_length=spec.max_length)
+    return field_class(**kwargs)
+
+
+class OptionsSerializer(serializers.Serializer):
+    """A generated serializer: ``serializer.options`` is the options object once ``is_valid()``."""
+
+    options_class: type[Options]
+    options: Options | None = None
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            self.options = self.options_class.build(attrs, Door.API)
+        except OptionError as error:
+            raise serializers.ValidationError({error.field: [error.message]}) from None
+        return attrs
+
+
+@cache
+def serializer_class(options: type[Options]) -> type[OptionsSerializer]:
+    """The DRF serializer of ``options``: the fields the API offers, typed, bounded and documented."""
+    fields = {name: _serializer_field(name, spec, options) for name, spec in options.offered_at(Door.API).items()}
+    return type(f"{options.__name__}Serializer", (OptionsSerializer,), {**fields, "options_class": options})
+
+
+def options_from_request(options: type[Options], data: Any) -> Options:
+    """The options of an API request's query or body; a refusal is the API's 400 naming the field."""
+    serializer = serializer_class(options)(data=data)
+    serializer.is_valid(raise_exception=True)
+    assert serializer.options is not None  # set by validate()
+    return serializer.options
+
+
+# Management commands -----------------------------------------------------------------------------------
+
+
+def flag_of(name: str, spec: Spec | None = None) -> str:
+    """The command's flag of an option: ``--top-k`` for ``top_k`` unless declared otherwise."""
+    return (spec.flag if spec is not None else "") or "--" + name.replace("_", "-")
+
+
+def _command_help(spec: Spec, default: Any) -> str:
+    text = spec.help.replace("%", "%%")
+    if spec.kind is not Kind.BOOL and default not in (None, ()):
+        text += f" Default: {default}."
+    return text
+
+
+def add_arguments(parser: argparse.ArgumentParser, options: type[Options]) -> None:
+    """The command's flags of ``options``: every value is read as text and parsed by the spec."""
+    for name, spec in options.offered_at(Door.COMMAND).items():
+        default = getattr(options, name, None)
+        flag = flag_of(name, spec)
+        if spec.kind is Kind.BOOL:
+            parser.add_argument(flag, dest=name, action="store_true", default=None, help=_command_help(spec, default))
+            continue
+        metavar = spec.metavar or ("{" + ",".join(spec.choice_values) + "}" if spec.kind is Kind.CHOICE else None)
+        parser.add_argument(
+            flag,
+            dest=name,
+            required=spec.required,
+            default=None,
+            metavar=metavar,
+            help=_command_help(spec, default),
+        )
+
+
+def command_error(options: type[Options], error: OptionError) -> CommandError:
+    """A refused option as the command says it: naming its flag (``--top-k: must be at least 2``)."""
+    flag = flag_of(error.field, options.specs().get(error.field))
+    return CommandError(f"{flag}: {error.message}")
+
+
+def from_command(options: type[Options], parsed: Mapping[str, Any]) -> Options:
+    """The options from a command's parsed arguments; a refusal is a CommandError naming the flag."""
+    try:
+        return options.build(parsed, Door.COMMAND)
+    except OptionError as error:
+        raise command_error(options, error) from None

@@ -27,9 +27,10 @@ from evalapp.api.serializers import (
     MetricImportReportSerializer,
     MetricRunSerializer,
     MetricScoresImportSerializer,
-    NewMetricRunSerializer,
 )
 from evalapp.models import MetricRun
+from evalapp.options.interfaces import options_from_request
+from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports, metric_runs, metric_study
 
 NOT_STARTED = "The metric study was not started; see problems."
@@ -55,15 +56,12 @@ class MetricRunListView(ListApiView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=NewMetricRunSerializer, responses={202: MetricRunSerializer}, tags=["metrics"])
+    @extend_schema(request=serializer_class(MetricStudyOptions), responses={202: MetricRunSerializer}, tags=["metrics"])
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        form = NewMetricRunSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        options = dict(form.validated_data)
-        metrics = options.pop("metrics", None) or None
+        options = options_from_request(MetricStudyOptions, request.data)
         try:
-            run = metric_runs.start_run(campaign, metrics, options, request.user)
+            run = metric_runs.start_run(campaign, options.metric_names(), options.run_settings(), request.user)
         except metric_study.StudyError as error:
             raise Unprocessable(NOT_STARTED, [{"field": "metrics", "message": str(error)}]) from None
         return Response(MetricRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

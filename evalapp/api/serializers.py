@@ -13,17 +13,11 @@ from core.defaults import (
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
     DEFAULT_TIE_MARGIN,
-    MAX_MODEL_LAYER,
-    MAX_REQUEST_RESAMPLES,
-    MAX_STUDY_PERMUTATIONS,
     MAX_TIE_MARGIN,
-    MAX_TOP_K,
-    MODEL_NAME_MAX_CHARS,
     NAME_MAX_CHARS,
     NOTE_MAX_CHARS,
     REASON_MAX_CHARS,
     REFERENCE_POSITIONS,
-    REQUEST_SEED_BOUND,
 )
 from core.models import Campaign, CrowdSession, Dataset, System
 from evalapp.formats.comve import SourceFile, too_large_message
@@ -33,7 +27,6 @@ from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
 from evalapp.services.crowd import entry_url, lab_rater_choices, settings_problems
 from evalapp.services.metric_runs import seconds_left, status_line, time_left_line
-from evalapp.services.metric_study import CORPUS_SCOPES
 
 
 class UploadField(serializers.FileField):
@@ -647,29 +640,6 @@ class MetricImportReportSerializer(serializers.Serializer):
     level = serializers.CharField()
     scores = serializers.IntegerField()
     systems = serializers.IntegerField()
-
-
-class NewMetricRunSerializer(serializers.Serializer):
-    """What to compute; the caps on resamples are those of the metric pages."""
-
-    metrics = serializers.ListField(
-        child=serializers.CharField(max_length=NAME_MAX_CHARS),
-        required=False,
-        help_text="Built-in metric keys or output names, or imported metric names; "
-        "default: every built-in and imported metric.",
-    )
-    bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
-    permutations = serializers.IntegerField(required=False, min_value=1, max_value=MAX_STUDY_PERMUTATIONS)
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    top_k = serializers.IntegerField(
-        required=False,
-        min_value=2,
-        max_value=MAX_TOP_K,
-        help_text="Also correlate on the k best systems by human score.",
-    )
-    corpus_scope = serializers.ChoiceField(choices=CORPUS_SCOPES, required=False)
-    bertscore_model = serializers.CharField(required=False, max_length=MODEL_NAME_MAX_CHARS)
-    bertscore_layer = serializers.IntegerField(required=False, min_value=0, max_value=MAX_MODEL_LAYER)
 
 
 class MetricRunSerializer(serializers.ModelSerializer):

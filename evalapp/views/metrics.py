@@ -14,16 +14,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from core import roles
-from core.defaults import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    MAX_ID_DIGITS,
-    MAX_MODEL_LAYER,
-    MAX_REQUEST_RESAMPLES,
-    MAX_STUDY_PERMUTATIONS,
-    MAX_TOP_K,
-    REQUEST_SEED_BOUND,
-)
+from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_ID_DIGITS, MAX_REQUEST_RESAMPLES
 from core.models import Campaign
 from core.problems import FormatError
 from evalapp.formats import metric_report
@@ -31,6 +22,9 @@ from evalapp.formats.comve import SourceFile
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
+from evalapp.options.base import OptionError
+from evalapp.options.interfaces import options_from_query
+from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports, metric_runs, metric_study
 from evalapp.views import common
 from evalapp.views.common import NOT_FOUND, campaign_index, text_response
@@ -98,16 +92,6 @@ def campaign_report(request, campaign_id):
     return render(request, "metrics/report.html", context)
 
 
-def _int_option(request, name, default, low, high):
-    raw = request.POST.get(name, "").strip()
-    if not raw:
-        return default
-    value = int(raw)  # ValueError is reported by the caller
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be between {low} and {high}")
-    return value
-
-
 @require_POST
 @roles.results_viewer_required
 def start(request, campaign_id):
@@ -118,17 +102,9 @@ def start(request, campaign_id):
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
-        options = {
-            "bootstrap": _int_option(request, "bootstrap", DEFAULT_RESAMPLES, 0, MAX_REQUEST_RESAMPLES),
-            "permutations": _int_option(request, "permutations", None, 1, MAX_STUDY_PERMUTATIONS),
-            "seed": _int_option(request, "seed", DEFAULT_SEED, 0, REQUEST_SEED_BOUND - 1),
-            "top_k": _int_option(request, "top_k", None, 2, MAX_TOP_K),
-            "corpus_scope": request.POST.get("corpus_scope") or None,
-            "bertscore_model": request.POST.get("bertscore_model", "").strip() or None,
-            "bertscore_layer": _int_option(request, "bertscore_layer", None, 0, MAX_MODEL_LAYER),
-        }
-        run = metric_runs.start_run(campaign, request.POST.getlist("metrics") or None, options, request.user)
-    except (ValueError, metric_study.StudyError) as error:
+        options = options_from_query(MetricStudyOptions, request.POST)
+        run = metric_runs.start_run(campaign, options.metric_names(), options.run_settings(), request.user)
+    except (OptionError, metric_study.StudyError) as error:
         messages.error(request, f"The computation was not started: {error}")
         return redirect("metrics:campaign", campaign_id=campaign.pk)
     return redirect("metrics:run", run_id=run.pk)

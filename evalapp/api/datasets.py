@@ -16,14 +16,14 @@ from core.api.base import ApiPolicy, ApiView, ListApiView
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.models import Dataset, System
 from evalapp.api.serializers import (
-    DatasetImportSerializer,
     DatasetSerializer,
     ImportReportSerializer,
     SubmissionReportSerializer,
-    SubmissionUploadSerializer,
     SystemSerializer,
 )
 from evalapp.models import Submission
+from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
+from evalapp.options.interfaces import options_from_request, serializer_class
 from evalapp.services.imports import import_comve, import_submission
 
 
@@ -52,19 +52,19 @@ class DatasetListView(ListApiView):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
-        request={"multipart/form-data": DatasetImportSerializer}, responses={201: ImportReportSerializer}, tags=["data"]
+        request={"multipart/form-data": serializer_class(ComveImportOptions)},
+        responses={201: ImportReportSerializer},
+        tags=["data"],
     )
     def post(self, request):
-        form = DatasetImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        options = options_from_request(ComveImportOptions, request.data)
         result = import_comve(
-            data["name"],
-            data["statements"],
-            data["references"],
-            pairs=data.get("pairs"),
-            pair_answers=data.get("pair_answers"),
-            split=data["split"],
+            options.name,
+            options.statements,
+            options.references,
+            pairs=options.pairs,
+            pair_answers=options.pair_answers,
+            split=options.split,
         )
         return Response({**result.as_json(), "id": result.dataset.pk}, status=status.HTTP_201_CREATED)
 
@@ -125,21 +125,19 @@ class SubmissionUploadView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": SubmissionUploadSerializer},
+        request={"multipart/form-data": serializer_class(SubmissionImportOptions)},
         responses={201: SubmissionReportSerializer},
         tags=["data"],
     )
     def post(self, request, dataset_id):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
-        form = SubmissionUploadSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
+        options = options_from_request(SubmissionImportOptions, request.data)
         result = import_submission(
             dataset,
-            data["system"],
-            data["file"],
-            marker=data.get("marker"),
-            allow_partial=data["allow_partial"],
+            options.system,
+            options.file,
+            marker=options.marker_to_store(),
+            allow_partial=options.allow_partial,
             user=request.user,
         )
         return Response({**result.as_json(), "system_id": result.system.pk}, status=status.HTTP_201_CREATED)

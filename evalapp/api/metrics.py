@@ -26,10 +26,10 @@ from evalapp.api.downloads import TEXT, export_response, format_parameter, rende
 from evalapp.api.serializers import (
     MetricImportReportSerializer,
     MetricRunSerializer,
-    MetricScoresImportSerializer,
 )
 from evalapp.models import MetricRun
-from evalapp.options.interfaces import options_from_request
+from evalapp.options.imports import MetricScoresImportOptions
+from evalapp.options.interfaces import options_from_request, serializer_class
 from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports, metric_runs, metric_study
 
@@ -151,14 +151,12 @@ class MetricScoresImportView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": MetricScoresImportSerializer},
+        request={"multipart/form-data": serializer_class(MetricScoresImportOptions)},
         responses={201: MetricImportReportSerializer},
         tags=["metrics"],
     )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        form = MetricScoresImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        result = metric_study.import_metric_scores(campaign, data["metric"], data["level"], data["file"])
+        options = options_from_request(MetricScoresImportOptions, request.data)
+        result = metric_study.import_metric_scores(campaign, options.metric, options.level, options.file)
         return Response(result.as_json(), status=status.HTTP_201_CREATED)

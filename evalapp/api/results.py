@@ -20,9 +20,10 @@ from evalapp.api.serializers import (
     AgreementSerializer,
     RatingRecordSerializer,
     RatingsImportReportSerializer,
-    RatingsImportSerializer,
 )
+from evalapp.formats.comve import SourceFile
 from evalapp.options.base import OptionError
+from evalapp.options.imports import RatingsImportOptions
 from evalapp.options.interfaces import options_from_request, serializer_class
 from evalapp.options.planner import PlanOptions
 from evalapp.options.table6 import Table6Options
@@ -91,22 +92,18 @@ class RatingsImportView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": RatingsImportSerializer},
+        request={"multipart/form-data": serializer_class(RatingsImportOptions)},
         responses={201: RatingsImportReportSerializer},
         tags=["results"],
     )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        form = RatingsImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        upload = form.validated_data["file"]
+        options = options_from_request(RatingsImportOptions, request.data)
+        upload = options.file
+        if not isinstance(upload, SourceFile):
+            raise TypeError("an API upload is a SourceFile")
         result = import_ratings(
-            campaign,
-            upload.data,
-            upload.name,
-            form.validated_data["format"],
-            system=form.validated_data.get("system"),
-            columns=form.columns(),
+            campaign, upload.data, upload.name, options.format, system=options.system, columns=options.columns()
         )
         return Response(result.as_json(), status=status.HTTP_201_CREATED)
 

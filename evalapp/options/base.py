@@ -23,6 +23,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, Self
 
 from core.defaults import NUL
+from evalapp.formats.comve import SourceFile
 
 SPEC_KEY = "option"
 TRUE_WORDS = frozenset({"1", "true", "on", "yes"})
@@ -30,6 +31,7 @@ FALSE_WORDS = frozenset({"0", "false", "off", "no"})
 # A whole number written with more digits than this is refused before Python parses it (no bound of any
 # option is near it; Python itself refuses 4,300 digits with a less helpful message).
 MAX_NUMBER_CHARS = 40
+REQUIRED = "This field is required."  # as Django and DRF say it
 
 
 class Kind(StrEnum):
@@ -41,6 +43,7 @@ class Kind(StrEnum):
     CHOICE = "choice"
     TEXT = "text"
     TEXTS = "texts"  # a list of names (a command takes them comma-separated)
+    FILE = "file"  # an upload (web, API: a SourceFile, size-checked by its door) or a path (a command)
 
 
 class Door(StrEnum):
@@ -84,6 +87,7 @@ class Spec:
     doors: frozenset[Door] = ALL_DOORS
     flag: str = ""  # the command's flag, e.g. "--top-k" (default: from the name)
     web_help: str | None = None  # the web form's help under the field (default: ``help``)
+    blank_value: str | None = None  # the value empty text stands for (default: none, the default applies)
     metavar: str | None = None
 
     def maximum_at(self, door: Door | None) -> float | None:
@@ -99,6 +103,8 @@ class Spec:
     def parse(self, raw: object, door: Door | None) -> Any:
         """The value of ``raw`` (text from a form, a query or a command line, or JSON), None when it is not
         given (absent, None or empty text: the default applies), else :class:`ValueError` with the message."""
+        if isinstance(raw, str) and raw.strip() == "" and self.blank_value is not None:
+            return self.blank_value
         if raw is None or (isinstance(raw, str) and raw.strip() == ""):
             return None
         if self.kind is Kind.TEXTS:
@@ -212,13 +218,29 @@ def _choice(spec: Spec, raw: object) -> str:
     return raw.strip()
 
 
+def _file(spec: Spec, raw: object) -> SourceFile | str:
+    if isinstance(raw, SourceFile):
+        return raw
+    if isinstance(raw, str):
+        _check_text(raw, None)
+        return raw.strip()
+    raise ValueError("must be a file")
+
+
 def _text(spec: Spec, raw: object) -> str:
     if not isinstance(raw, str):
         raise ValueError("must be text")
     return raw.strip()
 
 
-_PARSERS = {Kind.BOOL: _bool, Kind.INT: _int, Kind.FLOAT: _float, Kind.CHOICE: _choice, Kind.TEXT: _text}
+_PARSERS = {
+    Kind.BOOL: _bool,
+    Kind.INT: _int,
+    Kind.FLOAT: _float,
+    Kind.CHOICE: _choice,
+    Kind.TEXT: _text,
+    Kind.FILE: _file,
+}
 
 
 def option(default: Any = None, **spec: Any) -> Any:
@@ -244,7 +266,7 @@ class Options:
         for name, spec in self.specs().items():
             value = getattr(self, name)
             if value is None and spec.required:
-                raise OptionError(name, "is required")
+                raise OptionError(name, REQUIRED)
             try:
                 spec.check(value, None)
             except ValueError as error:
@@ -286,7 +308,7 @@ class Options:
             if value is not None:
                 values[name] = value
             elif cls.specs()[name].required:
-                raise OptionError(name, "is required")
+                raise OptionError(name, REQUIRED)
         return cls(**values)
 
     def as_dict(self) -> dict[str, Any]:

@@ -17,14 +17,37 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.core.management.base import CommandError
 from django.http import QueryDict
 from rest_framework import serializers
 
-from evalapp.options.base import Door, Kind, OptionError, Options, Spec
+from evalapp.formats.comve import SourceFile, too_large_message
+from evalapp.options.base import REQUIRED, Door, Kind, OptionError, Options, Spec
+
+JobOptions = TypeVar("JobOptions", bound=Options)
+
+# Uploads -----------------------------------------------------------------------------------------------
+
+
+def source_of_upload(upload: Any) -> SourceFile:
+    """An uploaded file as a :class:`SourceFile`, refused (ValueError) above ``COMVE_MAX_UPLOAD_BYTES``."""
+    limit = settings.COMVE_MAX_UPLOAD_BYTES
+    if upload.size > limit:
+        raise ValueError(f"{upload.name}: {too_large_message(upload.size, limit)}")
+    return SourceFile(upload.name, upload.read())
+
+
+def _uploaded(spec: Spec, value: Any) -> Any:
+    """A file option's upload made a SourceFile before its spec parses it (other values as they are)."""
+    if spec.kind is Kind.FILE and isinstance(value, UploadedFile):
+        return source_of_upload(value)
+    return value
+
 
 # Web forms ---------------------------------------------------------------------------------------------
 
@@ -52,16 +75,13 @@ class OptionFormField(forms.Field):
 
     def to_python(self, value: Any) -> Any:
         try:
-            return self.options_class.parse_one(self.option_name, value, Door.WEB)
-        except OptionError as error:
-            raise forms.ValidationError(error.message) from None
+            return self.options_class.parse_one(self.option_name, _uploaded(self.spec, value), Door.WEB)
+        except (OptionError, ValueError) as error:
+            raise forms.ValidationError(getattr(error, "message", str(error))) from None
 
     def validate(self, value: Any) -> None:
         if value is None and self.spec.required:
-            raise forms.ValidationError("is required")
-
-    def bound_data(self, data: Any, initial: Any) -> Any:
-        return data
+            raise forms.ValidationError(REQUIRED)
 
 
 def _widget(spec: Spec) -> forms.Widget:
@@ -71,6 +91,8 @@ def _widget(spec: Spec) -> forms.Widget:
         return forms.Select(choices=spec.choices)
     if spec.kind is Kind.TEXTS:
         return ListInput(choices=spec.choices)
+    if spec.kind is Kind.FILE:
+        return forms.FileInput()
     attrs: dict[str, Any] = {}
     if spec.kind in (Kind.INT, Kind.FLOAT):
         maximum = spec.maximum_at(Door.WEB)
@@ -107,11 +129,13 @@ def form_class(options: type[Options]) -> type[OptionsForm]:
     fields: dict[str, Any] = {}
     for name, spec in options.offered_at(Door.WEB).items():
         default = getattr(options, name, None) if not isinstance(getattr(options, name, None), tuple) else None
+        # A select always sends one of its values: shown as required when the option has a default.
+        shown_required = spec.required or (spec.kind is Kind.CHOICE and default is not None)
         fields[name] = OptionFormField(
             name,
             spec,
             options,
-            required=spec.required,
+            required=shown_required,
             label=spec.label,
             help_text=spec.help if spec.web_help is None else spec.web_help,
             initial=None if spec.kind is Kind.BOOL else default,
@@ -120,11 +144,18 @@ def form_class(options: type[Options]) -> type[OptionsForm]:
     return type(f"{options.__name__}Form", (OptionsForm,), {**fields, "options_class": options})
 
 
-def options_from_query(options: type[Options], query: QueryDict | Mapping[str, Any]) -> Options:
+def options_of_form(options: type[JobOptions], form: OptionsForm) -> JobOptions:
+    """The options object of a valid generated form of ``options``."""
+    if not isinstance(form.options, options):
+        raise TypeError(f"{type(form).__name__} is not a valid form of {options.__name__}")
+    return form.options
+
+
+def options_from_query(options: type[JobOptions], query: QueryDict | Mapping[str, Any]) -> JobOptions:
     """The options of a web request's query or POST (an :class:`OptionError` names the first bad field)."""
     form = form_class(options)(query)
-    if form.is_valid() and form.options is not None:
-        return form.options
+    if form.is_valid():
+        return options_of_form(options, form)
     name, errors = next(iter(form.errors.items()))
     raise OptionError(name, " ".join(errors))
 
@@ -138,15 +169,20 @@ _SERIALIZER_FIELDS: dict[Kind, type[serializers.Field]] = {
     Kind.CHOICE: serializers.ChoiceField,
     Kind.TEXT: serializers.CharField,
     Kind.TEXTS: serializers.ListField,
+    Kind.FILE: serializers.FileField,
 }
 
 
 def _parse_in_api(name: str, options: type[Options]) -> Any:
+    spec = options.specs()[name]
+
     def to_internal_value(self: serializers.Field, data: Any) -> Any:
+        if spec.kind is Kind.FILE:
+            data = serializers.FileField.to_internal_value(self, data)  # a file with a name, or refused
         try:
-            return options.parse_one(name, data, Door.API)
-        except OptionError as error:
-            raise serializers.ValidationError(error.message) from None
+            return options.parse_one(name, _uploaded(spec, data), Door.API)
+        except (OptionError, ValueError) as error:
+            raise serializers.ValidationError(getattr(error, "message", str(error))) from None
 
     return to_internal_value
 
@@ -167,13 +203,13 @@ def _serializer_field(name: str, spec: Spec, options: type[Options]) -> serializ
     if spec.required:
         kwargs["required"] = True
     elif default is not None:
-        kwargs["default"] = list(default) if isinstance(default, tuple) else default
+        kwargs.update(default=list(default) if isinstance(default, tuple) else default, allow_null=True)
     else:
         kwargs.update(required=False, allow_null=True)
     if spec.kind in (Kind.INT, Kind.FLOAT):
         kwargs.update(min_value=spec.minimum, max_value=spec.maximum_at(Door.API))
     elif spec.kind is Kind.CHOICE:
-        kwargs["choices"] = spec.choices
+        kwargs.update(choices=spec.choices, allow_blank=spec.blank_value is not None)
     elif spec.kind is Kind.TEXT:
         kwargs.update(max_length=spec.max_length, allow_blank=not spec.required)
     elif spec.kind is Kind.TEXTS:
@@ -202,11 +238,12 @@ def serializer_class(options: type[Options]) -> type[OptionsSerializer]:
     return type(f"{options.__name__}Serializer", (OptionsSerializer,), {**fields, "options_class": options})
 
 
-def options_from_request(options: type[Options], data: Any) -> Options:
+def options_from_request(options: type[JobOptions], data: Any) -> JobOptions:
     """The options of an API request's query or body; a refusal is the API's 400 naming the field."""
     serializer = serializer_class(options)(data=data)
     serializer.is_valid(raise_exception=True)
-    assert serializer.options is not None  # set by validate()
+    if not isinstance(serializer.options, options):
+        raise TypeError(f"{type(serializer).__name__} did not build {options.__name__}")
     return serializer.options
 
 
@@ -250,7 +287,7 @@ def command_error(options: type[Options], error: OptionError) -> CommandError:
     return CommandError(f"{flag}: {error.message}")
 
 
-def from_command(options: type[Options], parsed: Mapping[str, Any]) -> Options:
+def from_command(options: type[JobOptions], parsed: Mapping[str, Any]) -> JobOptions:
     """The options from a command's parsed arguments; a refusal is a CommandError naming the flag."""
     try:
         return options.build(parsed, Door.COMMAND)

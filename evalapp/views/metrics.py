@@ -18,12 +18,12 @@ from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_ID_DIGITS, MAX_RE
 from core.models import Campaign
 from core.problems import FormatError
 from evalapp.formats import metric_report
-from evalapp.formats.comve import SourceFile
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
-from evalapp.options.base import OptionError
-from evalapp.options.interfaces import options_from_query
+from evalapp.options.base import REQUIRED, OptionError
+from evalapp.options.imports import MetricScoresImportOptions
+from evalapp.options.interfaces import form_class, options_from_query, options_of_form
 from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports, metric_runs, metric_study
 from evalapp.views import common
@@ -119,15 +119,15 @@ def import_scores(request, campaign_id):
     atomic: on any problem nothing is written and every problem is listed.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, "Choose a CSV file to import.")
+    form = form_class(MetricScoresImportOptions)(request.POST, request.FILES)
+    if not form.is_valid():
+        for name, errors in form.errors.items():
+            missing_file = name == "file" and errors == [REQUIRED]
+            messages.error(request, "Choose a CSV file to import." if missing_file else f"{name}: {' '.join(errors)}")
         return redirect("metrics:campaign", campaign_id=campaign.pk)
-    source = SourceFile(upload.name, upload.read())
+    options = options_of_form(MetricScoresImportOptions, form)
     try:
-        result = metric_study.import_metric_scores(
-            campaign, request.POST.get("metric", ""), request.POST.get("level", ""), source
-        )
+        result = metric_study.import_metric_scores(campaign, options.metric, options.level, options.file)
     except FormatError as error:
         for problem in error.problems:
             messages.error(request, str(problem))

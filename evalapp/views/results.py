@@ -27,7 +27,7 @@ from core.quality import rater_quality
 from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
 from evalapp.options.base import OptionError
-from evalapp.options.interfaces import form_class
+from evalapp.options.interfaces import form_class, options_of_form
 from evalapp.options.planner import PlanOptions
 from evalapp.options.table6 import Table6Options
 from evalapp.services import exports, planning, results, sequential
@@ -116,9 +116,9 @@ def table6_page(request, campaign_id):
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     query = form_class(Table6Options)(request.GET)
-    if not query.is_valid() or query.options is None:
+    if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
-    rule = query.options.clusters
+    rule = options_of_form(Table6Options, query).clusters
     table = results.table6(
         campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, clusters=rule
     )
@@ -161,10 +161,10 @@ def table6_download(request, campaign_id, fmt):
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     query = form_class(Table6Options)(request.GET)
-    if not query.is_valid() or query.options is None:
+    if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
     try:
-        export = exports.table6(campaign, fmt, query.options)
+        export = exports.table6(campaign, fmt, options_of_form(Table6Options, query))
     except exports.UnknownFormat as error:
         return text_response(str(error), NOT_FOUND)
     except OptionError as error:
@@ -184,8 +184,8 @@ def plan(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     form = form_class(PlanOptions)(request.GET or None)
     found, status = None, 200
-    if not request.GET or (form.is_valid() and form.options is not None):
-        found = planning.plan_study(campaign, form.options or PlanOptions())
+    if not request.GET or form.is_valid():
+        found = planning.plan_study(campaign, options_of_form(PlanOptions, form) if request.GET else PlanOptions())
     else:
         status = BAD_REQUEST
     mdd = None

@@ -2,12 +2,11 @@
 
 from django.core.management.base import BaseCommand
 
-from core.models import System
 from core.problems import FormatError
 from evalapp.management.commands._import_output import print_result, refuse
+from evalapp.options.imports import SubmissionImportOptions
+from evalapp.options.interfaces import add_arguments, from_command
 from evalapp.services.imports import import_submission
-
-MARKER_NONE = "none"
 
 
 class Command(BaseCommand):
@@ -18,34 +17,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Name of the dataset the ids belong to.")
-        parser.add_argument("--system", required=True, help="Team/system name as it appears in Table 6.")
-        parser.add_argument("--file", required=True, help="The submission file.")
-        parser.add_argument(
-            "--marker",
-            choices=["*", "+", MARKER_NONE],
-            help="Table 6 marker: '*' no system description paper, '+' paper without "
-            f"Subtask C, '{MARKER_NONE}' to clear it. Default: keep the current marker.",
-        )
-        parser.add_argument(
-            "--allow-partial",
-            action="store_true",
-            help="Accept a subset of the ids (its BLEU is then not a Table 6 figure: null).",
-        )
+        add_arguments(parser, SubmissionImportOptions)
         parser.add_argument(
             "--json", action="store_true", help='Print {"system", "rows", "official_bleu", "warnings", ...} as JSON.'
         )
 
     def handle(self, *args, **options):
-        marker = options["marker"]
-        if marker == MARKER_NONE:
-            marker = System.Marker.NONE
+        job = from_command(SubmissionImportOptions, options)
         try:
             result = import_submission(
-                options["dataset"],
-                options["system"],
-                options["file"],
-                marker=marker,
-                allow_partial=options["allow_partial"],
+                options["dataset"], job.system, job.file, marker=job.marker_to_store(), allow_partial=job.allow_partial
             )
         except FormatError as error:
             refuse(self, error, options["json"])

@@ -32,7 +32,7 @@ from evalapp.api.serializers import (
     ReconciliationSerializer,
 )
 from evalapp.options.imports import CrowdSubmissionsOptions
-from evalapp.options.interfaces import options_from_request, serializer_class
+from evalapp.options.interfaces import options_from_request, options_serializer
 from evalapp.services import crowd, exports
 from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
 from evalapp.services.crowd import SessionReview, session_reviews
@@ -246,7 +246,7 @@ class CrowdSubmissionsView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": serializer_class(CrowdSubmissionsOptions)},
+        request={"multipart/form-data": options_serializer(CrowdSubmissionsOptions)},
         responses={200: ReconciliationSerializer},
         tags=["crowd"],
     )

@@ -23,7 +23,7 @@ from evalapp.api.serializers import (
 )
 from evalapp.models import Submission
 from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
-from evalapp.options.interfaces import options_from_request, serializer_class
+from evalapp.options.interfaces import options_from_request, options_serializer
 from evalapp.services.imports import import_comve, import_submission
 
 
@@ -52,7 +52,7 @@ class DatasetListView(ListApiView):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
-        request={"multipart/form-data": serializer_class(ComveImportOptions)},
+        request={"multipart/form-data": options_serializer(ComveImportOptions)},
         responses={201: ImportReportSerializer},
         tags=["data"],
     )
@@ -125,7 +125,7 @@ class SubmissionUploadView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": serializer_class(SubmissionImportOptions)},
+        request={"multipart/form-data": options_serializer(SubmissionImportOptions)},
         responses={201: SubmissionReportSerializer},
         tags=["data"],
     )

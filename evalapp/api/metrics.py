@@ -29,7 +29,7 @@ from evalapp.api.serializers import (
 )
 from evalapp.models import MetricRun
 from evalapp.options.imports import MetricScoresImportOptions
-from evalapp.options.interfaces import options_from_request, serializer_class
+from evalapp.options.interfaces import options_from_request, options_serializer
 from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports, metric_runs, metric_study
 
@@ -56,7 +56,9 @@ class MetricRunListView(ListApiView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=serializer_class(MetricStudyOptions), responses={202: MetricRunSerializer}, tags=["metrics"])
+    @extend_schema(
+        request=options_serializer(MetricStudyOptions), responses={202: MetricRunSerializer}, tags=["metrics"]
+    )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
         options = options_from_request(MetricStudyOptions, request.data)
@@ -151,7 +153,7 @@ class MetricScoresImportView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": serializer_class(MetricScoresImportOptions)},
+        request={"multipart/form-data": options_serializer(MetricScoresImportOptions)},
         responses={201: MetricImportReportSerializer},
         tags=["metrics"],
     )

@@ -24,7 +24,7 @@ from evalapp.api.serializers import (
 from evalapp.formats.comve import SourceFile
 from evalapp.options.base import OptionError
 from evalapp.options.imports import RatingsImportOptions
-from evalapp.options.interfaces import options_from_request, serializer_class
+from evalapp.options.interfaces import options_from_request, options_serializer
 from evalapp.options.planner import PlanOptions
 from evalapp.options.table6 import Table6Options
 from evalapp.services import exports, planning, sequential
@@ -42,7 +42,7 @@ class Table6View(ApiView):
     renderer_classes = renderers_for(exports.TABLE6)
 
     @extend_schema(
-        parameters=[format_parameter(exports.FORMATS[exports.TABLE6]), serializer_class(Table6Options)],
+        parameters=[format_parameter(exports.FORMATS[exports.TABLE6]), options_serializer(Table6Options)],
         responses={
             (200, "application/json"): OpenApiTypes.OBJECT,
             (200, "text/csv"): TEXT,
@@ -92,7 +92,7 @@ class RatingsImportView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": serializer_class(RatingsImportOptions)},
+        request={"multipart/form-data": options_serializer(RatingsImportOptions)},
         responses={201: RatingsImportReportSerializer},
         tags=["results"],
     )
@@ -134,7 +134,7 @@ class StudyPlanView(ApiView):
 
     permission_classes = RESULTS_VIEWER
 
-    @extend_schema(parameters=[serializer_class(PlanOptions)], responses={200: OpenApiTypes.OBJECT}, tags=["results"])
+    @extend_schema(parameters=[options_serializer(PlanOptions)], responses={200: OpenApiTypes.OBJECT}, tags=["results"])
     def get(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
         return Response(planning.plan_study(campaign, options_from_request(PlanOptions, request.query_params)))

@@ -261,6 +261,8 @@ class Options:
     """
 
     job: ClassVar[str] = ""
+    # The API schema's name of the generated serializer (drf-spectacular drops "Serializer", adds "Request").
+    api_name: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
         for name, spec in self.specs().items():

@@ -31,6 +31,7 @@ class ComveImportOptions(Options):
     """A ComVE dataset: its name and split, and its files (``import_comve``, the data page, ``POST /datasets/``)."""
 
     job = "import-comve"
+    api_name = "DatasetImport"
 
     name: str = option(
         None,
@@ -87,6 +88,7 @@ class SubmissionImportOptions(Options):
     """A team's submission to a dataset (``import_submission``, the dataset page, ``POST .../submissions/``)."""
 
     job = "import-submission"
+    api_name = "SubmissionUpload"
 
     system: str = option(
         None,
@@ -148,6 +150,7 @@ class RatingsImportOptions(Options):
     """Ratings made elsewhere (``import_ratings``, ``POST .../ratings/import/``); ``<field>_column`` names a column."""
 
     job = "import-ratings"
+    api_name = "RatingsImport"
 
     file: Source = option(
         None, kind=Kind.FILE, label="File", help="The CSV file.", required=True, doors=API_AND_COMMAND
@@ -188,6 +191,7 @@ class CrowdSubmissionsOptions(Options):
     """A crowd platform's record of the work (``import_crowd_submissions``, the crowd page, the API)."""
 
     job = "import-crowd-submissions"
+    api_name = "CrowdSubmissionsUpload"
 
     platform: str = option(
         None,
@@ -221,6 +225,7 @@ class MetricScoresImportOptions(Options):
     """A researcher's own metric (``import_metric_scores``, the metric page, ``POST .../metric-scores/``)."""
 
     job = "import-metric-scores"
+    api_name = "MetricScoresImport"
 
     metric: str = option(
         None,

@@ -1,8 +1,8 @@
 """The three doors of a job's options, generated from its one declaration (:mod:`evalapp.options.base`).
 
-- :func:`form_class`: a Django form whose fields render as before (checkbox, number with min/max, select,
+- :func:`options_form`: a Django form whose fields render as before (checkbox, number with min/max, select,
   text with maxlength) and whose ``clean`` builds the options object (``form.options``);
-- :func:`serializer_class`: a DRF serializer with typed fields (so drf-spectacular documents types,
+- :func:`options_serializer`: a DRF serializer with typed fields (so drf-spectacular documents types,
   bounds, choices and defaults) whose ``validate`` builds it (``serializer.options``);
 - :func:`add_arguments` and :func:`from_command`: the command's flags, and the options object from them.
 
@@ -124,7 +124,7 @@ class OptionsForm(forms.Form):
 
 
 @cache
-def form_class(options: type[Options]) -> type[OptionsForm]:
+def options_form(options: type[Options]) -> type[OptionsForm]:
     """The Django form of ``options``: the fields the web offers, labelled and bounded as declared."""
     fields: dict[str, Any] = {}
     for name, spec in options.offered_at(Door.WEB).items():
@@ -141,7 +141,9 @@ def form_class(options: type[Options]) -> type[OptionsForm]:
             initial=None if spec.kind is Kind.BOOL else default,
             widget=_widget(spec),
         )
-    return type(f"{options.__name__}Form", (OptionsForm,), {**fields, "options_class": options})
+    return type(
+        f"{options.__name__}Form", (OptionsForm,), {**fields, "options_class": options, "__doc__": options.__doc__}
+    )
 
 
 def options_of_form(options: type[JobOptions], form: OptionsForm) -> JobOptions:
@@ -153,7 +155,7 @@ def options_of_form(options: type[JobOptions], form: OptionsForm) -> JobOptions:
 
 def options_from_query(options: type[JobOptions], query: QueryDict | Mapping[str, Any]) -> JobOptions:
     """The options of a web request's query or POST (an :class:`OptionError` names the first bad field)."""
-    form = form_class(options)(query)
+    form = options_form(options)(query)
     if form.is_valid():
         return options_of_form(options, form)
     name, errors = next(iter(form.errors.items()))
@@ -203,7 +205,7 @@ def _serializer_field(name: str, spec: Spec, options: type[Options]) -> serializ
     if spec.required:
         kwargs["required"] = True
     elif default is not None:
-        kwargs.update(default=list(default) if isinstance(default, tuple) else default, allow_null=True)
+        kwargs["default"] = list(default) if isinstance(default, tuple) else default
     else:
         kwargs.update(required=False, allow_null=True)
     if spec.kind in (Kind.INT, Kind.FLOAT):
@@ -232,15 +234,16 @@ class OptionsSerializer(serializers.Serializer):
 
 
 @cache
-def serializer_class(options: type[Options]) -> type[OptionsSerializer]:
+def options_serializer(options: type[Options]) -> type[OptionsSerializer]:
     """The DRF serializer of ``options``: the fields the API offers, typed, bounded and documented."""
     fields = {name: _serializer_field(name, spec, options) for name, spec in options.offered_at(Door.API).items()}
-    return type(f"{options.__name__}Serializer", (OptionsSerializer,), {**fields, "options_class": options})
+    name = f"{options.api_name or options.__name__}Serializer"
+    return type(name, (OptionsSerializer,), {**fields, "options_class": options, "__doc__": options.__doc__})
 
 
 def options_from_request(options: type[JobOptions], data: Any) -> JobOptions:
     """The options of an API request's query or body; a refusal is the API's 400 naming the field."""
-    serializer = serializer_class(options)(data=data)
+    serializer = options_serializer(options)(data=data)
     serializer.is_valid(raise_exception=True)
     if not isinstance(serializer.options, options):
         raise TypeError(f"{type(serializer).__name__} did not build {options.__name__}")

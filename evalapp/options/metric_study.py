@@ -35,6 +35,7 @@ class MetricStudyOptions(Options):
     """What a metric study computes: which metrics, and the resamples, seed and scope of its statistics."""
 
     job = "metric-study"
+    api_name = "NewMetricRun"
 
     metrics: tuple[str, ...] | None = option(
         None,

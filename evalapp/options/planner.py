@@ -25,6 +25,7 @@ class PlanOptions(Options):
     """What a study plan is made for: the test's level and power, raters per item, the clustering rule."""
 
     job = "plan"
+    api_name = "StudyPlanOptions"
 
     alpha: float = option(
         PLANNER_ALPHA,

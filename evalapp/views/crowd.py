@@ -14,7 +14,7 @@ from core.problems import FormatError
 from core.progress import crowd_session_counts
 from evalapp.formats.external_question import AUTO_FRAME_HEIGHT, ExternalQuestionError, external_question_xml
 from evalapp.options.imports import CrowdSubmissionsOptions
-from evalapp.options.interfaces import form_class, options_of_form
+from evalapp.options.interfaces import options_form, options_of_form
 from evalapp.services import crowd, exports
 from evalapp.views.common import campaign_download
 
@@ -70,7 +70,7 @@ class CrowdSettingsForm(forms.ModelForm):
         return cleaned
 
 
-SubmissionsUploadForm = form_class(CrowdSubmissionsOptions)
+SubmissionsUploadForm = options_form(CrowdSubmissionsOptions)
 
 
 def _page(request, campaign, form, status=200, upload_form=None, reconciliation=None):

@@ -16,7 +16,7 @@ from core.problems import FormatError
 from core.roles import organizer_required
 from evalapp.models import Submission
 from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
-from evalapp.options.interfaces import form_class, options_of_form, source_of_upload
+from evalapp.options.interfaces import options_form, options_of_form, source_of_upload
 from evalapp.services.imports import import_comve, import_submission
 
 RECENT_SUBMISSIONS = 20
@@ -37,8 +37,8 @@ class UploadField(forms.FileField):
             raise forms.ValidationError(str(error)) from None
 
 
-DatasetImportForm = form_class(ComveImportOptions)
-SubmissionUploadForm = form_class(SubmissionImportOptions)
+DatasetImportForm = options_form(ComveImportOptions)
+SubmissionUploadForm = options_form(SubmissionImportOptions)
 
 
 def _systems_with_latest(dataset):

@@ -23,7 +23,7 @@ from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
 from evalapp.options.base import REQUIRED, OptionError
 from evalapp.options.imports import MetricScoresImportOptions
-from evalapp.options.interfaces import form_class, options_from_query, options_of_form
+from evalapp.options.interfaces import options_form, options_from_query, options_of_form
 from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports, metric_runs, metric_study
 from evalapp.views import common
@@ -119,7 +119,7 @@ def import_scores(request, campaign_id):
     atomic: on any problem nothing is written and every problem is listed.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    form = form_class(MetricScoresImportOptions)(request.POST, request.FILES)
+    form = options_form(MetricScoresImportOptions)(request.POST, request.FILES)
     if not form.is_valid():
         for name, errors in form.errors.items():
             missing_file = name == "file" and errors == [REQUIRED]

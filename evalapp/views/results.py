@@ -27,7 +27,7 @@ from core.quality import rater_quality
 from evalapp.formats import table6_charts
 from evalapp.formats.table6 import INCOMPLETE_MARK
 from evalapp.options.base import OptionError
-from evalapp.options.interfaces import form_class, options_of_form
+from evalapp.options.interfaces import options_form, options_of_form
 from evalapp.options.planner import PlanOptions
 from evalapp.options.table6 import Table6Options
 from evalapp.services import exports, planning, results, sequential
@@ -115,7 +115,7 @@ def table6_page(request, campaign_id):
     Charts are server-rendered SVG styled by classes from the static stylesheet: no inline script or style.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    query = form_class(Table6Options)(request.GET)
+    query = options_form(Table6Options)(request.GET)
     if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
     rule = options_of_form(Table6Options, query).clusters
@@ -160,7 +160,7 @@ def table6_download(request, campaign_id, fmt):
     neutralised by ``write_csv``. A bad query is a 400 that names the parameter.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    query = form_class(Table6Options)(request.GET)
+    query = options_form(Table6Options)(request.GET)
     if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
     try:
@@ -182,7 +182,7 @@ def plan(request, campaign_id):
     bounded and a bad one is shown next to its field (400), never a 5xx.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    form = form_class(PlanOptions)(request.GET or None)
+    form = options_form(PlanOptions)(request.GET or None)
     found, status = None, 200
     if not request.GET or form.is_valid():
         found = planning.plan_study(campaign, options_of_form(PlanOptions, form) if request.GET else PlanOptions())

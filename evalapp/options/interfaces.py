@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from functools import cache
 from typing import Any, TypeVar
 
 from django import forms
@@ -103,6 +102,10 @@ def _widget(spec: Spec) -> forms.Widget:
     return forms.TextInput(attrs=attrs)
 
 
+_FORMS: dict[type[Options], type[OptionsForm]] = {}
+_SERIALIZERS: dict[type[Options], type[OptionsSerializer]] = {}
+
+
 class OptionsForm(forms.Form):
     """A generated form: ``form.options`` is the options object once ``is_valid()``."""
 
@@ -120,12 +123,17 @@ class OptionsForm(forms.Form):
 
     def problems(self) -> str:
         """The errors in one line, each naming its field (a download answers 400 with it)."""
-        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())
+        return "; ".join(f"{name}: {' '.join(str(e) for e in errors)}" for name, errors in self.errors.items())
 
 
-@cache
 def options_form(options: type[Options]) -> type[OptionsForm]:
-    """The Django form of ``options``: the fields the web offers, labelled and bounded as declared."""
+    """The Django form of ``options``: the fields the web offers, labelled and bounded as declared (made once)."""
+    if options not in _FORMS:
+        _FORMS[options] = _make_form(options)
+    return _FORMS[options]
+
+
+def _make_form(options: type[Options]) -> type[OptionsForm]:
     fields: dict[str, Any] = {}
     for name, spec in options.offered_at(Door.WEB).items():
         default = getattr(options, name, None) if not isinstance(getattr(options, name, None), tuple) else None
@@ -159,7 +167,7 @@ def options_from_query(options: type[JobOptions], query: QueryDict | Mapping[str
     if form.is_valid():
         return options_of_form(options, form)
     name, errors = next(iter(form.errors.items()))
-    raise OptionError(name, " ".join(errors))
+    raise OptionError(name, " ".join(str(e) for e in errors))
 
 
 # The REST API ------------------------------------------------------------------------------------------
@@ -233,9 +241,15 @@ class OptionsSerializer(serializers.Serializer):
         return attrs
 
 
-@cache
 def options_serializer(options: type[Options]) -> type[OptionsSerializer]:
-    """The DRF serializer of ``options``: the fields the API offers, typed, bounded and documented."""
+    """The DRF serializer of ``options``: the fields the API offers, typed, bounded and documented (made once,
+    so that the API schema names one component per job)."""
+    if options not in _SERIALIZERS:
+        _SERIALIZERS[options] = _make_serializer(options)
+    return _SERIALIZERS[options]
+
+
+def _make_serializer(options: type[Options]) -> type[OptionsSerializer]:
     fields = {name: _serializer_field(name, spec, options) for name, spec in options.offered_at(Door.API).items()}
     name = f"{options.api_name or options.__name__}Serializer"
     return type(name, (OptionsSerializer,), {**fields, "options_class": options, "__doc__": options.__doc__})

@@ -8,8 +8,11 @@ results viewers can download; only the organizers' quality and crowd-session exp
 formula are neutralised by :func:`evalapp.formats.csvfile.write_csv`.
 """
 
+from __future__ import annotations
+
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
@@ -18,6 +21,7 @@ from core.defaults import FORMAT_LABELS, content_type, download_filename
 from core.models import Campaign
 from evalapp.formats import metric_report
 from evalapp.formats.csvfile import write_csv
+from evalapp.models import MetricRun
 from evalapp.options.table6 import Table6Options
 from evalapp.services import crowd, results
 
@@ -65,7 +69,7 @@ class Export:
     content_type: str
 
     @property
-    def format(self):
+    def format(self) -> str:
         return self.filename.rsplit(".", 1)[-1]
 
 
@@ -73,7 +77,7 @@ class UnknownFormat(ValueError):
     """The export has no such format; the message lists the ones it has."""
 
 
-def check_format(kind, fmt):
+def check_format(kind: str, fmt: str | None) -> str:
     """``fmt`` if ``kind`` has it (None gives the default), else :class:`UnknownFormat`."""
     formats = FORMATS[kind]
     if fmt is None:
@@ -83,11 +87,11 @@ def check_format(kind, fmt):
     return fmt
 
 
-def _export(kind, campaign_name, fmt, text, suffix=""):
+def _export(kind: str, campaign_name: str, fmt: str, text: str, suffix: str = "") -> Export:
     return Export(text, download_filename(kind, campaign_name, fmt, suffix), content_type(fmt))
 
 
-def _json(value):
+def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -112,13 +116,13 @@ def table6(campaign: Campaign, fmt: str | None = None, options: Table6Options | 
     return export
 
 
-def agreement(campaign, fmt=None):
+def agreement(campaign: Campaign, fmt: str | None = None) -> Export:
     """The agreement report (S8), raters pseudonymous."""
     fmt = check_format(AGREEMENT, fmt)
     return _export(AGREEMENT, campaign.name, fmt, _json(results.agreement_report(campaign)))
 
 
-def ratings(campaign, fmt=None):
+def ratings(campaign: Campaign, fmt: str | None = None) -> Export:
     """The counted ratings in long form (re-importable with ``import_ratings --format long``)."""
     fmt = check_format(RATINGS, fmt)
     rows = results.ratings_long_rows(campaign)
@@ -129,13 +133,13 @@ def ratings(campaign, fmt=None):
     return _export(RATINGS, campaign.name, fmt, text)
 
 
-def _quality_cell(value):
+def _quality_cell(value: Any) -> Any:
     if isinstance(value, list):
         return "; ".join(value)
     return "" if value is None else value
 
 
-def rater_quality(campaign, fmt=None):
+def rater_quality(campaign: Campaign, fmt: str | None = None) -> Export:
     """Every rater's quality figures (S8), flagged raters first: the organizer's review (the API also lists
     them as JSON records, page by page)."""
     fmt = check_format(QUALITY, fmt)
@@ -146,20 +150,20 @@ def rater_quality(campaign, fmt=None):
     return _export(QUALITY, campaign.name, fmt, text)
 
 
-def crowd_sessions(campaign, fmt=None):
+def crowd_sessions(campaign: Campaign, fmt: str | None = None) -> Export:
     """The campaign's crowd sessions with their ratings and the code each worker is owed."""
     fmt = check_format(CROWD_SESSIONS, fmt)
     rows = [review.row() for review in crowd.session_reviews(campaign)]
     return _export(CROWD_SESSIONS, campaign.name, fmt, write_csv(rows, header=crowd.SessionReview.COLUMNS))
 
 
-def metric_report_of(run, fmt=None):
+def metric_report_of(run: MetricRun, fmt: str | None = None) -> Export:
     """A finished metric study's stored report, rendered again (nothing is recomputed)."""
     fmt = check_format(METRIC_REPORT, fmt)
     return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.report, fmt), f"run{run.pk}")
 
 
-def label(kind, fmt):
+def label(kind: str, fmt: str) -> str:
     """The link text of a download, e.g. "Table 6 (LaTeX)"."""
     return f"{KIND_LABELS[kind]} ({FORMAT_LABELS[fmt]})"
 

@@ -30,11 +30,14 @@ from core.models import Campaign
 from evalapp.compute import ranking_stability as stability_compute
 from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import study_planner
+from evalapp.compute.human_score import ScoreMatrix
 from evalapp.options.planner import PlanOptions
 from evalapp.services import results
 
 
-def ranked_teams(campaign, matrix=None, scores=None):
+def ranked_teams(
+    campaign: Campaign, matrix: ScoreMatrix | None = None, scores: dict[str, dict[str, Any]] | None = None
+) -> tuple[list[str], list[int], ScoreMatrix]:
     """(team names best first by human score, their rows of the score matrix, the matrix); as the clusters
     order them (the Human pseudo-system is not ranked)."""
     systems = results.campaign_systems(campaign)
@@ -103,7 +106,9 @@ def plan_study(campaign: Campaign, options: PlanOptions | None = None) -> dict[s
     return found
 
 
-def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD):
+def ranking_stability(
+    campaign: Campaign, seed: int = DEFAULT_SEED, threshold: float = STABILITY_THRESHOLD
+) -> stability_compute.Stability:
     """:class:`~evalapp.compute.ranking_stability.Stability` of the campaign's teams, given the ratings so far.
 
     Cached under a digest of the score matrix and the teams' score counts.
@@ -152,15 +157,15 @@ def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD
     return found
 
 
-def _figure(value, digits=3):
+def _figure(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _count(value):
+def _count(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def plan_lines(plan):
+def plan_lines(plan: dict[str, Any]) -> list[str]:
     """The plan as plain text lines (the command's output without ``--json``)."""
     components = plan["variance_components"]
     test = plan["test"]

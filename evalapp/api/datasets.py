@@ -24,7 +24,7 @@ from evalapp.api.serializers import (
 from evalapp.models import Submission
 from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
 from evalapp.options.interfaces import options_from_request, options_serializer
-from evalapp.services.imports import import_comve, import_submission
+from evalapp.services.imports import import_comve_with, import_submission_with
 
 
 def datasets_with_counts():
@@ -58,14 +58,7 @@ class DatasetListView(ListApiView):
     )
     def post(self, request):
         options = options_from_request(ComveImportOptions, request.data)
-        result = import_comve(
-            options.name,
-            options.statements,
-            options.references,
-            pairs=options.pairs,
-            pair_answers=options.pair_answers,
-            split=options.split,
-        )
+        result = import_comve_with(options)
         return Response({**result.as_json(), "id": result.dataset.pk}, status=status.HTTP_201_CREATED)
 
 
@@ -132,12 +125,5 @@ class SubmissionUploadView(ApiView):
     def post(self, request, dataset_id):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
         options = options_from_request(SubmissionImportOptions, request.data)
-        result = import_submission(
-            dataset,
-            options.system,
-            options.file,
-            marker=options.marker_to_store(),
-            allow_partial=options.allow_partial,
-            user=request.user,
-        )
+        result = import_submission_with(dataset, options, user=request.user)
         return Response({**result.as_json(), "system_id": result.system.pk}, status=status.HTTP_201_CREATED)

@@ -22,6 +22,7 @@ from core.problems import FormatError, Problem
 from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, problems_as_dicts
 from evalapp.models import Submission
+from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
 
 BULK_BATCH = 1000
 Source = SourceFile | str | Path  # an upload, or a path to read
@@ -128,6 +129,18 @@ def import_comve(
         len(references_created),
         sum(1 for item in parsed.instances if item.true_sent),
         parsed.warnings,
+    )
+
+
+def import_comve_with(options: ComveImportOptions) -> DatasetImport:
+    """:func:`import_comve` with the options a door built (the data page, the API, ``import_comve``)."""
+    return import_comve(
+        options.name,
+        options.statements,
+        options.references,
+        pairs=options.pairs,
+        pair_answers=options.pair_answers,
+        split=options.split,
     )
 
 
@@ -252,6 +265,20 @@ def import_submission(
             uploaded_by=user if isinstance(user, User) and user.is_authenticated else None,
         )
     return SubmissionImport(system, submission, len(parsed.missing), parsed.warnings)
+
+
+def import_submission_with(
+    dataset: Dataset | str, options: SubmissionImportOptions, user: AbstractBaseUser | AnonymousUser | None = None
+) -> SubmissionImport:
+    """:func:`import_submission` with the options a door built (the dataset page, the API, ``import_submission``)."""
+    return import_submission(
+        dataset,
+        options.system,
+        options.file,
+        marker=options.marker_to_store(),
+        allow_partial=options.allow_partial,
+        user=user,
+    )
 
 
 def _replace_outputs(system: System, reasons: dict[int, str]) -> None:

@@ -17,7 +17,7 @@ from core.roles import organizer_required
 from evalapp.models import Submission
 from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
 from evalapp.options.interfaces import options_form, options_of_form, source_of_upload
-from evalapp.services.imports import import_comve, import_submission
+from evalapp.services.imports import import_comve_with, import_submission_with
 
 RECENT_SUBMISSIONS = 20
 BAD_REQUEST = 400
@@ -104,14 +104,7 @@ def import_dataset(request):
     if bound and form.is_valid():
         options = options_of_form(ComveImportOptions, form)
         try:
-            result = import_comve(
-                options.name,
-                options.statements,
-                options.references,
-                pairs=options.pairs,
-                pair_answers=options.pair_answers,
-                split=options.split,
-            )
+            result = import_comve_with(options)
         except FormatError as error:
             problems = error.problems
         else:
@@ -142,14 +135,7 @@ def upload_submission(request, pk):
     if bound and form.is_valid():
         options = options_of_form(SubmissionImportOptions, form)
         try:
-            result = import_submission(
-                dataset,
-                options.system,
-                options.file,
-                marker=options.marker_to_store(),
-                allow_partial=options.allow_partial,
-                user=request.user,
-            )
+            result = import_submission_with(dataset, options, user=request.user)
         except FormatError as error:
             problems = error.problems
         else:

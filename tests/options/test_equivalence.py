@@ -206,35 +206,29 @@ def _doors(job, inputs):
     return [door for door in Door if all(name in job.options.offered_at(door) for name in inputs)]
 
 
-def _upload(value):
-    name, data = value
-    return SimpleUploadedFile(name, data)
-
-
-def _through_form(job, inputs):
+def _request(inputs):
+    """A request's fields and uploads, as Django hands them to a form (several values of a name: a list)."""
     data, files = MultiValueDict(), MultiValueDict()
     for name, value in inputs.items():
         if isinstance(value, tuple):
-            files[name] = _upload(value)
+            files[name] = SimpleUploadedFile(*value)
         elif isinstance(value, list):
             data.setlist(name, value)
         else:
             data[name] = value
-    form = options_form(job.options)(data, files)
+    return data, files
+
+
+def _through_form(job, inputs):
+    form = options_form(job.options)(*_request(inputs))
     if form.is_valid():
         return form.options
     return ("refused", next(iter(form.errors)))
 
 
 def _through_serializer(job, inputs):
-    data = MultiValueDict()
-    for name, value in inputs.items():
-        if isinstance(value, tuple):
-            data[name] = _upload(value)
-        elif isinstance(value, list):
-            data.setlist(name, value)
-        else:
-            data[name] = value
+    data, files = _request(inputs)
+    data.update(files)  # DRF's request.data holds both
     serializer = options_serializer(job.options)(data=data)
     if serializer.is_valid():
         return serializer.options

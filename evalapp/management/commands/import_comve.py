@@ -6,7 +6,7 @@ from core.problems import FormatError
 from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.options.imports import ComveImportOptions
 from evalapp.options.interfaces import add_arguments, from_command
-from evalapp.services.imports import import_comve
+from evalapp.services.imports import import_comve_with
 
 
 class Command(BaseCommand):
@@ -23,14 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         job = from_command(ComveImportOptions, options)
         try:
-            result = import_comve(
-                job.name,
-                job.statements,
-                job.references,
-                pairs=job.pairs,
-                pair_answers=job.pair_answers,
-                split=job.split,
-            )
+            result = import_comve_with(job)
         except FormatError as error:
             refuse(self, error, options["json"])
         print_result(

@@ -6,7 +6,7 @@ from core.problems import FormatError
 from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.options.imports import SubmissionImportOptions
 from evalapp.options.interfaces import add_arguments, from_command
-from evalapp.services.imports import import_submission
+from evalapp.services.imports import import_submission_with
 
 
 class Command(BaseCommand):
@@ -25,9 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         job = from_command(SubmissionImportOptions, options)
         try:
-            result = import_submission(
-                options["dataset"], job.system, job.file, marker=job.marker_to_store(), allow_partial=job.allow_partial
-            )
+            result = import_submission_with(options["dataset"], job)
         except FormatError as error:
             refuse(self, error, options["json"])
         print_result(self, result, options["json"], _summary)

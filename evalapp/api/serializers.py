@@ -9,9 +9,12 @@ from rest_framework import serializers
 from core.api.serializers import ProblemSerializer
 from core.crowd import MTURK, PROLIFIC
 from core.defaults import (
+    COMPLETION_URL_MAX_CHARS,
+    DEFAULT_CONTROL_RATE,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
     DEFAULT_TIE_MARGIN,
+    INSTANCE_ID_MAX_CHARS,
     MAX_TIE_MARGIN,
     NAME_MAX_CHARS,
     NOTE_MAX_CHARS,
@@ -23,7 +26,7 @@ from evalapp.models import MetricRun
 from evalapp.options.interfaces import source_of_upload
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
 from evalapp.services.crowd import entry_url, lab_rater_choices, settings_problems
-from evalapp.services.metric_runs import seconds_left, status_line, time_left_line
+from evalapp.services.metric_study.runs import seconds_left, status_line, time_left_line
 
 
 class UploadField(serializers.FileField):
@@ -156,7 +159,7 @@ class CampaignCreateSerializer(serializers.Serializer):
         help_text="Seed of the sample, controls and order; drawn and stored when omitted.",
     )
     instance_ids = serializers.ListField(
-        child=serializers.CharField(max_length=64),
+        child=serializers.CharField(max_length=INSTANCE_ID_MAX_CHARS),
         required=False,
         allow_null=True,
         allow_empty=False,
@@ -180,7 +183,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     )
     lease_seconds = serializers.IntegerField(default=DEFAULT_LEASE_SECONDS, min_value=1)
     share_identical_outputs = serializers.BooleanField(default=False)
-    control_rate = serializers.FloatField(default=0.0, min_value=0, max_value=1)
+    control_rate = serializers.FloatField(default=DEFAULT_CONTROL_RATE, min_value=0, max_value=1)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     mturk_enabled = serializers.BooleanField(default=False, help_text="Let workers in from a Mechanical Turk HIT.")
     prolific_enabled = serializers.BooleanField(default=False, help_text="Let participants in from a Prolific study.")
@@ -418,7 +421,7 @@ class RaterQualitySerializer(serializers.Serializer):
 class CrowdSettingsSerializer(serializers.ModelSerializer):
     """A campaign's crowd settings; the entry addresses (with the crowd key) come back with them."""
 
-    completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
+    completion_url = serializers.URLField(required=False, allow_blank=True, max_length=COMPLETION_URL_MAX_CHARS)
     lab_raters = serializers.PrimaryKeyRelatedField(
         many=True,
         required=False,

@@ -22,15 +22,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Self
 
-from core.defaults import NUL
+from core.defaults import NUL, OPTION_NUMBER_MAX_CHARS
 from evalapp.formats.comve import SourceFile
 
 SPEC_KEY = "option"
 TRUE_WORDS = frozenset({"1", "true", "on", "yes"})
 FALSE_WORDS = frozenset({"0", "false", "off", "no"})
-# A whole number written with more digits than this is refused before Python parses it (no bound of any
-# option is near it; Python itself refuses 4,300 digits with a less helpful message).
-MAX_NUMBER_CHARS = 40
 REQUIRED = "This field is required."  # as Django and DRF say it
 
 
@@ -189,7 +186,7 @@ def _int(spec: Spec, raw: object) -> int:
         text = raw.strip()
         digits = text[1:] if text[:1] in "+-" else text
         if digits.isascii() and digits.isdigit():
-            if len(digits) > MAX_NUMBER_CHARS:
+            if len(digits) > OPTION_NUMBER_MAX_CHARS:
                 raise ValueError(f"must be at most {_number(spec.maximum)}" if spec.maximum else "is too large")
             return int(text)
     raise ValueError("must be a whole number")
@@ -200,7 +197,7 @@ def _float(spec: Spec, raw: object) -> float:
         raise ValueError("must be a number")
     if isinstance(raw, (int, float)):
         value = float(raw)
-    elif isinstance(raw, str) and len(raw) <= MAX_NUMBER_CHARS and raw.strip().isascii():
+    elif isinstance(raw, str) and len(raw) <= OPTION_NUMBER_MAX_CHARS and raw.strip().isascii():
         try:
             value = float(raw.strip())
         except ValueError:

@@ -9,6 +9,7 @@ from core.defaults import (
     DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
     MAX_REQUEST_PERMUTATIONS,
     MAX_REQUEST_RESAMPLES,
     REQUEST_SEED_BOUND,
@@ -34,7 +35,7 @@ class Table6Options(Options):
         help="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}, instead of a 95% CI column.",
     )
     bootstrap: int = option(
-        0,
+        DEFAULT_TABLE6_RESAMPLES,
         kind=Kind.INT,
         label="Intervals",
         help="N > 0: add the rater-aware 95% intervals (two-way cluster-robust over raters and instances, "

@@ -160,7 +160,7 @@ def crowd_sessions(campaign: Campaign, fmt: str | None = None) -> Export:
 def metric_report_of(run: MetricRun, fmt: str | None = None) -> Export:
     """A finished metric study's stored report, rendered again (nothing is recomputed)."""
     fmt = check_format(METRIC_REPORT, fmt)
-    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.report, fmt), f"run{run.pk}")
+    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.study_report(), fmt), f"run{run.pk}")
 
 
 def label(kind: str, fmt: str) -> str:

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import IntegrityError, transaction
 
-from core.defaults import NAME_MAX_CHARS, REFERENCE_POSITIONS
+from core.defaults import BULK_CREATE_BATCH, NAME_MAX_CHARS, REFERENCE_POSITIONS
 from core.models import Dataset, Instance, ItemOutput, Reference, System, SystemOutput
 from core.problems import FormatError, Problem
 from evalapp.compute import official_bleu
@@ -24,7 +24,6 @@ from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, p
 from evalapp.models import Submission
 from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
 
-BULK_BATCH = 1000
 Source = SourceFile | str | Path  # an upload, or a path to read
 
 
@@ -110,7 +109,7 @@ def import_comve(
                     )
                     for position, item in enumerate(parsed.instances)
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
             references_created = Reference.objects.bulk_create(
                 [
@@ -119,7 +118,7 @@ def import_comve(
                     for position, text in zip(REFERENCE_POSITIONS, item.references)
                     if text
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
     except IntegrityError:  # a concurrent import of the same name won the race
         refuse("dataset name", exists)
@@ -303,12 +302,12 @@ def _replace_outputs(system: System, reasons: dict[int, str]) -> None:
     SystemOutput.objects.filter(pk__in=[output.pk for output in removed]).delete()
     for output in changed:
         output.text = reasons[output.instance_id]
-    SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_BATCH)
+    SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_CREATE_BATCH)
     SystemOutput.objects.bulk_create(
         [
             SystemOutput(system=system, instance_id=instance_id, text=text)
             for instance_id, text in reasons.items()
             if instance_id not in existing
         ],
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )

@@ -15,6 +15,7 @@ from django.core.cache import cache
 
 from core.defaults import (
     DEFAULT_SEED,
+    PLAN_DIGITS,
     PLANNER_MAX_INSTANCES,
     PLANNER_MAX_SIMULATED_PAIRS,
     PLANNER_PERMUTATIONS,
@@ -157,7 +158,7 @@ def ranking_stability(
     return found
 
 
-def _figure(value: float | None, digits: int = 3) -> str:
+def _figure(value: float | None, digits: int = PLAN_DIGITS) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.defaults import RECENT_SUBMISSIONS
 from core.models import Dataset
 from core.problems import FormatError
 from core.roles import organizer_required
@@ -19,7 +20,6 @@ from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
 from evalapp.options.interfaces import options_form, options_of_form, source_of_upload
 from evalapp.services.imports import import_comve_with, import_submission_with
 
-RECENT_SUBMISSIONS = 20
 BAD_REQUEST = 400
 
 

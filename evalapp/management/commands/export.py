@@ -1,13 +1,19 @@
 """manage.py export: any download of a campaign, byte for byte as the web pages and the API give it."""
 
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
+from core.models import Campaign
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
 from evalapp.models import MetricRun
 from evalapp.options.base import OptionError
 from evalapp.options.interfaces import add_arguments, command_error, from_command
 from evalapp.options.table6 import Table6Options
-from evalapp.services import exports, metric_runs
+from evalapp.services import exports
 
 
 class Command(BaseCommand):
@@ -17,7 +23,7 @@ class Command(BaseCommand):
         "the file for the web pages, the API and this command, so the three give the same bytes."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("kind", choices=list(exports.FORMATS), help="Which download.")
         add_campaign_argument(parser)
         parser.add_argument("--format", help="Its format (default: its first; see the manual's formats page).")
@@ -25,7 +31,7 @@ class Command(BaseCommand):
         add_arguments(parser, Table6Options)
         parser.add_argument("--run", type=int, help="metric-report: this finished run (default: the latest).")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         kind = options["kind"]
         campaign = campaign_named(options["campaign"])
         try:
@@ -51,12 +57,9 @@ EXPORTS = {
 }
 
 
-def finished_run(campaign, run_id=None):
+def finished_run(campaign: Campaign, run_id: int | None = None) -> MetricRun:
     """A finished metric run of the campaign (the latest without ``run_id``), or a CommandError."""
-    if run_id is None:
-        run = metric_runs.latest_report(campaign)
-    else:
-        run = MetricRun.objects.filter(campaign=campaign, pk=run_id, status=MetricRun.Status.DONE).first()
+    run = MetricRun.objects.finished_run(campaign, run_id)
     if run is None:
         raise CommandError(
             f"campaign '{campaign.name}' has no finished metric study"

@@ -7,7 +7,7 @@ from evalapp.management.commands._campaign_option import add_campaign_argument, 
 from evalapp.management.commands._import_output import print_result, refuse
 from evalapp.options.imports import MetricScoresImportOptions
 from evalapp.options.interfaces import add_arguments, from_command
-from evalapp.services.metric_study import import_metric_scores
+from evalapp.services.metric_study.score_import import import_metric_scores
 
 
 class Command(BaseCommand):

@@ -20,6 +20,7 @@ from core import quality
 from core.defaults import FORMAT_LABELS, content_type, download_filename
 from core.models import Campaign
 from evalapp.formats import metric_report
+from evalapp.formats import table6 as table6_format
 from evalapp.formats.csvfile import write_csv
 from evalapp.models import MetricRun
 from evalapp.options.table6 import Table6Options
@@ -109,7 +110,7 @@ def table6(campaign: Campaign, fmt: str | None = None, options: Table6Options | 
         permutations=options.permutations,
         clusters=options.clusters,
     )
-    text = table.render(fmt, halves=options.halves, latex_intervals=options.latex_intervals)
+    text = table6_format.render(table, fmt, halves=options.halves, latex_intervals=options.latex_intervals)
     export = _export(TABLE6, campaign.name, fmt, text, options.filename_suffix())
     # The organizer's checklist follows exports: every download (web, API, command) comes through here.
     Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())

@@ -8,10 +8,11 @@ Results are kept in Django's cache under a digest of the ratings they were made 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from django.core.cache import cache
+from numpy.typing import ArrayLike
 
 from core.defaults import (
     DEFAULT_SEED,
@@ -74,17 +75,20 @@ def plan_study(campaign: Campaign, options: PlanOptions | None = None) -> dict[s
         counts,
         ids,
         raters,
-        [
-            alpha,
-            power,
-            raters_per_item,
-            seed,
-            clusters,
-            PLANNER_SIMULATIONS,
-            PLANNER_PERMUTATIONS,
-            PLANNER_MAX_INSTANCES,
-            PLANNER_MAX_SIMULATED_PAIRS,
-        ],
+        cast(
+            ArrayLike,
+            [  # the options, hashed as the list of values they always were
+                alpha,
+                power,
+                raters_per_item,
+                seed,
+                clusters,
+                PLANNER_SIMULATIONS,
+                PLANNER_PERMUTATIONS,
+                PLANNER_MAX_INSTANCES,
+                PLANNER_MAX_SIMULATED_PAIRS,
+            ],
+        ),
     )
     found = cache.get(key)
     if found is None:
@@ -95,11 +99,13 @@ def plan_study(campaign: Campaign, options: PlanOptions | None = None) -> dict[s
             scores[on_teams],
             rater_effects_compute.shared_weights(ids[on_teams]),
         )
+        # A component the mixed model could not fit is None, as it always reached the planner (Components
+        # declares floats: the integrator's note in the H3 report).
         components = study_planner.Components(
             study_planner.per_system_variances(teams, means),
-            fitted.rater,
-            fitted.instance,
-            fitted.residual,
+            cast(float, fitted.rater),
+            cast(float, fitted.instance),
+            cast(float, fitted.residual),
             fitted.system_instance,
         )
         found = study_planner.plan(teams, means, counts, components, alpha, power, raters_per_item, settings, clusters)

@@ -95,6 +95,9 @@ PLAN_DIGITS = 3
 
 # --- text --------------------------------------------------------------------------------------
 NUL = "\x00"  # no text field accepts it (and PostgreSQL cannot store it)
+# A number in a job's options (evalapp/options/) written with more characters than this is refused before
+# Python parses it: no bound of any option is near it (Python itself refuses 4,300 digits, less helpfully).
+OPTION_NUMBER_MAX_CHARS = 40
 NAME_MAX_CHARS = 100  # datasets, systems, campaigns, metrics
 MODEL_NAME_MAX_CHARS = 200  # a BERTScore model name or local path
 NOTE_MAX_CHARS = 2000  # a rater's note on a broken item

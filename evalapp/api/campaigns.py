@@ -26,12 +26,13 @@ from evalapp.api.serializers import (
     CampaignSummarySerializer,
     CrowdSessionSerializer,
     CrowdSettingsSerializer,
-    CrowdSubmissionsUploadSerializer,
     ExclusionResultSerializer,
     ExclusionSerializer,
     RaterQualitySerializer,
     ReconciliationSerializer,
 )
+from evalapp.options.imports import CrowdSubmissionsOptions
+from evalapp.options.interfaces import options_from_request, options_serializer
 from evalapp.services import crowd, exports
 from evalapp.services.campaigns import CampaignError, campaign_summary, create_campaign
 from evalapp.services.crowd import SessionReview, session_reviews
@@ -249,18 +250,12 @@ class CrowdSubmissionsView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": CrowdSubmissionsUploadSerializer},
+        request={"multipart/form-data": options_serializer(CrowdSubmissionsOptions)},
         responses={200: ReconciliationSerializer},
         tags=["crowd"],
     )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        form = CrowdSubmissionsUploadSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        result = crowd.import_crowd_submissions(
-            campaign,
-            form.validated_data["platform"],
-            form.validated_data["file"],
-            replace=form.validated_data["replace"],
-        )
+        options = options_from_request(CrowdSubmissionsOptions, request.data)
+        result = crowd.import_crowd_submissions(campaign, options.platform, options.file, replace=options.replace)
         return Response(result.as_json())

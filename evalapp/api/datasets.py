@@ -15,15 +15,15 @@ from core.api.base import ApiPolicy, ApiView, ListApiView
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
 from core.models import Dataset, System
 from evalapp.api.serializers import (
-    DatasetImportSerializer,
     DatasetSerializer,
     ImportReportSerializer,
     SubmissionReportSerializer,
-    SubmissionUploadSerializer,
     SystemSerializer,
 )
 from evalapp.models import Submission
-from evalapp.services.imports import import_comve, import_submission
+from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
+from evalapp.options.interfaces import options_from_request, options_serializer
+from evalapp.services.imports import import_comve_with, import_submission_with
 
 
 class DatasetListView(ListApiView):
@@ -45,20 +45,13 @@ class DatasetListView(ListApiView):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
-        request={"multipart/form-data": DatasetImportSerializer}, responses={201: ImportReportSerializer}, tags=["data"]
+        request={"multipart/form-data": options_serializer(ComveImportOptions)},
+        responses={201: ImportReportSerializer},
+        tags=["data"],
     )
     def post(self, request):
-        form = DatasetImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        result = import_comve(
-            data["name"],
-            data["statements"],
-            data["references"],
-            pairs=data.get("pairs"),
-            pair_answers=data.get("pair_answers"),
-            split=data["split"],
-        )
+        options = options_from_request(ComveImportOptions, request.data)
+        result = import_comve_with(options)
         return Response({**result.as_json(), "id": result.dataset.pk}, status=status.HTTP_201_CREATED)
 
 
@@ -109,21 +102,12 @@ class SubmissionUploadView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": SubmissionUploadSerializer},
+        request={"multipart/form-data": options_serializer(SubmissionImportOptions)},
         responses={201: SubmissionReportSerializer},
         tags=["data"],
     )
     def post(self, request, dataset_id):
         dataset = get_object_or_404(Dataset, pk=dataset_id)
-        form = SubmissionUploadSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        result = import_submission(
-            dataset,
-            data["system"],
-            data["file"],
-            marker=data.get("marker"),
-            allow_partial=data["allow_partial"],
-            user=request.user,
-        )
+        options = options_from_request(SubmissionImportOptions, request.data)
+        result = import_submission_with(dataset, options, user=request.user)
         return Response({**result.as_json(), "system_id": result.system.pk}, status=status.HTTP_201_CREATED)

@@ -32,10 +32,11 @@ from evalapp.api.downloads import TEXT, export_response, format_parameter, rende
 from evalapp.api.serializers import (
     MetricImportReportSerializer,
     MetricRunSerializer,
-    MetricScoresImportSerializer,
-    NewMetricRunSerializer,
 )
 from evalapp.models import MetricRun
+from evalapp.options.imports import MetricScoresImportOptions
+from evalapp.options.interfaces import options_from_request, options_serializer
+from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports
 from evalapp.services.metric_study import runs as metric_runs
 from evalapp.services.metric_study.score_import import import_metric_scores
@@ -64,15 +65,14 @@ class MetricRunListView(ListApiView):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=NewMetricRunSerializer, responses={202: MetricRunSerializer}, tags=["metrics"])
+    @extend_schema(
+        request=options_serializer(MetricStudyOptions), responses={202: MetricRunSerializer}, tags=["metrics"]
+    )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_or_404(campaign_id)
-        form = NewMetricRunSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        options = dict(form.validated_data)
-        metrics = options.pop("metrics", None) or None
+        options = options_from_request(MetricStudyOptions, request.data)
         try:
-            run = metric_runs.start_run(campaign, metrics, options, request.user)
+            run = metric_runs.start_run(campaign, options.metric_names(), options.run_settings(), request.user)
         except StudyError as error:
             raise Unprocessable(NOT_STARTED, [{"field": "metrics", "message": str(error)}]) from None
         return Response(MetricRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
@@ -160,14 +160,12 @@ class MetricScoresImportView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": MetricScoresImportSerializer},
+        request={"multipart/form-data": options_serializer(MetricScoresImportOptions)},
         responses={201: MetricImportReportSerializer},
         tags=["metrics"],
     )
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_or_404(campaign_id)
-        form = MetricScoresImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        data = form.validated_data
-        result = import_metric_scores(campaign, data["metric"], data["level"], data["file"])
+        options = options_from_request(MetricScoresImportOptions, request.data)
+        result = import_metric_scores(campaign, options.metric, options.level, options.file)
         return Response(result.as_json(), status=status.HTTP_201_CREATED)

@@ -7,64 +7,28 @@ pseudonymous (``rater-<id>``) in every export.
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 
 from core.api.base import ApiView
 from core.api.permissions import ORGANIZER, RESULTS_VIEWER
-from core.defaults import (
-    CLUSTER_RULES,
-    DEFAULT_CLUSTER_RULE,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    DEFAULT_TABLE6_RESAMPLES,
-    MAX_RATERS_PER_ITEM,
-    MAX_REQUEST_PERMUTATIONS,
-    MAX_REQUEST_RESAMPLES,
-    PLANNER_ALPHA,
-    PLANNER_MAX_ALPHA,
-    PLANNER_MAX_POWER,
-    PLANNER_MIN_ALPHA,
-    PLANNER_MIN_POWER,
-    PLANNER_POWER,
-    REQUEST_SEED_BOUND,
-)
 from evalapp.api.campaigns import campaign_or_404
 from evalapp.api.downloads import TEXT, export_response, format_parameter, renderers_for
 from evalapp.api.serializers import (
     AgreementSerializer,
     RatingRecordSerializer,
     RatingsImportReportSerializer,
-    RatingsImportSerializer,
 )
+from evalapp.formats.comve import SourceFile
+from evalapp.options.base import OptionError
+from evalapp.options.imports import RatingsImportOptions
+from evalapp.options.interfaces import options_from_request, options_serializer
+from evalapp.options.planner import PlanOptions
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports, planning, sequential
 from evalapp.services.ratings_import import import_ratings
-
-
-class Table6Options(serializers.Serializer):
-    halves = serializers.BooleanField(default=False, help_text="LaTeX only: two side-by-side halves, as in the paper.")
-    latex_intervals = serializers.BooleanField(
-        default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}."
-    )
-    bootstrap = serializers.IntegerField(
-        default=DEFAULT_TABLE6_RESAMPLES,
-        min_value=0,
-        max_value=MAX_REQUEST_RESAMPLES,
-        help_text="N > 0: add the rater-aware 95% intervals (analytic, two-way cluster-robust over raters and "
-        "instances) and significance clusters.",
-    )
-    clusters = serializers.ChoiceField(
-        choices=CLUSTER_RULES,
-        default=DEFAULT_CLUSTER_RULE,
-        help_text="Clustering rule: holm (Holm-corrected, every system above beats every system below) or wmt "
-        "(mt-metrics-eval's AssignRanks on one-sided p, no correction).",
-    )
-    seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    permutations = serializers.IntegerField(
-        default=DEFAULT_PERMUTATIONS, min_value=1, max_value=MAX_REQUEST_PERMUTATIONS
-    )
 
 
 class Table6View(ApiView):
@@ -78,7 +42,7 @@ class Table6View(ApiView):
     renderer_classes = renderers_for(exports.TABLE6)
 
     @extend_schema(
-        parameters=[format_parameter(exports.FORMATS[exports.TABLE6]), Table6Options],
+        parameters=[format_parameter(exports.FORMATS[exports.TABLE6]), options_serializer(Table6Options)],
         responses={
             (200, "application/json"): OpenApiTypes.OBJECT,
             (200, "text/csv"): TEXT,
@@ -89,11 +53,10 @@ class Table6View(ApiView):
     )
     def get(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        options = Table6Options(data=request.query_params)
-        options.is_valid(raise_exception=True)
+        options = options_from_request(Table6Options, request.query_params)
         try:
-            export = exports.table6(campaign, request.accepted_renderer.format, **options.validated_data)
-        except exports.BadOption as error:
+            export = exports.table6(campaign, request.accepted_renderer.format, options)
+        except OptionError as error:
             raise ValidationError({error.field: error.message}) from None
         return export_response(export)
 
@@ -129,22 +92,18 @@ class RatingsImportView(ApiView):
     parser_classes = [MultiPartParser]
 
     @extend_schema(
-        request={"multipart/form-data": RatingsImportSerializer},
+        request={"multipart/form-data": options_serializer(RatingsImportOptions)},
         responses={201: RatingsImportReportSerializer},
         tags=["results"],
     )
     def post(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        form = RatingsImportSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
-        upload = form.validated_data["file"]
+        options = options_from_request(RatingsImportOptions, request.data)
+        upload = options.file
+        if not isinstance(upload, SourceFile):
+            raise TypeError("an API upload is a SourceFile")
         result = import_ratings(
-            campaign,
-            upload.data,
-            upload.name,
-            form.validated_data["format"],
-            system=form.validated_data.get("system"),
-            columns=form.columns(),
+            campaign, upload.data, upload.name, options.format, system=options.system, columns=options.columns()
         )
         return Response(result.as_json(), status=status.HTTP_201_CREATED)
 
@@ -164,28 +123,6 @@ class AgreementView(ApiView):
         return export_response(exports.agreement(campaign_or_404(campaign_id)))
 
 
-class StudyPlanOptions(serializers.Serializer):
-    alpha = serializers.FloatField(
-        default=PLANNER_ALPHA,
-        min_value=PLANNER_MIN_ALPHA,
-        max_value=PLANNER_MAX_ALPHA,
-        help_text="Significance level of the clustering rule (holm: the family's).",
-    )
-    power = serializers.FloatField(default=PLANNER_POWER, min_value=PLANNER_MIN_POWER, max_value=PLANNER_MAX_POWER)
-    raters_per_item = serializers.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=MAX_RATERS_PER_ITEM,
-        help_text="Raters per item to plan for (default: the campaign's).",
-    )
-    seed = serializers.IntegerField(default=DEFAULT_SEED, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    clusters = serializers.ChoiceField(
-        choices=CLUSTER_RULES,
-        default=DEFAULT_CLUSTER_RULE,
-        help_text="The clustering rule to plan for (its correction and sidedness).",
-    )
-
-
 class StudyPlanView(ApiView):
     """GET: the study plan from this campaign as a pilot, as ``manage.py plan_study --json`` prints it:
     ``{"alpha", "power", "raters_per_item", "test", "pairs": [{"higher", "lower", "delta", "sd_diff",
@@ -197,19 +134,10 @@ class StudyPlanView(ApiView):
 
     permission_classes = RESULTS_VIEWER
 
-    @extend_schema(parameters=[StudyPlanOptions], responses={200: OpenApiTypes.OBJECT}, tags=["results"])
+    @extend_schema(parameters=[options_serializer(PlanOptions)], responses={200: OpenApiTypes.OBJECT}, tags=["results"])
     def get(self, request, campaign_id):
         campaign = campaign_or_404(campaign_id)
-        options = StudyPlanOptions(data=request.query_params)
-        options.is_valid(raise_exception=True)
-        data = options.validated_data
-        try:
-            plan = planning.plan_study(
-                campaign, data["alpha"], data["power"], data.get("raters_per_item"), data["seed"], data["clusters"]
-            )
-        except planning.BadPlan as error:
-            raise ValidationError({error.field: error.message}) from None
-        return Response(plan)
+        return Response(planning.plan_study(campaign, options_from_request(PlanOptions, request.query_params)))
 
 
 class RankingStabilityView(ApiView):

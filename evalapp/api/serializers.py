@@ -4,11 +4,10 @@ Write serializers only validate the shape of a request; the work is done by the 
 (``evalapp/services``, ``annotators/engine.py``), exactly as for the commands and the web.
 """
 
-from django.conf import settings
 from rest_framework import serializers
 
 from core.api.serializers import ProblemSerializer
-from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC
+from core.crowd import MTURK, PROLIFIC
 from core.defaults import (
     COMPLETION_URL_MAX_CHARS,
     DEFAULT_CONTROL_RATE,
@@ -16,39 +15,28 @@ from core.defaults import (
     DEFAULT_RATERS_PER_ITEM,
     DEFAULT_TIE_MARGIN,
     INSTANCE_ID_MAX_CHARS,
-    MAX_MODEL_LAYER,
-    MAX_REQUEST_RESAMPLES,
-    MAX_STUDY_PERMUTATIONS,
     MAX_TIE_MARGIN,
-    MAX_TOP_K,
-    MODEL_NAME_MAX_CHARS,
     NAME_MAX_CHARS,
     NOTE_MAX_CHARS,
     REASON_MAX_CHARS,
     REFERENCE_POSITIONS,
-    REQUEST_SEED_BOUND,
-    TOP_K_MIN,
 )
 from core.models import Campaign, CrowdSession, Dataset, System
-from evalapp.formats.comve import SourceFile, too_large_message
-from evalapp.formats.ratings import FORMATS as RATINGS_FORMATS
-from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
-from evalapp.models import MetricRun, MetricScore
+from evalapp.models import MetricRun
+from evalapp.options.interfaces import source_of_upload
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
 from evalapp.services.crowd import entry_url, lab_rater_choices, settings_problems
 from evalapp.services.metric_study.runs import seconds_left, status_line, time_left_line
-from evalapp.services.metric_study.texts import CORPUS_SCOPES
 
 
 class UploadField(serializers.FileField):
     """A multipart file, refused above ``COMVE_MAX_UPLOAD_BYTES``; yields a :class:`SourceFile`."""
 
     def to_internal_value(self, data):
-        upload = super().to_internal_value(data)
-        limit = settings.COMVE_MAX_UPLOAD_BYTES
-        if upload.size > limit:
-            raise serializers.ValidationError(f"{upload.name}: {too_large_message(upload.size, limit)}")
-        return SourceFile(upload.name, upload.read())
+        try:
+            return source_of_upload(super().to_internal_value(data))
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
 
 
 # Data ------------------------------------------------------------------------------------------
@@ -61,22 +49,6 @@ class DatasetSerializer(serializers.ModelSerializer):
     class Meta:
         model = Dataset
         fields = ["id", "name", "split", "instances", "systems", "created_at"]
-
-
-class DatasetImportSerializer(serializers.Serializer):
-    """``manage.py import_comve`` as a multipart upload."""
-
-    name = serializers.CharField(max_length=NAME_MAX_CHARS)
-    split = serializers.ChoiceField(choices=Dataset.Split.choices, default=Dataset.Split.TEST)
-    statements = UploadField(help_text="CSV with header id,FalseSent.")
-    references = UploadField(help_text="CSV id,ref1,ref2,ref3 without header.")
-    pairs = UploadField(required=False, help_text="Optional: CSV with header id,sent0,sent1.")
-    pair_answers = UploadField(required=False, help_text="With pairs: CSV id,k without header.")
-
-    def validate(self, data):
-        if ("pairs" in data) != ("pair_answers" in data):
-            raise serializers.ValidationError("The pairs file and the pair answers file go together.")
-        return data
 
 
 class ImportReportSerializer(serializers.Serializer):
@@ -106,22 +78,6 @@ class SubmissionReportSerializer(serializers.Serializer):
     submission_id = serializers.IntegerField()
     sha256 = serializers.CharField()
     bleu_signature = serializers.CharField()
-
-
-class SubmissionUploadSerializer(serializers.Serializer):
-    """``manage.py import_submission`` as a multipart upload."""
-
-    system = serializers.CharField(max_length=NAME_MAX_CHARS, help_text="Team/system name as in Table 6.")
-    file = UploadField(help_text="The official format: id,reason per line, no header, UTF-8.")
-    marker = serializers.ChoiceField(
-        choices=System.Marker.choices,
-        required=False,
-        allow_blank=True,
-        help_text="Table 6 marker: '*', '+' or '' (none). Omitted: keep the current one.",
-    )
-    allow_partial = serializers.BooleanField(
-        default=False, help_text="Accept a subset of the ids (then no official BLEU)."
-    )
 
 
 class SystemSerializer(serializers.ModelSerializer):
@@ -495,16 +451,6 @@ class CrowdSettingsSerializer(serializers.ModelSerializer):
         return self._url(campaign, PROLIFIC)
 
 
-class CrowdSubmissionsUploadSerializer(serializers.Serializer):
-    platform = serializers.ChoiceField(choices=CROWD_PLATFORMS)
-    file = UploadField(help_text="MTurk batch results CSV, or Prolific's submissions export CSV.")
-    replace = serializers.BooleanField(
-        default=False,
-        help_text="The file is the whole record: verified sessions it does not confirm become "
-        "unverified again (default: they stay verified until a file rejects them).",
-    )
-
-
 class ReconciliationSerializer(serializers.Serializer):
     platform = serializers.CharField()
     replace = serializers.BooleanField(help_text="Whether the file replaced the whole record.")
@@ -551,30 +497,6 @@ class ExclusionSerializer(serializers.Serializer):
 
 
 # Results ---------------------------------------------------------------------------------------
-
-
-class RatingsImportSerializer(serializers.Serializer):
-    """``manage.py import_ratings`` as a multipart upload; ``<option>_column`` names a column."""
-
-    file = UploadField()
-    format = serializers.ChoiceField(
-        choices=RATINGS_FORMATS,
-        help_text="mturk: Mechanical Turk batch results; long: instance_id,system,rater,score[,seconds].",
-    )
-    system = serializers.CharField(
-        required=False, max_length=NAME_MAX_CHARS, help_text="mturk only: the system every row rates."
-    )
-
-    def get_fields(self):
-        fields = super().get_fields()
-        for option in RATINGS_COLUMN_OPTIONS:
-            fields[f"{option}_column"] = serializers.CharField(
-                required=False, max_length=NAME_MAX_CHARS, help_text=f"Column holding the {option}."
-            )
-        return fields
-
-    def columns(self):
-        return {option: self.validated_data.get(f"{option}_column") for option in RATINGS_COLUMN_OPTIONS}
 
 
 class RatingRecordSerializer(serializers.Serializer):
@@ -638,42 +560,11 @@ class AgreementSerializer(serializers.Serializer):
 # Metrics ---------------------------------------------------------------------------------------
 
 
-class MetricScoresImportSerializer(serializers.Serializer):
-    """``manage.py import_metric_scores`` as a multipart upload."""
-
-    metric = serializers.CharField(max_length=NAME_MAX_CHARS)
-    level = serializers.ChoiceField(choices=MetricScore.Level.choices)
-    file = UploadField(help_text="system,score (system level) or instance_id,system,score (segment level).")
-
-
 class MetricImportReportSerializer(serializers.Serializer):
     metric = serializers.CharField()
     level = serializers.CharField()
     scores = serializers.IntegerField()
     systems = serializers.IntegerField()
-
-
-class NewMetricRunSerializer(serializers.Serializer):
-    """What to compute; the caps on resamples are those of the metric pages."""
-
-    metrics = serializers.ListField(
-        child=serializers.CharField(max_length=NAME_MAX_CHARS),
-        required=False,
-        help_text="Built-in metric keys or output names, or imported metric names; "
-        "default: every built-in and imported metric.",
-    )
-    bootstrap = serializers.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
-    permutations = serializers.IntegerField(required=False, min_value=1, max_value=MAX_STUDY_PERMUTATIONS)
-    seed = serializers.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    top_k = serializers.IntegerField(
-        required=False,
-        min_value=TOP_K_MIN,
-        max_value=MAX_TOP_K,
-        help_text="Also correlate on the k best systems by human score.",
-    )
-    corpus_scope = serializers.ChoiceField(choices=CORPUS_SCOPES, required=False)
-    bertscore_model = serializers.CharField(required=False, max_length=MODEL_NAME_MAX_CHARS)
-    bertscore_layer = serializers.IntegerField(required=False, min_value=0, max_value=MAX_MODEL_LAYER)
 
 
 class MetricRunSerializer(serializers.ModelSerializer):

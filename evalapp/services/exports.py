@@ -8,26 +8,22 @@ results viewers can download; only the organizers' quality and crowd-session exp
 formula are neutralised by :func:`evalapp.formats.csvfile.write_csv`.
 """
 
+from __future__ import annotations
+
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils import timezone
 
 from core import quality
-from core.defaults import (
-    CLUSTER_RULES,
-    DEFAULT_CLUSTER_RULE,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    DEFAULT_TABLE6_RESAMPLES,
-    FORMAT_LABELS,
-    content_type,
-    download_filename,
-)
+from core.defaults import FORMAT_LABELS, content_type, download_filename
 from core.models import Campaign
 from evalapp.formats import metric_report
 from evalapp.formats import table6 as table6_format
 from evalapp.formats.csvfile import write_csv
+from evalapp.models import MetricRun
+from evalapp.options.table6 import Table6Options
 from evalapp.services import crowd, results
 
 TABLE6 = "table6"
@@ -74,7 +70,7 @@ class Export:
     content_type: str
 
     @property
-    def format(self):
+    def format(self) -> str:
         return self.filename.rsplit(".", 1)[-1]
 
 
@@ -82,15 +78,7 @@ class UnknownFormat(ValueError):
     """The export has no such format; the message lists the ones it has."""
 
 
-class BadOption(ValueError):
-    """An option that does not go with the rest of the request; ``field`` names it."""
-
-    def __init__(self, field, message):
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
-
-
-def check_format(kind, fmt):
+def check_format(kind: str, fmt: str | None) -> str:
     """``fmt`` if ``kind`` has it (None gives the default), else :class:`UnknownFormat`."""
     formats = FORMATS[kind]
     if fmt is None:
@@ -100,64 +88,42 @@ def check_format(kind, fmt):
     return fmt
 
 
-def _export(kind, campaign_name, fmt, text, suffix=""):
+def _export(kind: str, campaign_name: str, fmt: str, text: str, suffix: str = "") -> Export:
     return Export(text, download_filename(kind, campaign_name, fmt, suffix), content_type(fmt))
 
 
-def _json(value):
+def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def table6(
-    campaign,
-    fmt=None,
-    halves=False,
-    bootstrap=DEFAULT_TABLE6_RESAMPLES,
-    seed=DEFAULT_SEED,
-    permutations=DEFAULT_PERMUTATIONS,
-    latex_intervals=False,
-    clusters=DEFAULT_CLUSTER_RULE,
-):
-    """Table 6 (S3) in ``fmt``; with ``bootstrap`` > 0, rater-aware intervals and significance clusters too,
-    under the rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
+def table6(campaign: Campaign, fmt: str | None = None, options: Table6Options | None = None) -> Export:
+    """Table 6 (S3) in ``fmt`` with ``options`` (:class:`~evalapp.options.table6.Table6Options`, checked where
+    they are declared): with ``bootstrap`` > 0, rater-aware intervals and significance clusters too, under the
+    rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
-    if halves and fmt != "latex":
-        raise BadOption("halves", "applies to the LaTeX format only")
-    if latex_intervals and fmt != "latex":
-        raise BadOption("latex_intervals", "applies to the LaTeX format only")
-    if clusters not in CLUSTER_RULES:
-        raise BadOption("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
-    table = results.table6(campaign, bootstrap=bootstrap, seed=seed, permutations=permutations, clusters=clusters)
-    rule = clusters if bootstrap and clusters != DEFAULT_CLUSTER_RULE else ""
-    suffix = "-".join(
-        part
-        for part in (
-            "halves" if halves else "",
-            f"ci{bootstrap}" if bootstrap else "",
-            rule,
-            "inline" if latex_intervals else "",
-        )
-        if part
+    options = Table6Options() if options is None else options
+    options.check_format(fmt)
+    table = results.table6(
+        campaign,
+        bootstrap=options.bootstrap,
+        seed=options.seed,
+        permutations=options.permutations,
+        clusters=options.clusters,
     )
-    export = _export(
-        TABLE6,
-        campaign.name,
-        fmt,
-        table6_format.render(table, fmt, halves=halves, latex_intervals=latex_intervals),
-        suffix,
-    )
+    text = table6_format.render(table, fmt, halves=options.halves, latex_intervals=options.latex_intervals)
+    export = _export(TABLE6, campaign.name, fmt, text, options.filename_suffix())
     # The organizer's checklist follows exports: every download (web, API, command) comes through here.
     Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())
     return export
 
 
-def agreement(campaign, fmt=None):
+def agreement(campaign: Campaign, fmt: str | None = None) -> Export:
     """The agreement report (S8), raters pseudonymous."""
     fmt = check_format(AGREEMENT, fmt)
     return _export(AGREEMENT, campaign.name, fmt, _json(results.agreement_report(campaign)))
 
 
-def ratings(campaign, fmt=None):
+def ratings(campaign: Campaign, fmt: str | None = None) -> Export:
     """The counted ratings in long form (re-importable with ``import_ratings --format long``)."""
     fmt = check_format(RATINGS, fmt)
     rows = results.ratings_long_rows(campaign)
@@ -168,13 +134,13 @@ def ratings(campaign, fmt=None):
     return _export(RATINGS, campaign.name, fmt, text)
 
 
-def _quality_cell(value):
+def _quality_cell(value: Any) -> Any:
     if isinstance(value, list):
         return "; ".join(value)
     return "" if value is None else value
 
 
-def rater_quality(campaign, fmt=None):
+def rater_quality(campaign: Campaign, fmt: str | None = None) -> Export:
     """Every rater's quality figures (S8), flagged raters first: the organizer's review (the API also lists
     them as JSON records, page by page)."""
     fmt = check_format(QUALITY, fmt)
@@ -185,20 +151,20 @@ def rater_quality(campaign, fmt=None):
     return _export(QUALITY, campaign.name, fmt, text)
 
 
-def crowd_sessions(campaign, fmt=None):
+def crowd_sessions(campaign: Campaign, fmt: str | None = None) -> Export:
     """The campaign's crowd sessions with their ratings and the code each worker is owed."""
     fmt = check_format(CROWD_SESSIONS, fmt)
     rows = [review.row() for review in crowd.session_reviews(campaign)]
     return _export(CROWD_SESSIONS, campaign.name, fmt, write_csv(rows, header=crowd.SessionReview.COLUMNS))
 
 
-def metric_report_of(run, fmt=None):
+def metric_report_of(run: MetricRun, fmt: str | None = None) -> Export:
     """A finished metric study's stored report, rendered again (nothing is recomputed)."""
     fmt = check_format(METRIC_REPORT, fmt)
     return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.study_report(), fmt), f"run{run.pk}")
 
 
-def label(kind, fmt):
+def label(kind: str, fmt: str) -> str:
     """The link text of a download, e.g. "Table 6 (LaTeX)"."""
     return f"{KIND_LABELS[kind]} ({FORMAT_LABELS[fmt]})"
 

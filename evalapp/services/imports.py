@@ -5,12 +5,15 @@ and the API call. Files are parsed and checked completely before the database is
 and everything is written in one transaction: a refused import writes nothing.
 """
 
+from __future__ import annotations
+
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import IntegrityError, transaction
 
 from core.defaults import BULK_CREATE_BATCH, NAME_MAX_CHARS, REFERENCE_POSITIONS
@@ -19,6 +22,9 @@ from core.problems import FormatError, Problem
 from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, problems_as_dicts
 from evalapp.models import Submission
+from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
+
+Source = SourceFile | str | Path  # an upload, or a path to read
 
 
 def refuse(field_name: str, message: str) -> NoReturn:
@@ -26,14 +32,14 @@ def refuse(field_name: str, message: str) -> NoReturn:
     raise FormatError(Problem(field_name, None, None, message))
 
 
-def as_source(source):
+def as_source(source: SourceFile | str | Path) -> SourceFile:
     """A :class:`SourceFile` from a path (str/Path) or an existing SourceFile."""
     if isinstance(source, SourceFile):
         return source
     return SourceFile.from_path(Path(source), max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
 
 
-def _check_name(field_name, value):
+def _check_name(field_name: str, value: str | None) -> str:
     value = (value or "").strip()
     if not value:
         refuse(field_name, "must not be empty")
@@ -48,9 +54,9 @@ class DatasetImport:
     instances: int
     references: int
     true_sentences: int
-    warnings: list = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
-    def as_json(self):
+    def as_json(self) -> dict[str, Any]:
         return {
             "dataset": self.dataset.name,
             "split": self.dataset.split,
@@ -61,7 +67,14 @@ class DatasetImport:
         }
 
 
-def import_comve(name, statements, references, pairs=None, pair_answers=None, split=Dataset.Split.TEST):
+def import_comve(
+    name: str,
+    statements: Source,
+    references: Source,
+    pairs: Source | None = None,
+    pair_answers: Source | None = None,
+    split: str = Dataset.Split.TEST,
+) -> DatasetImport:
     """Create dataset ``name`` from its statements and references (and optional pairs + answers).
 
     Each file is a path or a :class:`SourceFile`. A dataset of the same name is never
@@ -73,8 +86,13 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
     exists = f"a dataset named '{name}' already exists; choose another name (a dataset is never overwritten)"
     if Dataset.objects.filter(name=name).exists():
         refuse("dataset name", exists)
-    sources = [as_source(s) if s is not None else None for s in (statements, references, pairs, pair_answers)]
-    parsed = parse_dataset(*sources, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
+    parsed = parse_dataset(
+        as_source(statements),
+        as_source(references),
+        None if pairs is None else as_source(pairs),
+        None if pair_answers is None else as_source(pair_answers),
+        max_bytes=settings.COMVE_MAX_UPLOAD_BYTES,
+    )
     try:
         with transaction.atomic():
             if Dataset.objects.filter(name=name).exists():
@@ -113,22 +131,34 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
     )
 
 
+def import_comve_with(options: ComveImportOptions) -> DatasetImport:
+    """:func:`import_comve` with the options a door built (the data page, the API, ``import_comve``)."""
+    return import_comve(
+        options.name,
+        options.statements,
+        options.references,
+        pairs=options.pairs,
+        pair_answers=options.pair_answers,
+        split=options.split,
+    )
+
+
 @dataclass
 class SubmissionImport:
     system: System
     submission: Submission
     missing: int
-    warnings: list = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
-    def rows(self):
+    def rows(self) -> int:
         return self.submission.rows
 
     @property
-    def official_bleu(self):
+    def official_bleu(self) -> float | None:
         return self.submission.official_bleu
 
-    def as_json(self):
+    def as_json(self) -> dict[str, Any]:
         """The S5 contract of ``import_submission --json`` (plus a few more keys)."""
         return {
             "system": self.system.name,
@@ -156,9 +186,9 @@ def get_dataset(dataset: Dataset | str) -> Dataset:
     return found
 
 
-def dataset_references(dataset):
+def dataset_references(dataset: Dataset) -> dict[int, list[str]]:
     """``{instance pk: [reference texts in position order]}`` of a dataset."""
-    references = {}
+    references: dict[int, list[str]] = {}
     for instance_id, text in (
         Reference.objects.filter(instance__dataset=dataset)
         .order_by("instance_id", "position")
@@ -168,7 +198,7 @@ def dataset_references(dataset):
     return references
 
 
-def dataset_bleu(dataset, reasons_by_instance):
+def dataset_bleu(dataset: Dataset, reasons_by_instance: dict[int, str]) -> float | None:
     """The official Subtask C BLEU (0-100) of a complete set of outputs of ``dataset``; None
     when an instance has no reference (the official figure is then undefined)."""
     references = dataset_references(dataset)
@@ -181,7 +211,14 @@ def dataset_bleu(dataset, reasons_by_instance):
     return result.score
 
 
-def import_submission(dataset, system_name, source, marker=None, allow_partial=False, user=None):
+def import_submission(
+    dataset: Dataset | str,
+    system_name: str,
+    source: Source,
+    marker: str | None = None,
+    allow_partial: bool = False,
+    user: AbstractBaseUser | AnonymousUser | None = None,
+) -> SubmissionImport:
     """Import a system's ``id,reason`` file; re-importing replaces its outputs.
 
     ``marker`` ``'*'``/``'+'``/``''`` sets the Table 6 marker; None keeps the current one.
@@ -224,12 +261,26 @@ def import_submission(dataset, system_name, source, marker=None, allow_partial=F
             partial=parsed.partial,
             official_bleu=bleu,
             warnings=problems_as_dicts(parsed.warnings),
-            uploaded_by=user if user and user.is_authenticated else None,
+            uploaded_by=user if isinstance(user, User) and user.is_authenticated else None,
         )
     return SubmissionImport(system, submission, len(parsed.missing), parsed.warnings)
 
 
-def _replace_outputs(system, reasons):
+def import_submission_with(
+    dataset: Dataset | str, options: SubmissionImportOptions, user: AbstractBaseUser | AnonymousUser | None = None
+) -> SubmissionImport:
+    """:func:`import_submission` with the options a door built (the dataset page, the API, ``import_submission``)."""
+    return import_submission(
+        dataset,
+        options.system,
+        options.file,
+        marker=options.marker_to_store(),
+        allow_partial=options.allow_partial,
+        user=user,
+    )
+
+
+def _replace_outputs(system: System, reasons: dict[int, str]) -> None:
     """Make the system's outputs exactly ``reasons`` (instance pk -> text), keeping the rows
     that do not change; refuses when a changed or removed output is in a campaign."""
     existing = {output.instance_id: output for output in SystemOutput.objects.filter(system=system)}

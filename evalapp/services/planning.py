@@ -5,18 +5,18 @@ Commands (``plan_study``), pages and the API call these functions. The ratings t
 Results are kept in Django's cache under a digest of the ratings they were made from.
 """
 
+from __future__ import annotations
+
 from dataclasses import replace
+from typing import Any, cast
 
 import numpy as np
 from django.core.cache import cache
+from numpy.typing import ArrayLike
 
 from core.defaults import (
-    CLUSTER_RULES,
-    DEFAULT_CLUSTER_RULE,
     DEFAULT_SEED,
-    MAX_RATERS_PER_ITEM,
     PLAN_DIGITS,
-    PLANNER_MAX_ALPHA,
     PLANNER_MAX_INSTANCES,
     PLANNER_MAX_SIMULATED_PAIRS,
     PLANNER_PERMUTATIONS,
@@ -28,30 +28,18 @@ from core.defaults import (
     STABILITY_REPLICATES,
     STABILITY_THRESHOLD,
 )
+from core.models import Campaign
 from evalapp.compute import ranking_stability as stability_compute
 from evalapp.compute import rater_effects as rater_effects_compute
 from evalapp.compute import study_planner
+from evalapp.compute.human_score import ScoreMatrix
+from evalapp.options.planner import PlanOptions
 from evalapp.services import results
 
 
-class BadPlan(ValueError):
-    """A planner option out of range; ``field`` names it."""
-
-    def __init__(self, field, message):
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
-
-
-def check_plan_options(alpha, power, raters_per_item):
-    if not 0 < alpha <= PLANNER_MAX_ALPHA:
-        raise BadPlan("alpha", f"must be above 0 and at most {PLANNER_MAX_ALPHA}")
-    if not 0 < power < 1:
-        raise BadPlan("power", "must be between 0 and 1")
-    if raters_per_item is not None and not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:
-        raise BadPlan("raters_per_item", f"must be between 1 and {MAX_RATERS_PER_ITEM}")
-
-
-def ranked_teams(campaign, matrix=None, scores=None):
+def ranked_teams(
+    campaign: Campaign, matrix: ScoreMatrix | None = None, scores: dict[str, dict[str, Any]] | None = None
+) -> tuple[list[str], list[int], ScoreMatrix]:
     """(team names best first by human score, their rows of the score matrix, the matrix); as the clusters
     order them (the Human pseudo-system is not ranked)."""
     systems = results.campaign_systems(campaign)
@@ -62,18 +50,18 @@ def ranked_teams(campaign, matrix=None, scores=None):
     return teams, [matrix.row(name) for name in teams], matrix
 
 
-def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, clusters=DEFAULT_CLUSTER_RULE):
-    """The study plan of :func:`evalapp.compute.study_planner.plan` for ``campaign`` as a pilot, for the
-    clustering rule ``clusters`` (its multiplicity correction and sidedness).
+def plan_study(campaign: Campaign, options: PlanOptions | None = None) -> dict[str, Any]:
+    """The study plan of :func:`evalapp.compute.study_planner.plan` for ``campaign`` as a pilot, with
+    ``options`` (:class:`~evalapp.options.planner.PlanOptions`, checked where they are declared), for the
+    clustering rule ``options.clusters`` (its multiplicity correction and sidedness).
 
     ``raters_per_item`` defaults to the campaign's M. The variance components come from the mixed model
     with a system x instance term, fitted on the teams' counted ratings (a shared rating once). Cached
     under a digest of the ratings and the options.
     """
-    check_plan_options(alpha, power, raters_per_item)
-    if clusters not in CLUSTER_RULES:
-        raise BadPlan("clusters", f"must be one of {', '.join(CLUSTER_RULES)}")
-    raters_per_item = campaign.raters_per_item if raters_per_item is None else raters_per_item
+    options = PlanOptions() if options is None else options
+    alpha, power, seed, clusters = options.alpha, options.power, options.seed, options.clusters
+    raters_per_item = campaign.raters_per_item if options.raters_per_item is None else options.raters_per_item
     teams, rows, matrix = ranked_teams(campaign)
     means, counts = matrix.means()[rows], matrix.counts[rows]
     ids, instances, systems, raters, scores = results.rating_rows(campaign)
@@ -87,17 +75,20 @@ def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, 
         counts,
         ids,
         raters,
-        [
-            alpha,
-            power,
-            raters_per_item,
-            seed,
-            clusters,
-            PLANNER_SIMULATIONS,
-            PLANNER_PERMUTATIONS,
-            PLANNER_MAX_INSTANCES,
-            PLANNER_MAX_SIMULATED_PAIRS,
-        ],
+        cast(
+            ArrayLike,
+            [  # the options, hashed as the list of values they always were
+                alpha,
+                power,
+                raters_per_item,
+                seed,
+                clusters,
+                PLANNER_SIMULATIONS,
+                PLANNER_PERMUTATIONS,
+                PLANNER_MAX_INSTANCES,
+                PLANNER_MAX_SIMULATED_PAIRS,
+            ],
+        ),
     )
     found = cache.get(key)
     if found is None:
@@ -108,11 +99,13 @@ def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, 
             scores[on_teams],
             rater_effects_compute.shared_weights(ids[on_teams]),
         )
+        # A component the mixed model could not fit is None, as it always reached the planner (Components
+        # declares floats: the integrator's note in the H3 report).
         components = study_planner.Components(
             study_planner.per_system_variances(teams, means),
-            fitted.rater,
-            fitted.instance,
-            fitted.residual,
+            cast(float, fitted.rater),
+            cast(float, fitted.instance),
+            cast(float, fitted.residual),
             fitted.system_instance,
         )
         found = study_planner.plan(teams, means, counts, components, alpha, power, raters_per_item, settings, clusters)
@@ -120,7 +113,9 @@ def plan_study(campaign, alpha, power, raters_per_item=None, seed=DEFAULT_SEED, 
     return found
 
 
-def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD):
+def ranking_stability(
+    campaign: Campaign, seed: int = DEFAULT_SEED, threshold: float = STABILITY_THRESHOLD
+) -> stability_compute.Stability:
     """:class:`~evalapp.compute.ranking_stability.Stability` of the campaign's teams, given the ratings so far.
 
     Cached under a digest of the score matrix and the teams' score counts.
@@ -169,15 +164,15 @@ def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD
     return found
 
 
-def _figure(value, digits=PLAN_DIGITS):
+def _figure(value: float | None, digits: int = PLAN_DIGITS) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _count(value):
+def _count(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def plan_lines(plan):
+def plan_lines(plan: dict[str, Any]) -> list[str]:
     """The plan as plain text lines (the command's output without ``--json``)."""
     components = plan["variance_components"]
     test = plan["test"]

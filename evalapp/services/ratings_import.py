@@ -13,21 +13,27 @@ item in the campaign, a reason that differs from the stored output. What rejects
 has its M ratings, a rater rating the same item twice. Rows of rejected assignments are skipped.
 """
 
+from __future__ import annotations
+
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from core.defaults import RATINGS_FILE_HASH_CHARS
-from core.models import Assignment, Item, ItemOutput, Rater, Rating
+from core.models import Assignment, Campaign, Item, ItemOutput, Rater, Rating
 from core.problems import FormatError, Problem
-from evalapp.formats.ratings import LONG, MTURK, Rejection, columns_for, parse_ratings
+from evalapp.formats.ratings import LONG, MTURK, ParsedRatings, RatingRow, Rejection, columns_for, parse_ratings
 
 SOURCE_OF_FORMAT = {MTURK: Rating.Source.MTURK, LONG: Rating.Source.LONG}
 PLATFORM_OF_FORMAT = {MTURK: Rater.Platform.MTURK, LONG: Rater.Platform.IMPORT}
 # A synthetic rater id is built from the file's content hash, so importing the same file again
 # finds the same raters and every row is rejected as a repeat instead of counted twice.
+RaterKey = tuple[str, str]  # (platform, external id)
 
 
 @dataclass
@@ -37,12 +43,12 @@ class RatingsImport:
     file: str
     format: str
     accepted: int = 0
-    rejected: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
-    unknown: list = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
     raters_created: int = 0
 
-    def as_json(self):
+    def as_json(self) -> dict[str, Any]:
         return {
             "file": self.file,
             "format": self.format,
@@ -55,12 +61,12 @@ class RatingsImport:
         }
 
 
-def _normalise(text):
+def _normalise(text: str | None) -> str:
     """Reasons compare equal up to whitespace (crowd platforms re-wrap and trim text)."""
     return " ".join((text or "").split())
 
 
-def _item_index(campaign):
+def _item_index(campaign: Campaign) -> dict[tuple[str, str], tuple[int, str]]:
     """``{(instance external id, system name): (item id, output text)}`` for the campaign's system items."""
     rows = ItemOutput.objects.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM).values_list(
         "output__instance__external_id", "output__system__name", "item_id", "output__text"
@@ -68,7 +74,7 @@ def _item_index(campaign):
     return {(instance, system): (item, text) for instance, system, item, text in rows}
 
 
-def _rater_key(row, fmt, file_hash):
+def _rater_key(row: RatingRow, fmt: str, file_hash: str) -> RaterKey:
     """The rater's (platform, external id): the worker id when known, else a synthetic one."""
     if row.worker:
         return PLATFORM_OF_FORMAT[fmt], row.worker
@@ -78,10 +84,19 @@ def _rater_key(row, fmt, file_hash):
     return Rater.Platform.IMPORT, f"file-{file_hash}"
 
 
-def _match_items(parsed, fmt, system, index, filename):
+def _match_items(
+    parsed: ParsedRatings,
+    fmt: str,
+    system: str | None,
+    index: dict[tuple[str, str], tuple[int, str]],
+    filename: str,
+) -> list[tuple[RatingRow, int]]:
     """Pair each parsed row with its item; refuse the file on a row that has no item or a wrong reason."""
-    problems, matched = [], []
+    problems: list[Problem] = []
+    matched: list[tuple[RatingRow, int]] = []
     columns = parsed.columns
+    if columns is None:
+        raise TypeError("parse_ratings names the columns of every file it accepts")
     for row in parsed.rows:
         system_name = system or row.system
         if not system_name:
@@ -118,9 +133,9 @@ def _match_items(parsed, fmt, system, index, filename):
     return matched
 
 
-def _raters(keys):
+def _raters(keys: set[RaterKey]) -> tuple[dict[RaterKey, Rater], int]:
     """``{key: Rater}`` for every (platform, external id), creating the missing ones; and how many were new."""
-    existing = {}
+    existing: dict[RaterKey, Rater] = {}
     for platform in {platform for platform, _ in keys}:
         ids = [external for p, external in keys if p == platform]
         for rater in Rater.objects.filter(platform=platform, external_id__in=ids):
@@ -133,7 +148,14 @@ def _raters(keys):
     return existing, len(missing)
 
 
-def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
+def import_ratings(
+    campaign: Campaign,
+    data: bytes | str,
+    filename: str,
+    fmt: str,
+    system: str | None = None,
+    columns: Mapping[str, str | None] | None = None,
+) -> RatingsImport:
     """Import a ratings file into ``campaign``; returns a :class:`RatingsImport`.
 
     ``system`` names the system of every row (Mechanical Turk files of one system's outputs).
@@ -142,13 +164,13 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
     when the file is refused; then nothing was written.
     """
     column_options = {name: value for name, value in (columns or {}).items() if value}
-    columns = columns_for(fmt, **column_options)
+    chosen = columns_for(fmt, **column_options)
     user_options = list(column_options)
     if system is not None and fmt == LONG:
         raise FormatError(
             Problem("--system", None, None, "applies to --format mturk only; long form names the system on every row")
         )
-    parsed = parse_ratings(data, filename, fmt, columns, system_given=system is not None, user_options=user_options)
+    parsed = parse_ratings(data, filename, fmt, chosen, system_given=system is not None, user_options=user_options)
     result = RatingsImport(file=filename, format=fmt, skipped=parsed.skipped, unknown=parsed.unknown)
     file_hash = hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()[:RATINGS_FILE_HASH_CHARS]
     with transaction.atomic():
@@ -162,7 +184,7 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
         already = set(Rating.objects.filter(item_id__in=items).values_list("item_id", "rater_id"))
         already |= set(Assignment.objects.filter(item_id__in=items).values_list("item_id", "rater_id"))
         now = timezone.now()
-        new = []
+        new: list[tuple[RatingRow, Item, Rater]] = []
         for row, item_id in matched:
             item, rater = items[item_id], raters[_rater_key(row, fmt, file_hash)]
             if (item_id, rater.pk) in already:
@@ -186,7 +208,7 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
     return result
 
 
-def _write(campaign, new, source, now):
+def _write(campaign: Campaign, new: list[tuple[RatingRow, Item, Rater]], source: str, now: datetime) -> None:
     assignments = Assignment.objects.bulk_create(
         Assignment(
             item=item,

@@ -1,21 +1,11 @@
 """Pieces shared by the organizer and researcher areas: the campaign index and the download response."""
 
-from django import forms
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from core import roles
-from core.defaults import (
-    CLUSTER_RULES,
-    DEFAULT_CLUSTER_RULE,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_SEED,
-    MAX_REQUEST_PERMUTATIONS,
-    MAX_REQUEST_RESAMPLES,
-    NO_STORE,
-    REQUEST_SEED_BOUND,
-)
+from core.defaults import NO_STORE
 from core.models import Campaign
 from evalapp.services.exports import UnknownFormat
 
@@ -73,28 +63,3 @@ def campaign_download(make, role_required=roles.results_viewer_required):
 
 def text_response(message, status):
     return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
-
-
-class Table6Options(forms.Form):
-    """The query of a Table 6 download, with the same bounds as the API's (``core/defaults.py``)."""
-
-    halves = forms.BooleanField(required=False)
-    latex_intervals = forms.BooleanField(required=False)
-    bootstrap = forms.IntegerField(required=False, min_value=0, max_value=MAX_REQUEST_RESAMPLES)
-    seed = forms.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
-    permutations = forms.IntegerField(required=False, min_value=1, max_value=MAX_REQUEST_PERMUTATIONS)
-    clusters = forms.ChoiceField(required=False, choices=[(rule, rule) for rule in CLUSTER_RULES])
-
-    def options(self):
-        data = self.cleaned_data
-        return {
-            "halves": bool(data["halves"]),
-            "latex_intervals": bool(data["latex_intervals"]),
-            "bootstrap": data["bootstrap"] or 0,
-            "seed": DEFAULT_SEED if data["seed"] is None else data["seed"],
-            "permutations": data["permutations"] or DEFAULT_PERMUTATIONS,
-            "clusters": data["clusters"] or DEFAULT_CLUSTER_RULE,
-        }
-
-    def problems(self):
-        return "; ".join(f"{name}: {' '.join(errors)}" for name, errors in self.errors.items())

@@ -15,9 +15,10 @@ from core.models import Campaign
 from core.problems import FormatError
 from core.progress import crowd_session_counts
 from evalapp.formats.external_question import AUTO_FRAME_HEIGHT, ExternalQuestionError, external_question_xml
+from evalapp.options.imports import CrowdSubmissionsOptions
+from evalapp.options.interfaces import options_form, options_of_form
 from evalapp.services import crowd, exports
 from evalapp.views.common import campaign_download
-from evalapp.views.data import UploadField
 
 
 class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
@@ -71,14 +72,7 @@ class CrowdSettingsForm(forms.ModelForm):
         return cleaned
 
 
-class SubmissionsUploadForm(forms.Form):
-    platform = forms.ChoiceField(
-        choices=[(MTURK, "Mechanical Turk batch results (CSV)"), (PROLIFIC, "Prolific submissions export (CSV)")]
-    )
-    file = UploadField(label="The platform's export")
-    replace = forms.BooleanField(
-        required=False, label="This file is the whole record: sessions it does not confirm are no longer verified"
-    )
+SubmissionsUploadForm = options_form(CrowdSubmissionsOptions)
 
 
 def _page(request, campaign, form, status=HTTPStatus.OK, upload_form=None, reconciliation=None):
@@ -159,9 +153,8 @@ def import_submissions(request, campaign_id):
     if not form.is_valid():
         return _page(request, campaign, CrowdSettingsForm(instance=campaign), status=400, upload_form=form)
     try:
-        result = crowd.import_crowd_submissions(
-            campaign, form.cleaned_data["platform"], form.cleaned_data["file"], replace=form.cleaned_data["replace"]
-        )
+        options = options_of_form(CrowdSubmissionsOptions, form)
+        result = crowd.import_crowd_submissions(campaign, options.platform, options.file, replace=options.replace)
     except FormatError as error:
         for problem in error.problems:
             form.add_error("file", str(problem))

@@ -4,64 +4,39 @@ The forms call the same services as ``manage.py import_comve`` / ``import_submis
 show the same problems (file, line, column, message) when an upload is refused.
 """
 
-from typing import Any, cast
-
 from django import forms
-from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from core.defaults import NAME_MAX_CHARS, RECENT_SUBMISSIONS
-from core.models import Dataset, System
+from core.defaults import RECENT_SUBMISSIONS
+from core.models import Dataset
 from core.problems import FormatError
 from core.roles import organizer_required
-from evalapp.formats.comve import SourceFile, too_large_message
 from evalapp.models import Submission
-from evalapp.services.imports import import_comve, import_submission
+from evalapp.options.imports import ComveImportOptions, SubmissionImportOptions
+from evalapp.options.interfaces import options_form, options_of_form, source_of_upload
+from evalapp.services.imports import import_comve_with, import_submission_with
 
 BAD_REQUEST = 400
 
 
 class UploadField(forms.FileField):
-    """A file field that refuses files above ``COMVE_MAX_UPLOAD_BYTES`` and yields a SourceFile."""
+    """A file field that refuses files above ``COMVE_MAX_UPLOAD_BYTES`` and yields a SourceFile (the forms
+    that are not a job's options; those get theirs from :mod:`evalapp.options.interfaces`)."""
 
     def clean(self, data, initial=None):
         upload = super().clean(data, initial)
         if not upload:
             return None
-        limit = settings.COMVE_MAX_UPLOAD_BYTES
-        if upload.size > limit:
-            raise forms.ValidationError(f"{upload.name}: {too_large_message(upload.size, limit)}")
-        return SourceFile(upload.name, upload.read())
+        try:
+            return source_of_upload(upload)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
 
 
-class DatasetImportForm(forms.Form):
-    name = forms.CharField(max_length=NAME_MAX_CHARS, help_text="A new name, e.g. comve-test.")
-    split = forms.ChoiceField(choices=Dataset.Split.choices, initial=Dataset.Split.TEST)
-    statements = UploadField(help_text="CSV with header id,FalseSent (subtaskC_test_data.csv).")
-    references = UploadField(help_text="CSV id,ref1,ref2,ref3 without header (subtaskC_gold_answers.csv).")
-    pairs = UploadField(required=False, help_text="Optional: CSV with header id,sent0,sent1 (subtaskA_test_data.csv).")
-    pair_answers = UploadField(
-        required=False,
-        label="Pair answers",
-        help_text="With the pairs: CSV id,k without header (subtaskA_gold_answers.csv).",
-    )
-
-    def clean(self) -> dict[str, Any]:
-        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
-        if bool(data.get("pairs")) != bool(data.get("pair_answers")):
-            raise forms.ValidationError("The pairs file and the pair answers file go together.")
-        return data
-
-
-class SubmissionUploadForm(forms.Form):
-    system = forms.CharField(max_length=NAME_MAX_CHARS, label="System name", help_text="As it appears in Table 6.")
-    marker = forms.ChoiceField(choices=System.Marker.choices, required=False, initial=System.Marker.NONE)
-    file = UploadField(label="Submission file", help_text="id,reason per line, no header, UTF-8.")
-    allow_partial = forms.BooleanField(
-        required=False, label="Accept a partial submission (a subset of the ids; no official BLEU)"
-    )
+DatasetImportForm = options_form(ComveImportOptions)
+SubmissionUploadForm = options_form(SubmissionImportOptions)
 
 
 def _systems_with_latest(dataset):
@@ -115,16 +90,9 @@ def import_dataset(request):
     form = DatasetImportForm(request.POST if bound else None, request.FILES if bound else None)
     problems = []
     if bound and form.is_valid():
-        data = form.cleaned_data
+        options = options_of_form(ComveImportOptions, form)
         try:
-            result = import_comve(
-                data["name"],
-                data["statements"],
-                data["references"],
-                pairs=data["pairs"],
-                pair_answers=data["pair_answers"],
-                split=data["split"],
-            )
+            result = import_comve_with(options)
         except FormatError as error:
             problems = error.problems
         else:
@@ -153,16 +121,9 @@ def upload_submission(request, pk):
     form = SubmissionUploadForm(request.POST if bound else None, request.FILES if bound else None)
     problems = []
     if bound and form.is_valid():
-        data = form.cleaned_data
+        options = options_of_form(SubmissionImportOptions, form)
         try:
-            result = import_submission(
-                dataset,
-                data["system"],
-                data["file"],
-                marker=data["marker"] or "",
-                allow_partial=data["allow_partial"],
-                user=request.user,
-            )
+            result = import_submission_with(dataset, options, user=request.user)
         except FormatError as error:
             problems = error.problems
         else:

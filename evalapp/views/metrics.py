@@ -22,23 +22,22 @@ from core.defaults import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     MAX_ID_DIGITS,
-    MAX_MODEL_LAYER,
     MAX_REQUEST_RESAMPLES,
-    MAX_STUDY_PERMUTATIONS,
-    MAX_TOP_K,
     METRIC_RUN_POLL_MILLISECONDS,
     METRIC_RUN_REFRESH_SECONDS,
     RECENT_METRIC_RUNS,
-    REQUEST_SEED_BOUND,
 )
 from core.models import Campaign
 from core.problems import FormatError
 from evalapp.compute.metric_study_report import MetricReport
 from evalapp.formats import metric_report
-from evalapp.formats.comve import SourceFile
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
+from evalapp.options.base import REQUIRED, OptionError
+from evalapp.options.imports import MetricScoresImportOptions
+from evalapp.options.interfaces import options_form, options_from_query, options_of_form
+from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports
 from evalapp.services.metric_study import runs as metric_runs
 from evalapp.services.metric_study.score_import import import_metric_scores, imported_metric_names
@@ -103,16 +102,6 @@ def campaign_report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     return render(request, "metrics/report.html", context)
 
 
-def _int_option(request: HttpRequest, name: str, default: int | None, low: int, high: int) -> int | None:
-    raw = request.POST.get(name, "").strip()
-    if not raw:
-        return default
-    value = int(raw)  # ValueError is reported by the caller
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be between {low} and {high}")
-    return value
-
-
 @require_POST
 @roles.results_viewer_required
 def start(request: HttpRequest, campaign_id: int) -> HttpResponse:
@@ -123,17 +112,9 @@ def start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     try:
-        options = {
-            "bootstrap": _int_option(request, "bootstrap", DEFAULT_RESAMPLES, 0, MAX_REQUEST_RESAMPLES),
-            "permutations": _int_option(request, "permutations", None, 1, MAX_STUDY_PERMUTATIONS),
-            "seed": _int_option(request, "seed", DEFAULT_SEED, 0, REQUEST_SEED_BOUND - 1),
-            "top_k": _int_option(request, "top_k", None, 2, MAX_TOP_K),
-            "corpus_scope": request.POST.get("corpus_scope") or None,
-            "bertscore_model": request.POST.get("bertscore_model", "").strip() or None,
-            "bertscore_layer": _int_option(request, "bertscore_layer", None, 0, MAX_MODEL_LAYER),
-        }
-        run = metric_runs.start_run(campaign, request.POST.getlist("metrics") or None, options, request.user)
-    except (ValueError, StudyError) as error:
+        options = options_from_query(MetricStudyOptions, request.POST)
+        run = metric_runs.start_run(campaign, options.metric_names(), options.run_settings(), request.user)
+    except (OptionError, StudyError) as error:
         messages.error(request, f"The computation was not started: {error}")
         return redirect("metrics:campaign", campaign_id=campaign.pk)
     return redirect("metrics:run", run_id=run.pk)
@@ -148,13 +129,18 @@ def import_scores(request: HttpRequest, campaign_id: int) -> HttpResponse:
     atomic: on any problem nothing is written and every problem is listed.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, "Choose a CSV file to import.")
+    form = options_form(MetricScoresImportOptions)(request.POST, request.FILES)
+    if not form.is_valid():
+        for name, errors in form.errors.items():
+            missing_file = name == "file" and errors == [REQUIRED]
+            messages.error(
+                request,
+                "Choose a CSV file to import." if missing_file else f"{name}: {' '.join(str(e) for e in errors)}",
+            )
         return redirect("metrics:campaign", campaign_id=campaign.pk)
-    source = SourceFile(upload.name or "", upload.read())
+    options = options_of_form(MetricScoresImportOptions, form)
     try:
-        result = import_metric_scores(campaign, request.POST.get("metric", ""), request.POST.get("level", ""), source)
+        result = import_metric_scores(campaign, options.metric, options.level, options.file)
     except FormatError as error:
         for problem in error.problems:
             messages.error(request, str(problem))

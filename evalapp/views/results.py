@@ -6,7 +6,6 @@ worker ids: raters appear as ``rater-<id>``. Every download is made by
 :mod:`evalapp.services.exports`, as the API's and ``manage.py export``'s are.
 """
 
-from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,14 +18,7 @@ from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
-    MAX_RATERS_PER_ITEM,
     MAX_REQUEST_RESAMPLES,
-    PLANNER_ALPHA,
-    PLANNER_MAX_ALPHA,
-    PLANNER_MAX_POWER,
-    PLANNER_MIN_ALPHA,
-    PLANNER_MIN_POWER,
-    PLANNER_POWER,
 )
 from core.flags import review_queue
 from core.models import Campaign
@@ -34,11 +26,14 @@ from core.progress import campaign_progress, campaign_stall
 from core.quality import rater_quality
 from evalapp.formats import table6 as table6_format
 from evalapp.formats import table6_charts
+from evalapp.options.base import OptionError
+from evalapp.options.interfaces import options_form, options_of_form
+from evalapp.options.planner import PlanOptions
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports, planning, results, sequential
 from evalapp.views.common import (
     BAD_REQUEST,
     NOT_FOUND,
-    Table6Options,
     campaign_download,
     campaign_index,
     download,
@@ -117,10 +112,10 @@ def table6_page(request, campaign_id):
     Charts are server-rendered SVG styled by classes from the static stylesheet: no inline script or style.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    query = Table6Options(request.GET)
+    query = options_form(Table6Options)(request.GET)
     if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
-    rule = query.options()["clusters"]
+    rule = options_of_form(Table6Options, query).clusters
     table = results.table6(
         campaign, bootstrap=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, permutations=DEFAULT_PERMUTATIONS, clusters=rule
     )
@@ -162,49 +157,16 @@ def table6_download(request, campaign_id, fmt):
     neutralised by ``write_csv``. A bad query is a 400 that names the parameter.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    query = Table6Options(request.GET)
+    query = options_form(Table6Options)(request.GET)
     if not query.is_valid():
         return text_response(query.problems(), BAD_REQUEST)
     try:
-        export = exports.table6(campaign, fmt, **query.options())
+        export = exports.table6(campaign, fmt, options_of_form(Table6Options, query))
     except exports.UnknownFormat as error:
         return text_response(str(error), NOT_FOUND)
-    except exports.BadOption as error:
+    except OptionError as error:
         return text_response(str(error), BAD_REQUEST)
     return download(export)
-
-
-class PlanForm(forms.Form):
-    """The planner's options, bounded as the API's."""
-
-    alpha = forms.FloatField(
-        initial=PLANNER_ALPHA,
-        min_value=PLANNER_MIN_ALPHA,
-        max_value=PLANNER_MAX_ALPHA,
-        label="Significance level (alpha)",
-        widget=forms.NumberInput(attrs={"step": "any"}),
-    )
-    power = forms.FloatField(
-        initial=PLANNER_POWER,
-        min_value=PLANNER_MIN_POWER,
-        max_value=PLANNER_MAX_POWER,
-        label="Power",
-        widget=forms.NumberInput(attrs={"step": "any"}),
-    )
-    raters_per_item = forms.IntegerField(
-        required=False,
-        min_value=1,
-        max_value=MAX_RATERS_PER_ITEM,
-        label="Raters per item (M)",
-        help_text="Empty: the campaign's.",
-    )
-    clusters = forms.ChoiceField(
-        required=False,
-        choices=[(rule, rule) for rule in CLUSTER_RULES],
-        initial=DEFAULT_CLUSTER_RULE,
-        label="Clustering rule",
-        help_text="holm: each pair two-sided at alpha / pairs; wmt: one-sided at alpha.",
-    )
 
 
 @require_GET
@@ -217,17 +179,10 @@ def plan(request, campaign_id):
     bounded and a bad one is shown next to its field (400), never a 5xx.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    form = PlanForm(request.GET or None)
+    form = options_form(PlanOptions)(request.GET or None)
     found, status = None, 200
     if not request.GET or form.is_valid():
-        data = form.cleaned_data if request.GET else {"alpha": PLANNER_ALPHA, "power": PLANNER_POWER}
-        found = planning.plan_study(
-            campaign,
-            data["alpha"],
-            data["power"],
-            data.get("raters_per_item"),
-            clusters=data.get("clusters") or DEFAULT_CLUSTER_RULE,
-        )
+        found = planning.plan_study(campaign, options_of_form(PlanOptions, form) if request.GET else PlanOptions())
     else:
         status = BAD_REQUEST
     mdd = None

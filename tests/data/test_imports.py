@@ -274,7 +274,7 @@ def test_import_comve_command(tmp_path):
         "true_sentences": 3,
         "warnings": [],
     }
-    with pytest.raises(CommandError, match="--pairs and --pair-answers go together"):
+    with pytest.raises(CommandError, match="--pair-answers: the pairs file and the pair answers file go together"):
         call_command(
             "import_comve",
             "--name",

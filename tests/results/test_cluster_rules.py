@@ -8,6 +8,7 @@ import pytest
 
 from core.models import ItemOutput
 from evalapp.compute import significance
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports
 from tests.conftest import shared_file
 from tests.results.factories import add_ratings, butfit_campaign, make_campaign, make_dataset, make_raters, make_system
@@ -127,10 +128,10 @@ def assert_wmt_is_assign_ranks(document):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_wmt_export_is_assign_ranks_on_simulated_campaigns(seed):
     campaign = simulated_campaign(seed)
-    document = json.loads(exports.table6(campaign, "json", bootstrap=1, clusters="wmt").text)
+    document = json.loads(exports.table6(campaign, "json", Table6Options(bootstrap=1, clusters="wmt")).text)
     assert_wmt_is_assign_ranks(document)
     assert document["intervals"]["fallback"] is None
-    holm = json.loads(exports.table6(campaign, "json", bootstrap=1, clusters="holm").text)
+    holm = json.loads(exports.table6(campaign, "json", Table6Options(bootstrap=1, clusters="holm")).text)
     assert holm["significance"]["rule"] == "holm"
     assert [c["p_value"] for c in holm["significance"]["comparisons"]] == [
         c["p_value"] for c in document["significance"]["comparisons"]
@@ -143,7 +144,7 @@ def test_wmt_export_is_assign_ranks_on_real_ratings():
     """The real BUT-FIT ratings (one rater: the visible one-way fallback): the wmt export's clusters are
     AssignRanks of its own one-sided p-values, and the secondary columns say why they are empty."""
     campaign, _, _ = butfit_campaign(shared_file)
-    document = json.loads(exports.table6(campaign, "json", bootstrap=1, clusters="wmt").text)
+    document = json.loads(exports.table6(campaign, "json", Table6Options(bootstrap=1, clusters="wmt")).text)
     assert_wmt_is_assign_ranks(document)
     assert document["intervals"]["fallback"] == "1 rater, fewer than 5"
     assert "raters not accounted for" in document["significance"]["test"]

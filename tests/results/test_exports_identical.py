@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from core.defaults import NO_STORE
 from core.models import CrowdSession, Rater
 from evalapp.models import MetricRun
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports
 from evalapp.services.metric_study import report as metric_study
 from tests.metrics.builders import build_study_campaign
@@ -139,7 +140,9 @@ def test_the_named_commands_give_the_export_too(campaign):
         stdout=table,
     )
     call_command("agreement", "--campaign", campaign.name, "--json", stdout=agreement)
-    assert table.getvalue() == exports.table6(campaign, "csv", bootstrap=50, seed=7, permutations=200).text
+    assert (
+        table.getvalue() == exports.table6(campaign, "csv", Table6Options(bootstrap=50, seed=7, permutations=200)).text
+    )
     assert agreement.getvalue() == exports.agreement(campaign).text
 
 

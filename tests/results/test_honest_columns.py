@@ -12,6 +12,7 @@ import pytest
 from core.models import Item, ItemOutput, Rater, RaterExclusion, SystemOutput
 from evalapp.compute import rater_effects
 from evalapp.formats.table6 import percent_text
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports
 from evalapp.services.ratings_import import import_ratings
 from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system, rated_campaign
@@ -36,7 +37,7 @@ def no_worker_campaign(db):
 
 
 def test_no_worker_ids_leave_the_secondary_columns_empty_with_the_reason(no_worker_campaign):
-    document = json.loads(exports.table6(no_worker_campaign, "json", bootstrap=1).text)
+    document = json.loads(exports.table6(no_worker_campaign, "json", Table6Options(bootstrap=1)).text)
     assert all(row["human_z"] is None and row["human_adjusted"] is None for row in document["rows"])
     assert all(row["human_adjusted_low"] is None for row in document["rows"])
     reason = document["secondary"]["not_estimable"]
@@ -165,14 +166,14 @@ def test_incomplete_campaign_tests_the_displayed_difference():
         {"A": [[3, 3, None], [0, 1, 1], [2, 2, 2], [3, None, None]], "B": [[2, 2, 2], [1, 1, 1], [2, 1, 2], [1, 2, 2]]},
         name="partial-test",
     )
-    document = json.loads(exports.table6(campaign, "json", bootstrap=1).text)
+    document = json.loads(exports.table6(campaign, "json", Table6Options(bootstrap=1)).text)
     rows = {row["team"]: row for row in document["rows"]}
     comparison = document["significance"]["comparisons"][0]
     displayed = abs(rows["A"]["human"] - rows["B"]["human"])
     assert comparison["difference"] == pytest.approx(displayed, abs=1e-12)
     per_instance = np.nanmean([np.mean([3, 3]) - 2, np.mean([0, 1, 1]) - 1, 2 - 5 / 3, 3 - 5 / 3])
     assert abs(per_instance - displayed) > 0.05  # the two differences do differ here
-    markdown = exports.table6(campaign, "markdown", bootstrap=1).text
+    markdown = exports.table6(campaign, "markdown", Table6Options(bootstrap=1)).text
     assert "the intervals and tests are of these same means and their displayed differences" in markdown
 
 

@@ -16,6 +16,7 @@ from statsmodels.stats import sandwich_covariance
 from core.models import ItemOutput
 from evalapp.compute import rater_uncertainty
 from evalapp.compute.significance import holm, paired_permutation_pvalues
+from evalapp.options.table6 import Table6Options
 from evalapp.services.exports import table6 as table6_export
 from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system
 
@@ -187,7 +188,7 @@ def test_harsh_campaign_through_table6_names_raters_and_does_not_call_the_wrong_
     for name in ("a", "b"):
         for i, cell in enumerate(scores[name]):
             add_ratings(campaign, [(items[name, instances[i].pk], [s for _, s in cell])], [raters[r] for r, _ in cell])
-    document = json.loads(table6_export(campaign, "json", bootstrap=1).text)
+    document = json.loads(table6_export(campaign, "json", Table6Options(bootstrap=1)).text)
     assert "rater" in document["intervals"]["method"] and "rater" in document["significance"]["test"]
     assert document["intervals"]["fallback"] is None
     rows = {row["team"]: row for row in document["rows"]}

@@ -17,6 +17,7 @@ from statsmodels.regression.mixed_linear_model import MixedLM
 from statsmodels.stats.power import NormalIndPower, TTestPower, tt_solve_power
 
 from evalapp.compute import rater_effects, study_planner
+from evalapp.options.planner import PlanOptions
 from evalapp.services import planning, results
 from tests.results.factories import rated_campaign
 
@@ -161,7 +162,7 @@ def pilot(db):
 
 @pytest.mark.postgres
 def test_service_equals_hand_computation_and_statsmodels(pilot):
-    plan = planning.plan_study(pilot, 0.05, 0.8)
+    plan = planning.plan_study(pilot, PlanOptions(alpha=0.05, power=0.8))
     assert plan["test"]["rule"] == "holm" and plan["test"]["pairs_corrected_over"] == 3
     scores = _pilot_scores()
     per_instance = {name: np.array([np.mean(row) for row in rows]) for name, rows in scores.items()}
@@ -349,7 +350,10 @@ def test_raters_cannot_plan(pilot, rater_user):
 def test_components_come_from_the_counted_ratings(pilot):
     _, instances, systems, raters, scores = results.rating_rows(pilot)
     fitted = rater_effects.variance_components(instances, systems, raters, scores)
-    assert planning.plan_study(pilot, 0.05, 0.8)["variance_components"]["system_instance"] == fitted.system_instance
+    assert (
+        planning.plan_study(pilot, PlanOptions(alpha=0.05, power=0.8))["variance_components"]["system_instance"]
+        == fitted.system_instance
+    )
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from django.test import Client
 
 from core import engine, flags
 from core.models import Campaign, System
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports
 from tests.engine.builders import build_dataset
 from tests.screens.conftest import make_rater
@@ -60,7 +61,7 @@ def every_download(campaign):
             if kind == exports.TABLE6:
                 yield f"{kind}.{fmt}", exports.table6(campaign, fmt).text
                 if fmt == "latex":
-                    yield f"{kind}.{fmt} halves", exports.table6(campaign, fmt, halves=True).text
+                    yield f"{kind}.{fmt} halves", exports.table6(campaign, fmt, Table6Options(halves=True)).text
             else:
                 export = {
                     exports.AGREEMENT: exports.agreement,

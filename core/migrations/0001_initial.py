@@ -65,7 +65,7 @@ class Migration(migrations.Migration):
                         (
                             "seed",
                             models.BigIntegerField(
-                                blank=True, help_text="Seed of the instance sample (S2).", null=True
+                                blank=True, help_text="Seed of the instance sample.", null=True
                             ),
                         ),
                         ("sample_size", models.PositiveIntegerField(blank=True, null=True)),
@@ -491,7 +491,7 @@ class Migration(migrations.Migration):
                         ),
                         (
                             "excluded",
-                            models.BooleanField(default=False, help_text="Set when the rater is excluded (S8)."),
+                            models.BooleanField(default=False, help_text="Set when the rater is excluded."),
                         ),
                         ("created_at", models.DateTimeField(auto_now_add=True)),
                         (

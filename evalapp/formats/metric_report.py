@@ -1,4 +1,4 @@
-"""The metric study's report (S10) as JSON, CSV, LaTeX and HTML with SVG plots. No Django imports.
+"""The metric study's report (protocol.md#metric-study) as JSON, CSV, LaTeX and HTML with SVG plots. No Django imports.
 
 Every renderer takes the report dict of ``evalapp.services.metric_study.build_report`` (or its
 stored JSON), so a stored report is rendered again without recomputing anything.

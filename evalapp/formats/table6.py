@@ -2,7 +2,7 @@
 
 No Django imports. :class:`Table6Row` and :class:`Table6` carry the figures and know how to
 show them, as sacreBLEU's score objects do: the services fill them, and every renderer, web
-page and API reads the same objects. CSV and JSON carry the unrounded figures (S5); Markdown
+page and API reads the same objects. CSV and JSON carry the unrounded figures (protocol.md#table6); Markdown
 and LaTeX show them as the paper does (BLEU one decimal, Human two), the Human row with "-"
 for what it does not have, and an incomplete system's score marked with a dagger and
 explained under the table.
@@ -134,7 +134,7 @@ class Table6Row:
         return [z, adjusted]
 
     def as_json(self, with_intervals=False):
-        """The S5 record of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
+        """The stable JSON record (protocol.md#contracts) of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
         entry = {key: getattr(self, key) for key in JSON_KEYS}
         if with_intervals:
             entry["ci"], entry["cluster"] = self.ci, self.cluster
@@ -325,7 +325,7 @@ def _blank(value):
 
 
 def to_json(table):
-    """The S5 contract: ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
+    """The stable JSON (protocol.md#contracts): ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
     document = {
         "campaign": table.campaign,
         "instances": table.instances,

@@ -64,9 +64,7 @@ class Migration(migrations.Migration):
                         ),
                         (
                             "seed",
-                            models.BigIntegerField(
-                                blank=True, help_text="Seed of the instance sample.", null=True
-                            ),
+                            models.BigIntegerField(blank=True, help_text="Seed of the instance sample.", null=True),
                         ),
                         ("sample_size", models.PositiveIntegerField(blank=True, null=True)),
                         ("raters_per_item", models.PositiveSmallIntegerField(default=3)),

@@ -134,7 +134,7 @@ class Table6Row:
         return [z, adjusted]
 
     def as_json(self, with_intervals=False):
-        """The stable JSON record (protocol.md#contracts) of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
+        """The row's JSON record (protocol.md#contracts), unrounded; ``ci`` and ``cluster`` when computed."""
         entry = {key: getattr(self, key) for key in JSON_KEYS}
         if with_intervals:
             entry["ci"], entry["cluster"] = self.ci, self.cluster
@@ -325,7 +325,7 @@ def _blank(value):
 
 
 def to_json(table):
-    """The stable JSON (protocol.md#contracts): ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
+    """The JSON (protocol.md#contracts): ``{"campaign", "rows": [...]}``, intervals and the test when computed."""
     document = {
         "campaign": table.campaign,
         "instances": table.instances,

@@ -116,7 +116,7 @@ def table6(
     latex_intervals=False,
     clusters=DEFAULT_CLUSTER_RULE,
 ):
-    """Table 6 (protocol.md#table6) in ``fmt``; with ``bootstrap`` > 0, rater-aware intervals and significance clusters too,
+    """Table 6 (protocol.md#table6) in ``fmt``; with ``bootstrap`` > 0, rater-aware intervals and clusters too,
     under the rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
     if halves and fmt != "latex":
@@ -169,7 +169,7 @@ def _quality_cell(value):
 
 
 def rater_quality(campaign, fmt=None):
-    """Every rater's quality figures (protocol.md#rater-quality), flagged raters first: the organizer's review (the API also lists
+    """Every rater's figures (protocol.md#rater-quality), flagged first: the organizer's review (the API also lists
     them as JSON records, page by page)."""
     fmt = check_format(QUALITY, fmt)
     records = [record.as_dict() for record in quality.rater_quality(campaign)]

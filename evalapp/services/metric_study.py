@@ -1,4 +1,4 @@
-"""The metric study of a campaign (protocol.md#metric-study): built-in metrics, a researcher's imported metrics, the report.
+"""The metric study of a campaign (protocol.md#metric-study): built-in and imported metrics, the report.
 
 The one import path of ``metric_report``, ``import_metric_scores``, the metrics pages, the API
 and the background job.
@@ -555,7 +555,7 @@ def build_report(
     bertscore_options=None,
     progress=None,
 ):
-    """Compute the chosen metrics and every figure (protocol.md#correlations); returns the report (stable JSON) as a dict.
+    """Compute the chosen metrics and every figure (protocol.md#correlations); returns the report as a dict.
 
     ``progress(fraction, message)`` is called as the work advances.
     """

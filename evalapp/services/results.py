@@ -634,7 +634,7 @@ def _team_order(row):
 
 
 def agreement_report(campaign):
-    """Agreement (protocol.md#agreement) of the campaign over its system items (one unit per item, counted ratings only)."""
+    """Agreement (protocol.md#agreement) over the system items (one unit per item, counted ratings only)."""
     rows = np.array(list(_counted_ratings(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
     rows = rows.reshape(-1, 3)
     report = agreement_compute.agreement(rows[:, 0], rows[:, 1], rows[:, 2], campaign.raters_per_item)

@@ -7,7 +7,7 @@ The commands print these records, the web pages list them and the API returns th
 
 from dataclasses import dataclass
 
-MAX_REPORTED_PROBLEMS = 50
+from core.defaults import MAX_REPORTED_PROBLEMS
 
 
 @dataclass

@@ -21,10 +21,11 @@ A coefficient that is undefined on the data (no pairable unit, no variation at a
 
 import numpy as np
 
+from core.defaults import SCORE_MAX, SCORE_MIN
 from evalapp.compute.human_score import codes
 
 # Table 1 of the task paper: scores 0-3.
-DEFAULT_SCALE = (0, 1, 2, 3)
+DEFAULT_SCALE = tuple(range(SCORE_MIN, SCORE_MAX + 1))
 MIN_SHARED_UNITS = 2
 
 

@@ -14,6 +14,7 @@ spaces.
 import os
 from dataclasses import dataclass, field, replace
 
+from core.defaults import INSTANCE_ID_MAX_CHARS
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, scan_rows
 
@@ -24,7 +25,6 @@ PAIR_ANSWERS_COLUMNS = ("id", "k")
 SUBMISSION_COLUMNS = ("id", "reason")
 ID_COLUMN = 1
 # Instance.external_id holds at most this many characters.
-ID_MAX_CHARS = 64
 PAIR_CHOICES = ("0", "1")
 # Ids quoted in a one-line summary of missing ids.
 EXAMPLE_IDS = 5
@@ -155,13 +155,13 @@ def _keyed_records(rows, filename, columns, log):
             )
         elif not key:
             log.add(filename, row.line, ID_COLUMN, "empty id")
-        elif len(key) > ID_MAX_CHARS:
+        elif len(key) > INSTANCE_ID_MAX_CHARS:
             log.add(
                 filename,
                 row.line,
                 ID_COLUMN,
-                f"id is {len(key)} characters long; the limit is {ID_MAX_CHARS}",
-                key[:ID_MAX_CHARS],
+                f"id is {len(key)} characters long; the limit is {INSTANCE_ID_MAX_CHARS}",
+                key[:INSTANCE_ID_MAX_CHARS],
             )
         elif key in first_line:
             log.add(filename, row.line, ID_COLUMN, f"id '{key}' repeated (first on line {first_line[key]})", key)

@@ -19,12 +19,14 @@ from core.defaults import (
     DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
     FORMAT_LABELS,
     content_type,
     download_filename,
 )
 from core.models import Campaign
 from evalapp.formats import metric_report
+from evalapp.formats import table6 as table6_format
 from evalapp.formats.csvfile import write_csv
 from evalapp.services import crowd, results
 
@@ -110,7 +112,7 @@ def table6(
     campaign,
     fmt=None,
     halves=False,
-    bootstrap=0,
+    bootstrap=DEFAULT_TABLE6_RESAMPLES,
     seed=DEFAULT_SEED,
     permutations=DEFAULT_PERMUTATIONS,
     latex_intervals=False,
@@ -138,7 +140,11 @@ def table6(
         if part
     )
     export = _export(
-        TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals), suffix
+        TABLE6,
+        campaign.name,
+        fmt,
+        table6_format.render(table, fmt, halves=halves, latex_intervals=latex_intervals),
+        suffix,
     )
     # The organizer's checklist follows exports: every download (web, API, command) comes through here.
     Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())
@@ -189,7 +195,7 @@ def crowd_sessions(campaign, fmt=None):
 def metric_report_of(run, fmt=None):
     """A finished metric study's stored report, rendered again (nothing is recomputed)."""
     fmt = check_format(METRIC_REPORT, fmt)
-    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.report, fmt), f"run{run.pk}")
+    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.study_report(), fmt), f"run{run.pk}")
 
 
 def label(kind, fmt):

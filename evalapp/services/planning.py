@@ -1,7 +1,7 @@
 """Planning and stopping: the study planner and the ranking's stability, from a campaign's counted ratings.
 
 Commands (``plan_study``), pages and the API call these functions. The ratings that count are those of
-:func:`evalapp.services.results._counted_ratings`, read through the same score matrix as Table 6.
+:meth:`core.models.RatingQuerySet.counted`, read through the same score matrix as Table 6.
 Results are kept in Django's cache under a digest of the ratings they were made from.
 """
 
@@ -15,6 +15,7 @@ from core.defaults import (
     DEFAULT_CLUSTER_RULE,
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
+    PLAN_DIGITS,
     PLANNER_MAX_ALPHA,
     PLANNER_MAX_INSTANCES,
     PLANNER_MAX_SIMULATED_PAIRS,
@@ -168,7 +169,7 @@ def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD
     return found
 
 
-def _figure(value, digits=3):
+def _figure(value, digits=PLAN_DIGITS):
     return "-" if value is None else f"{value:.{digits}f}"
 
 

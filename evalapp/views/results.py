@@ -9,7 +9,7 @@ worker ids: raters appear as ``rater-<id>``. Every download is made by
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core import roles
@@ -23,14 +23,17 @@ from core.defaults import (
     MAX_REQUEST_RESAMPLES,
     PLANNER_ALPHA,
     PLANNER_MAX_ALPHA,
+    PLANNER_MAX_POWER,
+    PLANNER_MIN_ALPHA,
+    PLANNER_MIN_POWER,
     PLANNER_POWER,
 )
 from core.flags import review_queue
 from core.models import Campaign
 from core.progress import campaign_progress, campaign_stall
 from core.quality import rater_quality
+from evalapp.formats import table6 as table6_format
 from evalapp.formats import table6_charts
-from evalapp.formats.table6 import INCOMPLETE_MARK
 from evalapp.services import exports, planning, results, sequential
 from evalapp.views.common import (
     BAD_REQUEST,
@@ -41,9 +44,6 @@ from evalapp.views.common import (
     download,
     text_response,
 )
-
-app_name = "results"
-
 
 index = campaign_index("results/index.html")
 
@@ -86,8 +86,8 @@ def dashboard(request, campaign_id):
         "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
         "plan_page": reverse("results:plan", args=(campaign.pk,)),
         "sequential": sequential.sequential_status(campaign),
-        "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
-        "notes": table.notes(),
+        "preview": [table6_format.cells(row) for row in table.rows],
+        "notes": table6_format.notes(table),
     }
     return render(request, "results/dashboard.html", context)
 
@@ -127,9 +127,9 @@ def table6_page(request, campaign_id):
     rows = [
         {
             "row": row,
-            "cells": row.cells(INCOMPLETE_MARK),
-            "interval": row.interval_cells(),
-            "secondary": row.secondary_cells(table.secondary_missing),
+            "cells": table6_format.cells(row),
+            "interval": table6_format.interval_cells(row),
+            "secondary": table6_format.secondary_cells(row, table6_format.secondary_missing(table)),
         }
         for row in table.rows
     ]
@@ -140,7 +140,7 @@ def table6_page(request, campaign_id):
             "campaign": campaign,
             "table": table,
             "rows": rows,
-            "notes": table.notes(),
+            "notes": table6_format.notes(table),
             **_charts(table.rows, results.score_distribution(campaign)),
             "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
             "default_resamples": DEFAULT_RESAMPLES,
@@ -179,15 +179,15 @@ class PlanForm(forms.Form):
 
     alpha = forms.FloatField(
         initial=PLANNER_ALPHA,
-        min_value=1e-6,
+        min_value=PLANNER_MIN_ALPHA,
         max_value=PLANNER_MAX_ALPHA,
         label="Significance level (alpha)",
         widget=forms.NumberInput(attrs={"step": "any"}),
     )
     power = forms.FloatField(
         initial=PLANNER_POWER,
-        min_value=0.05,
-        max_value=0.999999,
+        min_value=PLANNER_MIN_POWER,
+        max_value=PLANNER_MAX_POWER,
         label="Power",
         widget=forms.NumberInput(attrs={"step": "any"}),
     )
@@ -233,7 +233,7 @@ def plan(request, campaign_id):
     mdd = None
     if found:
         raters = sorted({entry["raters_per_item"] for entry in found["mdd"]})
-        table = {}
+        table: dict[int, dict[int, float]] = {}
         for entry in found["mdd"]:
             table.setdefault(entry["instances"], {})[entry["raters_per_item"]] = entry["mdd"]
         mdd = {"raters": raters, "rows": [(n, [table[n][m] for m in raters]) for n in sorted(table)]}
@@ -290,15 +290,3 @@ def racing(request, campaign_id):
     else:
         messages.info(request, "No system has all its comparisons decided yet.")
     return redirect("results:dashboard", campaign_id=campaign.pk)
-
-
-urlpatterns = [
-    path("", index, name="index"),
-    path("<id:campaign_id>/", dashboard, name="dashboard"),
-    path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
-    path("<id:campaign_id>/plan/", plan, name="plan"),
-    path("<id:campaign_id>/racing/", racing, name="racing"),
-    path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
-    path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
-    path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),
-]

@@ -5,8 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.problems import FormatError
 from evalapp.formats.csvfile import write_csv
 from evalapp.formats.rater_list import RaterEntry, read_rater_file
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.management.commands._import_output import refuse
+from evalapp.management.cli import add_campaign_argument, campaign_named, refuse
 from evalapp.services import lab_raters
 
 NOT_CREATED = "No account was created"
@@ -64,7 +63,9 @@ class Command(BaseCommand):
             if options["renew"]:
                 self._print([lab_raters.reset_sign_in(campaign, rater_id, options["sign_in"])], base)
             else:
-                _, changed = lab_raters.deactivate(campaign, rater_id)
+                done = lab_raters.deactivate(campaign, rater_id)
+                assert done is not None  # rater_id is a lab account of the campaign (found above)
+                _, changed = done
                 self.stdout.write(f"Deactivated {username}." if changed else f"{username} was already deactivated.")
             return
         rows = [

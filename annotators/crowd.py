@@ -1,4 +1,4 @@
-"""Crowd platforms (S11): the rater screens as a Mechanical Turk ExternalQuestion and a Prolific study.
+"""Crowd platforms (protocol.md#crowd): the rater screens as a Mechanical Turk ExternalQuestion and a Prolific study.
 
 A worker arrives with the platform's URL parameters (:class:`Visit`). They identify the worker
 (MTurk ``workerId``, Prolific ``PROLIFIC_PID``) and the unit of paid work (MTurk

@@ -1,4 +1,4 @@
-"""A rater's unsaved choice, kept when a session or CSRF token expires before it is saved (S6).
+"""A rater's unsaved choice, kept when a session or CSRF token expires before it is saved (protocol.md#rater-screen).
 
 The choice travels in a signed cookie, so it survives a lost session and a new login. It is
 only ever used to pre-select the choice (or pre-fill the flag note) on the rater's own item:

@@ -1,4 +1,4 @@
-"""The time a rater spent on an item, as stored with the rating (S6)."""
+"""The time a rater spent on an item, as stored with the rating (protocol.md#rater-screen)."""
 
 import math
 

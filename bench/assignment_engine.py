@@ -7,7 +7,7 @@ For each K: a fresh campaign (default 17 systems x 100 instances x 3 raters = 5,
 made by ``create_campaign`` in a throw-away test database, then K threads, each its own
 Rater and database connection, call ``next_assignment`` and ``submit_rating`` until nothing
 is left. Printed per K: ratings/s, p50/p95/p99 latency of each call, SQL queries per call
-(measured single-threaded), and the S7 invariants checked afterwards. The HTTP-level load
+(measured single-threaded), and the rating invariants (protocol.md#invariants) checked afterwards. The HTTP-level load
 test of the whole stack is ``bench/rater_load.py``.
 """
 

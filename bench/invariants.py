@@ -1,4 +1,4 @@
-"""The S7 assignment invariants, checked in the database after a load or fault run.
+"""The rating invariants (protocol.md#invariants), checked in the database after a load or fault run.
 
 Each check is one aggregate query and yields a count of violations (0 when the invariant
 holds), so a run over thousands of ratings is checked in milliseconds. The run's own record
@@ -30,7 +30,7 @@ def _repeated(queryset):
 
 
 def check_invariants(campaign, acknowledged=None):
-    """``{check name: violations}`` for ``campaign``; every value is 0 when S7 holds.
+    """``{check name: violations}`` for ``campaign``; every value is 0 when the invariants hold.
 
     With ``acknowledged`` (a list of :class:`Acknowledged`), also: each acknowledged submit
     is stored exactly once with its score. Ratings stored without an acknowledgement (the
@@ -111,7 +111,7 @@ def campaign_state(campaign):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Check the S7 invariants of a campaign; prints JSON.")
+    parser = argparse.ArgumentParser(description="Check the rating invariants of a campaign; prints JSON.")
     parser.add_argument("--campaign-id", type=int, required=True)
     parser.add_argument("--acknowledged", help="JSON file: a list of {username, assignment_id, score}")
     args = parser.parse_args(argv)

@@ -10,7 +10,7 @@ does (item page, submit with CSRF, redirect) until the campaign is exhausted, th
 or the request bound. Then the same K sessions drive the baseline view (one authenticated
 read, one insert: ``bench/baseline/views.py``) for as many read+insert pairs. Printed:
 ratings/s, p50/p95/p99 latency of the item page and the submit, errors, the baseline's
-pairs/s and its latencies, the ratio, and the S7 invariants checked in the database.
+pairs/s and its latencies, the ratio, and the rating invariants (protocol.md#invariants) checked in the database.
 """
 
 import argparse
@@ -163,7 +163,7 @@ def report(database, results, server_log):
             f"{_share(r['baseline'])} in the baseline"
         )
         print(
-            f"K={r['k']}: S7 invariants {verdict}; {r['stored_ratings']} ratings stored, "
+            f"K={r['k']}: rating invariants {verdict}; {r['stored_ratings']} ratings stored, "
             f"{r['checks'].get('stored_not_acknowledged', 0)} stored without acknowledgement, "
             f"{r['refused']} submits refused, {r['finished_raters']}/{r['k']} raters reached the end"
             + (f"; errors: {dict(errors)}" if errors else "")

@@ -1,4 +1,4 @@
-"""What a rater's browser does, request by request, against the rater screens (S6).
+"""What a rater's browser does, request by request, against the rater screens (protocol.md#rater-screen).
 
 Log in; open the campaign's instructions; press Start (POST ``next/``); then loop: GET the
 item page, POST a score with the page's CSRF token and assignment id, follow the redirect to

@@ -36,7 +36,7 @@ DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-change-me")
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
-# Keeps a rater's choice when the page's token went stale (S6), instead of a bare 403.
+# Keeps a rater's choice when the page's token went stale (protocol.md#rater-screen), instead of a bare 403.
 CSRF_FAILURE_VIEW = "annotators.views.csrf_failure"
 
 INSTALLED_APPS = [
@@ -177,7 +177,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
-# Crowd platforms (S11). Extra origins (besides www.mturk.com and workersandbox.mturk.com) that
+# Crowd platforms (protocol.md#crowd). Extra origins (besides www.mturk.com and workersandbox.mturk.com) that
 # turkSubmitTo may name and that may frame the rater screens: only for tests with a fake MTurk.
 COMVE_MTURK_SUBMIT_HOSTS = env_list("COMVE_MTURK_SUBMIT_HOSTS")
 # The rater screens inside MTurk's frame are a third-party context: the session and CSRF cookies

@@ -9,7 +9,7 @@ size, an n-gram order) beside it but takes its defaults from here. tests/archite
 holds both rules, and that every name here is used.
 """
 
-# --- the protocol (S2) ---------------------------------------------------------------------
+# --- the protocol (protocol.md#sample) ---------------------------------------------------
 SCORE_MIN, SCORE_MAX = 0, 3
 REFERENCE_POSITIONS = (1, 2, 3)
 PAPER_SAMPLE_SIZE = 100
@@ -25,7 +25,7 @@ MIN_LEASE_SECONDS = 60
 MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
 # Leases are asked for in minutes (the form, the command) and stored in seconds.
 SECONDS_PER_MINUTE = 60
-# Control items per system item when the organizer asks for none (S8).
+# Control items per system item when the organizer asks for none (protocol.md#control-items).
 DEFAULT_CONTROL_RATE = 0.0
 # A rubric's label and description of one score (a label shows on every rating screen).
 RUBRIC_LABEL_MAX_CHARS = 80

@@ -1,4 +1,4 @@
-"""The assignment engine: which item a rater gets next, and which submissions count (S7).
+"""The assignment engine: which item a rater gets next, and which submissions count (protocol.md#invariants).
 
 Every invariant is enforced by the database, so it holds with any number of web, API or
 worker processes, on SQLite and on PostgreSQL:
@@ -386,7 +386,7 @@ class ExclusionResult:
 
 
 def exclude_rater(campaign, rater, by=None, reason=""):
-    """Drop ``rater`` from ``campaign`` (S8): their ratings stop counting and their items reopen.
+    """Drop ``rater`` from ``campaign`` (protocol.md#exclusion): their ratings stop counting and their items reopen.
 
     Their ratings are marked excluded (kept for the record), their assignments become
     excluded, and every item they held or rated gets the slot back for a new rater. Excluding

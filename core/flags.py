@@ -1,4 +1,4 @@
-"""A rater reports an item as broken (S6): the report is kept and the rater skips the item.
+"""A rater reports an item as broken (protocol.md#rater-screen): the report is kept and the rater skips the item.
 
 Decision: a flag is also a skip. The rater's lease is released at once, so the item goes
 back to the pool for other raters (who may rate it; the organizer reviews the flags), and,

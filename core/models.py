@@ -2,7 +2,7 @@
 raters, their assignments and ratings.
 
 The invariants that must survive concurrent writers are database constraints here, not
-Python checks (S7): one assignment and one rating per (item, rater), one rating per
+Python checks (protocol.md#invariants): one assignment and one rating per (item, rater), one rating per
 assignment, scores in 0-3, and an item's ``active_count``/``done_count`` within ``needed``,
 which the engine (:mod:`core.engine`) only moves with conditional updates.
 """
@@ -239,7 +239,7 @@ class Campaign(models.Model):
         blank=True,
         help_text="When Table 6 was last exported (web, API or command): the checklist's last step.",
     )
-    seed = models.BigIntegerField(null=True, blank=True, help_text="Seed of the instance sample (S2).")
+    seed = models.BigIntegerField(null=True, blank=True, help_text="Seed of the instance sample.")
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     raters_per_item = models.PositiveSmallIntegerField(default=DEFAULT_RATERS_PER_ITEM)
     rubric = models.JSONField(default=default_rubric)
@@ -252,11 +252,11 @@ class Campaign(models.Model):
     human_reference = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Reference k used as the Human pseudo-system."
     )
-    # Quality-control thresholds (S8): raters below them are flagged for the organizer.
+    # Quality-control thresholds (protocol.md#rater-quality): raters below them are flagged for the organizer.
     min_control_pass_rate = models.FloatField(default=0.7)
     min_coagreement = models.FloatField(default=0.0, help_text="Minimum exact agreement with co-raters.")
     min_median_seconds = models.FloatField(default=3.0)
-    # Crowd platforms (S11).
+    # Crowd platforms (protocol.md#crowd).
     completion_url = models.URLField(blank=True, default="")
     completion_code = models.CharField(max_length=100, blank=True, default="")
     screening_code = models.CharField(max_length=100, blank=True, default="")
@@ -265,7 +265,7 @@ class Campaign(models.Model):
         blank=True,
         help_text="Crowd platforms: at most this many ratings in one HIT or study session (empty: no cap).",
     )
-    # Crowd entry is the organizer's choice (S12): off until a platform is enabled, and its entry
+    # Crowd entry is the organizer's choice (protocol.md#crowd): off until a platform is enabled, and its entry
     # address carries the campaign's secret key, which the organizer can rotate.
     mturk_enabled = models.BooleanField(default=False, help_text="Workers may enter from a Mechanical Turk HIT.")
     prolific_enabled = models.BooleanField(default=False, help_text="Participants may enter from a Prolific study.")
@@ -402,7 +402,7 @@ class Item(models.Model):
     """One thing a rater scores: a reason shown with its statement.
 
     A system item carries one output (or several identical ones when the campaign shares
-    identical outputs); a control item carries none and has an expected score range (S8).
+    identical outputs); a control item carries none and has an expected score range (protocol.md#control-items).
     ``active_count`` counts leased plus done assignments and ``done_count`` accepted ratings;
     the check constraints keep both within ``needed`` whatever the concurrency.
     """
@@ -694,7 +694,7 @@ class Rating(models.Model):
     score = models.PositiveSmallIntegerField()
     seconds = models.FloatField(null=True, blank=True, help_text="Time spent on the item.")
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.APP)
-    excluded = models.BooleanField(default=False, help_text="Set when the rater is excluded (S8).")
+    excluded = models.BooleanField(default=False, help_text="Set when the rater is excluded.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = RatingQuerySet.as_manager()
@@ -767,7 +767,7 @@ class ItemFlag(models.Model):
 
 
 class RaterExclusion(models.Model):
-    """An organizer's decision to drop a rater from a campaign (S8)."""
+    """An organizer's decision to drop a rater from a campaign (protocol.md#exclusion)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="exclusions")
     rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="exclusions")

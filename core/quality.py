@@ -1,4 +1,4 @@
-"""Rater quality in a campaign (S8): control pass rate, agreement with co-raters, speed, flags.
+"""Rater quality in a campaign (protocol.md#rater-quality): control pass rate, agreement with co-raters, speed, flags.
 
 ``rater_quality(campaign)`` is the one entry point: the organizer's quality page, the dashboard
 and the API all call it. A rater is *flagged* when a figure is below the campaign's threshold
@@ -87,7 +87,7 @@ class ThresholdError(ValueError):
 
 
 def set_thresholds(campaign, thresholds):
-    """Save the campaign's quality thresholds (S8) after checking them; raises ThresholdError."""
+    """Save the campaign's quality thresholds (protocol.md#rater-quality) after checking them; raises ThresholdError."""
     problems = thresholds.problems()
     if problems:
         raise ThresholdError(problems)

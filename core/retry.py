@@ -1,6 +1,6 @@
 """Retrying a short transaction that lost a race for a lock.
 
-Concurrent writers are expected in the rater workflow (S7). PostgreSQL resolves a deadlock
+Concurrent writers are expected in the rater workflow (protocol.md#invariants). PostgreSQL resolves a deadlock
 or a serialisation conflict by aborting one transaction; SQLite reports "database is
 locked" when its busy timeout runs out. Both are transient: the whole transaction is run
 again after a short randomised backoff, so no caller ever sees them.

@@ -61,7 +61,7 @@ class MetricScore(models.Model):
     """A metric's score for a system (system level) or for one of its outputs (segment level).
 
     Built-in metrics and a researcher's imported metrics are stored alike, so they enter
-    every report the same way (S10).
+    every report the same way (protocol.md#metrics).
     """
 
     class Level(models.TextChoices):

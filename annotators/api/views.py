@@ -3,7 +3,7 @@
 Blind like the rater screens (``annotators/views/rating.py``): a response carries the
 statement, the reason, the rubric, the rater's own progress and the rater's own assignment
 id, never a system name, an item id or anyone else's score. Leasing and submitting go
-through :mod:`core.engine`, so the S7 invariants hold for API and browser raters alike.
+through :mod:`core.engine`, so the rating invariants (protocol.md#invariants) hold for API and browser raters alike.
 Getting an item leases it, so it is a POST; GET only shows the item the rater already holds.
 """
 

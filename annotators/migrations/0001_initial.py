@@ -154,7 +154,7 @@ class Migration(migrations.Migration):
                         max_length=10,
                     ),
                 ),
-                ("excluded", models.BooleanField(default=False, help_text="Set when the rater is excluded (S8).")),
+                ("excluded", models.BooleanField(default=False, help_text="Set when the rater is excluded.")),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 (
                     "assignment",

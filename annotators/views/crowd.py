@@ -1,4 +1,4 @@
-"""Entry pages for crowd workers (S11): a Mechanical Turk ExternalQuestion and a Prolific study link.
+"""Entry pages for crowd workers (protocol.md#crowd): a Mechanical Turk ExternalQuestion and a Prolific study link.
 
 GET never changes anything: it shows the MTurk preview, or the instructions with a Start
 button whose form carries the platform's parameters. The POST of that button identifies

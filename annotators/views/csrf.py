@@ -1,7 +1,7 @@
 """The site's CSRF failure view (``settings.CSRF_FAILURE_VIEW``).
 
 A rater whose page's token went stale (the page stayed open for hours, or they logged in again
-in another tab) must not lose the choice they just made (S6): for the item and flag forms the
+in another tab) must not lose the choice they just made (protocol.md#rater-screen): for the item and flag forms the
 posted choice is kept in a signed cookie and the rater is sent back to the item, where it is
 pre-selected. Every other failed request gets Django's standard 403 page.
 """

@@ -1,4 +1,4 @@
-"""The rater screens (S6): campaign list, instructions, one item at a time, flag, completion.
+"""The rater screens (protocol.md#rater-screen): campaign list, instructions, one item at a time, flag, completion.
 
 Blind by construction: templates get the statement, the reason text and the rater's own
 progress, never an Item, System or output object and never another rater's rating; the only

@@ -46,7 +46,7 @@ class IsResultsViewer(BasePermission):
 
 class IsMetricResearcher(RolePermission):
     """Organizers and researchers, reading and writing: running a metric study and importing a
-    metric's scores is the researcher's job (S10) and changes no rating or human score."""
+    metric's scores is the researcher's job (protocol.md#roles) and changes no rating or human score."""
 
     message = ROLE_MESSAGE.format(role="organizer or researcher")
     check = staticmethod(roles.can_view_results)

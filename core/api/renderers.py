@@ -43,7 +43,7 @@ class HTMLReportRenderer(TextRenderer):
 
 
 class JSONTextRenderer(TextRenderer):
-    """JSON a service has already serialised (e.g. Table 6's S5 contract), sent byte for byte."""
+    """JSON a service has already serialised (e.g. Table 6's stable JSON, protocol.md#contracts), sent byte for byte."""
 
     media_type = MEDIA_TYPES["json"]
     format = "json"

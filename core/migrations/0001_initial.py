@@ -64,9 +64,7 @@ class Migration(migrations.Migration):
                         ),
                         (
                             "seed",
-                            models.BigIntegerField(
-                                blank=True, help_text="Seed of the instance sample (S2).", null=True
-                            ),
+                            models.BigIntegerField(blank=True, help_text="Seed of the instance sample.", null=True),
                         ),
                         ("sample_size", models.PositiveIntegerField(blank=True, null=True)),
                         ("raters_per_item", models.PositiveSmallIntegerField(default=3)),
@@ -491,7 +489,7 @@ class Migration(migrations.Migration):
                         ),
                         (
                             "excluded",
-                            models.BooleanField(default=False, help_text="Set when the rater is excluded (S8)."),
+                            models.BooleanField(default=False, help_text="Set when the rater is excluded."),
                         ),
                         ("created_at", models.DateTimeField(auto_now_add=True)),
                         (

@@ -1,7 +1,7 @@
 """The metric study: start a background run, follow its progress, download its report, import a metric.
 
 As on the metric pages (``evalapp/views/metrics.py``), organizers and researchers may start
-a run and import their own metric's scores: that is the researcher's job (S10), and it
+a run and import their own metric's scores: that is the researcher's job (protocol.md#roles), and it
 changes neither ratings nor human scores. Runs go through :mod:`evalapp.services.metric_study.runs`
 (queued as a django-tasks job, run by ``manage.py db_worker``), with the pages' caps on
 resamples so one request cannot queue unbounded work.

@@ -158,7 +158,7 @@ def _mean_or_none(values):
 
 
 def agreement(units, raters, scores, raters_per_item, scale=DEFAULT_SCALE, min_shared=MIN_SHARED_UNITS):
-    """Every S8 coefficient and per-rater figures for parallel (unit, rater, score) arrays.
+    """Every coefficient (protocol.md#agreement) and per-rater figures for parallel (unit, rater, score) arrays.
 
     Per rater: ratings, mean score, pairs (ratings of theirs that share a unit with another
     rater's), exact agreement over those pairs, and the mean quadratic-weighted kappa over

@@ -1,6 +1,6 @@
 """Seeded percentile bootstrap over instances, vectorised with NumPy. No Django imports.
 
-Instances are the unit of resampling (S9): each resample draws N instances with replacement
+Instances are the unit of resampling (protocol.md#uncertainty): each resample draws N instances with replacement
 and keeps all ratings of the drawn instances, so the dependence between the ratings of one
 instance (same statement, same difficulty) is kept. The same seed gives the same resamples,
 and the same resamples are used for every system, so intervals are paired across systems.

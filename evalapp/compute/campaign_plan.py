@@ -17,7 +17,7 @@ from dataclasses import dataclass
 OTHER_REASON = "other_reason"
 STATEMENT = "statement"
 REFERENCE = "reference"
-# Control kinds in the order they rotate, with the score range a careful rater gives (S8).
+# Control kinds in the order they rotate, with the score range a careful rater gives (protocol.md#control-items).
 CONTROL_KINDS = (OTHER_REASON, STATEMENT, REFERENCE)
 CONTROL_EXPECTED = {OTHER_REASON: (0, 0), STATEMENT: (0, 1), REFERENCE: (2, 3)}
 

@@ -1,4 +1,4 @@
-"""Correlation coefficients and significance tests of the metric study (S10). No Django imports.
+"""Correlation coefficients and significance tests of the metric study (protocol.md#correlations). No Django imports.
 
 Every function takes plain sequences and returns plain floats or dicts. A coefficient that
 is undefined (a constant vector, too few points) is NaN, computed without calling SciPy on

@@ -1,4 +1,4 @@
-"""Every correlation figure of the metric study (S10) on plain arrays. No Django imports.
+"""Every correlation figure of the metric study (protocol.md#correlations) on plain arrays. No Django imports.
 
 Inputs are per-system and per-(system, instance) arrays; the service builds them from the
 database. Bootstrap intervals resample instances: each resample draws instances with

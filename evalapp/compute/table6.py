@@ -5,7 +5,7 @@ the commands; as nested dicts every reader repeated the key names and a missing 
 mt-metrics-eval keeps a task's results in ``TaskResults``, the figures live in these dataclasses, filled by
 :func:`evalapp.services.results.table6`; :mod:`evalapp.formats.table6` renders them by attribute.
 
-The JSON form (:meth:`Table6.as_dict`, read back by :meth:`Table6.from_dict`) is the S5 contract: its keys are
+The JSON form (:meth:`Table6.as_dict`, read back by :meth:`Table6.from_dict`) (protocol.md#contracts): its keys are
 the ones every export has always had, plus ``format_version`` (:data:`FORMAT_VERSION`), raised whenever a key
 changes meaning or goes away.
 """
@@ -59,7 +59,7 @@ class Table6Row:
         return self.ratings / self.expected_ratings if self.expected_ratings else 0.0
 
     def as_dict(self, with_intervals: bool = False) -> dict[str, Any]:
-        """The S5 record of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
+        """The row's JSON record (protocol.md#contracts), unrounded; ``ci`` and ``cluster`` when computed."""
         entry: dict[str, Any] = {
             "team": self.team,
             "marker": self.marker,

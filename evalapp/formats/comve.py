@@ -1,4 +1,4 @@
-"""The ComVE Subtask C files (S4): statements, references, statement pairs and answers, and
+"""The ComVE Subtask C files (protocol.md#imports): statements, references, statement pairs and answers, and
 submissions. No Django imports.
 
 Each parser returns plain records that keep their line numbers, or raises

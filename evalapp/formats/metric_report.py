@@ -1,4 +1,4 @@
-"""The metric study's report (S10) as JSON, CSV, LaTeX and HTML with SVG plots. No Django imports.
+"""The metric study's report (protocol.md#metric-study) as JSON, CSV, LaTeX and HTML with SVG plots. No Django imports.
 
 Every renderer takes a :class:`~evalapp.compute.metric_study_report.MetricReport` (built by
 ``evalapp.services.metric_study.report.build_report``, or loaded from a stored run's JSON of any

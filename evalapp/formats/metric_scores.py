@@ -1,4 +1,4 @@
-"""A researcher's own metric scores (S10): ``system,score`` or ``instance_id,system,score``. No Django imports.
+"""A researcher's metric scores (protocol.md#metrics): ``system,score`` or ``instance_id,system,score``. No Django.
 
 One score per system (system level) or per system output (segment level); a header row is
 optional (the first row is a header when its score cell is not a number). Every problem is reported with

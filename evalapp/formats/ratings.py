@@ -1,4 +1,4 @@
-"""Ratings files (S4): Mechanical Turk batch results and long-form CSV. No Django imports.
+"""Ratings files (protocol.md#imports): Mechanical Turk batch results and long-form CSV. No Django imports.
 
 Two kinds of trouble are kept apart:
 

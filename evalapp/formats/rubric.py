@@ -1,4 +1,4 @@
-"""A campaign's rubric: one labelled description per score 0-3 (S2). No Django imports.
+"""A campaign's rubric: one labelled description per score 0-3 (protocol.md#rubric). No Django imports.
 
 JSON form, as ``--rubric FILE`` takes it and the campaign stores it::
 

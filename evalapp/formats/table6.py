@@ -2,7 +2,7 @@
 
 The figures are the typed results of :mod:`evalapp.compute.table6` (:class:`~evalapp.compute.table6.Table6`,
 :class:`~evalapp.compute.table6.Table6Row`), which the services fill; every renderer here, the web page and the
-API read them by attribute. CSV and JSON carry the unrounded figures (S5; JSON is the versioned form of
+API read them by attribute. CSV and JSON carry the unrounded figures (protocol.md#table6; JSON is the versioned form of
 :meth:`~evalapp.compute.table6.Table6.as_dict`); Markdown and LaTeX show them as the paper does (BLEU one
 decimal, Human two), the Human row with "-" for what it does not have, and an incomplete system's score marked
 with a dagger and explained under the table.
@@ -294,7 +294,7 @@ def _blank(value: object) -> object:
 
 
 def to_json(table: Table6) -> str:
-    """The S5 contract: the versioned JSON form (:meth:`evalapp.compute.table6.Table6.as_dict`)."""
+    """Stable (protocol.md#contracts): the versioned JSON form (:meth:`evalapp.compute.table6.Table6.as_dict`)."""
     return json.dumps(table.as_dict(), indent=2, ensure_ascii=False) + "\n"
 
 

@@ -43,7 +43,7 @@ class Migration(migrations.Migration):
                     "status",
                     models.CharField(choices=[("open", "open"), ("closed", "closed")], default="open", max_length=10),
                 ),
-                ("seed", models.BigIntegerField(blank=True, help_text="Seed of the instance sample (S2).", null=True)),
+                ("seed", models.BigIntegerField(blank=True, help_text="Seed of the instance sample.", null=True)),
                 ("sample_size", models.PositiveIntegerField(blank=True, null=True)),
                 ("raters_per_item", models.PositiveSmallIntegerField(default=3)),
                 ("rubric", models.JSONField(default=core.models.default_rubric)),

@@ -1,4 +1,4 @@
-"""Creating a rating campaign (S2, S5): its sample, systems, items and control items.
+"""Creating a rating campaign (protocol.md#sample): its sample, systems, items and control items.
 
 The one path that ``manage.py create_campaign``, the organizer's campaign form and the API
 use. Everything is checked before anything is written, every problem is reported at once
@@ -337,7 +337,7 @@ def create_campaign(
       Human pseudo-system from reference ``human_reference`` when given;
     - one item per (instance, system), or with ``share_identical_outputs`` one item per
       (instance, identical reason) standing for every system that gave it;
-    - ``round(control_rate * system items)`` control items (S8), not counted in any score.
+    - ``round(control_rate * system items)`` control items (protocol.md#control-items), not counted in any score.
 
     ``seed`` seeds the sample, the controls and the item order; one is drawn (and stored)
     when none is given. Crowd workers may enter only from the platforms enabled here

@@ -97,9 +97,9 @@ def _json(value: Any) -> str:
 
 
 def table6(campaign: Campaign, fmt: str | None = None, options: Table6Options | None = None) -> Export:
-    """Table 6 (S3) in ``fmt`` with ``options`` (:class:`~evalapp.options.table6.Table6Options`, checked where
-    they are declared): with ``bootstrap`` > 0, rater-aware intervals and significance clusters too, under the
-    rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
+    """Table 6 (protocol.md#table6) in ``fmt`` with ``options`` (:class:`~evalapp.options.table6.Table6Options`,
+    checked where they are declared): with ``bootstrap`` > 0, rater-aware intervals and significance clusters too,
+    under the rule ``clusters`` ("holm" or "wmt"); ``latex_intervals``: LaTeX with each interval beside its score."""
     fmt = check_format(TABLE6, fmt)
     options = Table6Options() if options is None else options
     options.check_format(fmt)
@@ -118,7 +118,7 @@ def table6(campaign: Campaign, fmt: str | None = None, options: Table6Options | 
 
 
 def agreement(campaign: Campaign, fmt: str | None = None) -> Export:
-    """The agreement report (S8), raters pseudonymous."""
+    """The agreement report (protocol.md#agreement), raters pseudonymous."""
     fmt = check_format(AGREEMENT, fmt)
     return _export(AGREEMENT, campaign.name, fmt, _json(results.agreement_report(campaign)))
 
@@ -141,7 +141,7 @@ def _quality_cell(value: Any) -> Any:
 
 
 def rater_quality(campaign: Campaign, fmt: str | None = None) -> Export:
-    """Every rater's quality figures (S8), flagged raters first: the organizer's review (the API also lists
+    """Every rater's figures (protocol.md#rater-quality), flagged first: the organizer's review (the API also lists
     them as JSON records, page by page)."""
     fmt = check_format(QUALITY, fmt)
     records = [record.as_dict() for record in quality.rater_quality(campaign)]

@@ -1,4 +1,4 @@
-"""Importing a dataset and the teams' submissions (S4, S5).
+"""Importing a dataset and the teams' submissions (protocol.md#imports).
 
 The one import path that ``manage.py import_comve`` / ``import_submission``, the data pages
 and the API call. Files are parsed and checked completely before the database is touched,
@@ -159,7 +159,7 @@ class SubmissionImport:
         return self.submission.official_bleu
 
     def as_json(self) -> dict[str, Any]:
-        """The S5 contract of ``import_submission --json`` (plus a few more keys)."""
+        """The stable JSON (protocol.md#contracts) of ``import_submission --json`` (plus a few more keys)."""
         return {
             "system": self.system.name,
             "rows": self.rows,

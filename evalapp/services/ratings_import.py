@@ -1,4 +1,4 @@
-"""Importing ratings made outside the app (S4, S5): Mechanical Turk batch results, long-form CSV.
+"""Importing ratings made outside the app (protocol.md#imports): Mechanical Turk batch results, long-form CSV.
 
 The one import path of ``manage.py import_ratings``, the web and the API. Imported ratings are
 ordinary :class:`~core.models.Rating` rows (source ``mturk`` or ``long``) with a done
@@ -38,7 +38,7 @@ RaterKey = tuple[str, str]  # (platform, external id)
 
 @dataclass
 class RatingsImport:
-    """What an import did; ``as_json`` is the S5 contract of ``import_ratings --json``."""
+    """What an import did; ``as_json`` is the stable JSON (protocol.md#contracts) of ``import_ratings --json``."""
 
     file: str
     format: str

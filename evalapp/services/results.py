@@ -562,7 +562,7 @@ def table6(
     """Table 6 of the campaign: the Human pseudo-system first (human score only), then the teams by BLEU rank.
 
     BLEU is the official BLEU of the team's full submission (None for a partial one); ranks are
-    competition ranks on the displayed values (S3). With ``bootstrap`` > 0 every row also gets its
+    competition ranks on the displayed values (protocol.md#table6). With ``bootstrap`` > 0 every row also gets its
     rater-aware 95% interval (``ci``) and every team its significance ``cluster`` under the rule
     ``clusters`` ("holm" or "wmt"); the intervals are analytic, so ``bootstrap``, ``seed`` and
     ``permutations`` only switch them on (they are kept so that former requests still work). With
@@ -669,7 +669,7 @@ def _team_order(row: Table6Row) -> tuple[bool, int, float, str]:
 
 
 def agreement_report(campaign: Campaign) -> dict[str, Any]:
-    """S8 agreement of the campaign over its system items (one unit per item, counted ratings only)."""
+    """Agreement (protocol.md#agreement) over the system items (one unit per item, counted ratings only)."""
     rows = np.array(list(Rating.objects.counted(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
     rows = rows.reshape(-1, 3)
     report = agreement_compute.agreement(rows[:, 0], rows[:, 1], rows[:, 2], campaign.raters_per_item)

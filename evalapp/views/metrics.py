@@ -2,7 +2,7 @@
 
 Who may do what: organizers and researchers (``results_viewer_required``) read every report
 and may start a computation or import their own metric's scores: that is the researcher's
-job (S10) and changes neither ratings nor results, only the metric scores of the campaign.
+job (protocol.md#roles) and changes neither ratings nor results, only the metric scores of the campaign.
 Raters get 403, anonymous users the login page. State changes are POST only (CSRF on);
 every page is GET only.
 """

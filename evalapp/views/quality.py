@@ -1,4 +1,4 @@
-"""The organizer's rater-quality page of a campaign (S8): figures, thresholds, CSV, exclusion."""
+"""The organizer's rater-quality page of a campaign (protocol.md#rater-quality): figures, thresholds, CSV, exclusion."""
 
 from http import HTTPStatus
 

@@ -1,4 +1,4 @@
-/* Rater screen shortcuts (S6). The page works without this script; it only adds:
+/* Rater screen shortcuts (protocol.md#rater-screen). The page works without this script; it only adds:
    keys 0-3 choose a score, Enter submits, an optional "submit as soon as I choose",
    and a count of the seconds the page was visible (the server keeps the lower of its own
    figure and this one). */

@@ -165,7 +165,7 @@ ENDPOINTS = [
     Endpoint("get", C + "stability/", 401, 403, 403, 200, 200, 200),
     Endpoint("get", C + "sequential/", 401, 403, 403, 200, 200, 200),
     Endpoint("post", C + "sequential/racing/", 401, 403, 403, 403, 200, 200),
-    # metric study: researchers may also start runs and import their metric (S10)
+    # metric study: researchers may also start runs and import their metric (protocol.md#roles)
     Endpoint("get", C + "metric-runs/", 401, 403, 403, 200, 200, 200),
     Endpoint("post", C + "metric-runs/", 401, 403, 403, 202, 202, 202, metric_run),
     Endpoint("get", "/api/metric-runs/{m}/", 401, 403, 403, 200, 200, 200),

@@ -39,7 +39,7 @@ def test_rater_load_smoke(tmp_path):
     assert run["rating"]["completed"] == run["expected_ratings"] == run["stored_ratings"] == 2 * 5 * 3
     assert run["baseline"]["completed"] >= run["rating"]["completed"]
     assert run["rating"]["errors"] == {} and run["baseline"]["errors"] == {}
-    assert "S7 invariants all hold" in output and "ratings/s" in output
+    assert "rating invariants all hold" in output and "ratings/s" in output
 
 
 def test_aggregate_bench_smoke():

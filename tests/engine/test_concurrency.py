@@ -1,4 +1,4 @@
-"""The S7 invariants under many concurrent raters, on SQLite and (second pass) on PostgreSQL.
+"""The rating invariants (protocol.md#invariants) under concurrent raters, on SQLite and (second pass) PostgreSQL.
 
 Each test runs >= 16 threads, each with its own database connection and its own Rater,
 against committed data (``transaction=True``); ``pytest -s`` shows the counts they print.

@@ -1,4 +1,4 @@
-"""Done when: a metric report over the shared real systems, with ratings, in every format with every S10 figure.
+"""Done when: a metric report over the shared real systems, every format, every figure (protocol.md#metric-study).
 
 The campaign: the first 100 instances of the official test set (the ones the real BUT-FIT
 ratings cover), all 17 shared test-set systems and the Human pseudo-system (reference 1).

@@ -21,7 +21,7 @@ FAST_METRICS = ["comve_bleu", "sacrebleu", "chrf", "sentbleu"]
 
 def report_of(campaign, metrics=FAST_METRICS, **options):
     options = {"bootstrap": 30, "permutations": 30, "seed": 1, **options}
-    return metric_study.build_report(campaign, metrics, **options).to_json()  # the S5 contract: the JSON form
+    return metric_study.build_report(campaign, metrics, **options).to_json()  # the stable JSON (protocol.md#contracts)
 
 
 def test_report_follows_the_s5_contract():

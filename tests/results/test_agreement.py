@@ -1,4 +1,4 @@
-"""Agreement coefficients equal the reference implementations on the same data (S8)."""
+"""Agreement coefficients equal the reference implementations on the same data (protocol.md#agreement)."""
 
 import itertools
 

@@ -1,4 +1,4 @@
-"""import_ratings (S4, S5): Mechanical Turk and long-form files, row rejections, atomic refusals."""
+"""import_ratings (protocol.md#imports): Mechanical Turk and long-form files, row rejections, atomic refusals."""
 
 import io
 import json

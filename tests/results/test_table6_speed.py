@@ -86,10 +86,10 @@ def test_z_from_totals_is_z_from_sums_bit_for_bit():
         (r, int(n), int(t), int(q)) for r, n, t, q in zip(range(6), [4, 3, 5, 2, 6, 1], *rng.integers(1, 9, (2, 6)))
     ]
     cells = [
-        (f"S{k % 3}", int(rng.integers(0, 6)), int(rng.integers(1, 3)), int(rng.integers(0, 7))) for k in range(20)
+        (f"Sys{k % 3}", int(rng.integers(0, 6)), int(rng.integers(1, 3)), int(rng.integers(0, 7))) for k in range(20)
     ]
     cells.sort(key=lambda cell: (cell[0], cell[1]))
-    expected = rater_effects.system_z_from_sums(raters, cells, ["S0", "S1", "S2", "S3"])
+    expected = rater_effects.system_z_from_sums(raters, cells, ["Sys0", "Sys1", "Sys2", "Sys3"])
     ids, n, total, squares = (np.array(column, dtype=np.int64) for column in zip(*raters))
     found = rater_effects.system_z_from_totals(
         ids,
@@ -98,7 +98,7 @@ def test_z_from_totals_is_z_from_sums_bit_for_bit():
         squares,
         [c[0] for c in cells],
         *(np.array(column, dtype=np.int64) for column in list(zip(*cells))[1:]),
-        ["S0", "S1", "S2", "S3"],
+        ["Sys0", "Sys1", "Sys2", "Sys3"],
     )
     assert found == expected
 

@@ -1,4 +1,4 @@
-"""CSRF is on, and a stale token or an expired session never loses the rater's choice (S6)."""
+"""CSRF is on, and a stale token or an expired session never loses the rater's choice (protocol.md#rater-screen)."""
 
 import pytest
 from django.test import Client

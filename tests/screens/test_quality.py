@@ -1,4 +1,4 @@
-"""Rater quality figures (S8) on a hand-made campaign, checked against hand computation."""
+"""Rater quality figures (protocol.md#rater-quality) on a hand-made campaign, checked against hand computation."""
 
 import random
 from itertools import combinations
@@ -13,8 +13,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 # item -> (kind, expected range, {rater: (score, seconds)})
 CONTROL_OTHER, CONTROL_REFERENCE, CONTROL_STATEMENT = (0, 0), (2, 3), (0, 1)
 RATINGS = {
-    "S1": (None, {"A": (3, 4), "B": (3, 1), "C": (1, None)}),
-    "S2": (None, {"A": (2, 6), "B": (1, 1), "C": (2, 3)}),
+    "Sys1": (None, {"A": (3, 4), "B": (3, 1), "C": (1, None)}),
+    "Sys2": (None, {"A": (2, 6), "B": (1, 1), "C": (2, 3)}),
     "C1": (CONTROL_OTHER, {"A": (0, 10), "B": (2, 1)}),
     "C2": (CONTROL_REFERENCE, {"A": (3, 2), "B": (2, 2), "C": (0, 1)}),
     "C3": (CONTROL_STATEMENT, {"A": (1, 8), "C": (1, 2)}),
@@ -72,7 +72,7 @@ def test_figures_match_hand_computation(hand_made):
     a, b, c = records["A"], records["B"], records["C"]
     # A: controls C1=0 in [0,0], C2=3 in [2,3], C3=1 in [0,1].
     assert (a.ratings, a.control_ratings, a.control_passed, a.control_pass_rate) == (5, 3, 3, 1.0)
-    # A's differences: S1 |3-3|,|3-1|; S2 |2-1|,|2-2|; C1 |0-2|; C2 |3-2|,|3-0|; C3 |1-1|.
+    # A's differences: Sys1 |3-3|,|3-1|; Sys2 |2-1|,|2-2|; C1 |0-2|; C2 |3-2|,|3-0|; C3 |1-1|.
     assert (a.compared_pairs, a.exact_agreement, a.mean_abs_difference) == (8, 3 / 8, 9 / 8)
     assert (a.timed_ratings, a.median_seconds) == (5, 6)
     # B: C1=2 fails, C2=2 passes; differences 0,2 | 1,1 | 2 | 1,2.
@@ -119,7 +119,7 @@ def test_control_pass_bounds():
 
 def test_flags_raised_and_raters_with_only_a_lease_are_listed(hand_made, django_user_model):
     campaign, raters = hand_made
-    ItemFlag.objects.create(item=Item.objects.get(text="S1"), rater=raters["A"], note="odd")
+    ItemFlag.objects.create(item=Item.objects.get(text="Sys1"), rater=raters["A"], note="odd")
     newcomer = Rater.objects.create(user=django_user_model.objects.create_user(username="D"))
     item = Item.objects.get(text="C1")
     from django.utils import timezone
@@ -150,7 +150,7 @@ def test_excluded_rater_keeps_figures_but_leaves_co_raters_figures(hand_made):
     records = by_name(campaign)
     assert records["B"].excluded and not records["B"].flagged
     assert (records["B"].ratings, records["B"].compared_pairs) == (4, 7)
-    # A without B: S1 |3-1|, S2 |2-2|, C2 |3-0|, C3 |1-1|.
+    # A without B: Sys1 |3-1|, Sys2 |2-2|, C2 |3-0|, C3 |1-1|.
     a = records["A"]
     assert (a.compared_pairs, a.exact_agreement, a.mean_abs_difference) == (4, 0.5, 5 / 4)
 

@@ -1,4 +1,4 @@
-"""manage.py agreement: inter-rater agreement of a campaign (S8)."""
+"""manage.py agreement: inter-rater agreement of a campaign (protocol.md#agreement)."""
 
 from django.core.management.base import BaseCommand
 

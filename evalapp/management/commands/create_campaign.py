@@ -1,4 +1,4 @@
-"""manage.py create_campaign: sample instances and create a rating campaign (S2, S5)."""
+"""manage.py create_campaign: sample instances and create a rating campaign (protocol.md#sample)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""manage.py import_metric_scores: a researcher's own metric for a campaign (S5, S10)."""
+"""manage.py import_metric_scores: a researcher's own metric for a campaign (protocol.md#metrics)."""
 
 from django.core.management.base import BaseCommand
 

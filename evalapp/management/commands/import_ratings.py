@@ -1,4 +1,4 @@
-"""manage.py import_ratings: ratings from Mechanical Turk batch results or a long-form CSV (S4, S5)."""
+"""manage.py import_ratings: ratings from Mechanical Turk batch results or a long-form CSV (protocol.md#imports)."""
 
 from pathlib import Path
 

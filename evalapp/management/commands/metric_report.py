@@ -1,4 +1,4 @@
-"""manage.py metric_report: how well automatic metrics agree with the campaign's human scores (S5, S10)."""
+"""manage.py metric_report: how well metrics agree with the campaign's human scores (protocol.md#metric-study)."""
 
 from __future__ import annotations
 

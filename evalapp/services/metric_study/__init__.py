@@ -1,4 +1,4 @@
-"""The metric study of a campaign (S10): one module per step.
+"""The metric study of a campaign (protocol.md#metric-study): one module per step.
 
 ``texts`` (the candidate and reference texts the metrics score, read from the database),
 ``score_cache`` (each output's metric score computed once and stored; the study's fingerprint),

@@ -119,7 +119,7 @@ def build_report(
     bertscore_options: dict[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> MetricReport:
-    """Compute the chosen metrics and every S10 figure: the report (S5 contract).
+    """Compute the chosen metrics and every figure (protocol.md#correlations): the report (protocol.md#contracts).
 
     ``progress(fraction, message)`` is called as the work advances.
     """

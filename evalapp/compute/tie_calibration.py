@@ -29,7 +29,6 @@ so thresholds that are themselves differences compare exactly. No Django imports
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np

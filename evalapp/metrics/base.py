@@ -6,15 +6,30 @@ instance. A missing output is ``None``: its segment score is NaN and it adds not
 corpus score. No Django imports.
 """
 
+from __future__ import annotations
+
 import importlib.metadata
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+# One system's outputs, aligned with the instances; None marks a missing output.
+Hypotheses = Sequence[Sequence[str | None]]
+# The reference strings of each instance.
+References = Sequence[Sequence[str]]
 
 
-def distribution_version(distribution):
+class Progress(Protocol):
+    """A progress callback: ``progress(fraction)`` or ``progress(fraction, detail)`` (see :func:`report_progress`)."""
+
+    def __call__(self, fraction: float, detail: str | None = None, /) -> object: ...
+
+
+def distribution_version(distribution: str) -> str:
     """The installed distribution's version (importlib.metadata), never a module's ``__version__``.
 
     A module's ``__version__`` is a string its authors forget to bump (bert-score 0.3.13 says
@@ -26,7 +41,7 @@ def distribution_version(distribution):
         return "none"
 
 
-def with_version(signature, key, version, separator=":"):
+def with_version(signature: str, key: str, version: str, separator: str = ":") -> str:
     """``signature`` with the value after ``key`` + ``separator`` replaced by ``version`` (appended when absent)."""
     pattern = re.compile(rf"(?<![A-Za-z]){re.escape(key)}{re.escape(separator)}[^|()_\s]*")
     if pattern.search(signature):
@@ -47,20 +62,25 @@ class MetricOutput:
 
     name: str
     signature: str
-    segment: np.ndarray | None = None
-    stats: np.ndarray | None = None
-    from_stats: Callable[[np.ndarray], np.ndarray] | None = None
+    segment: NDArray[np.float64] | None = None
+    stats: NDArray[np.float64] | None = None
+    from_stats: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None
     has_segment_scores: bool = True
 
-    def system_scores(self):
+    def system_scores(self) -> NDArray[np.float64]:
         if self.stats is not None:
-            return np.asarray(self.from_stats(self.stats.sum(axis=1)), dtype=float)
+            assert self.from_stats is not None  # statistics always come with the function that scores them
+            return np.asarray(self.from_stats(self.stats.sum(axis=1)), dtype=np.float64)
+        assert self.segment is not None  # an output without statistics is segment-averaged
         present = np.isfinite(self.segment)
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(present.any(axis=1), np.nansum(self.segment, axis=1) / present.sum(axis=1), np.nan)
+            scores: NDArray[np.float64] = np.where(
+                present.any(axis=1), np.nansum(self.segment, axis=1) / present.sum(axis=1), np.nan
+            )
+        return scores
 
 
-def nan_matrix(n_systems, n_instances):
+def nan_matrix(n_systems: int, n_instances: int) -> NDArray[np.float64]:
     return np.full((n_systems, n_instances), np.nan)
 
 
@@ -76,15 +96,17 @@ class Metric:
     # then stored scores are reused only when nothing changed, never mixed with new ones
     whole_corpus = False
 
-    def signature_for(self, references):
+    def signature_for(self, references: References) -> str:
         """The signature the scores of ``references`` carry, known before computing anything."""
         raise NotImplementedError
 
-    def output_names(self):
+    def output_names(self) -> list[str]:
         """The names this metric's outputs carry in reports."""
         return [self.key]
 
-    def compute(self, hypotheses, references, progress=None):
+    def compute(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
         """Score every system.
 
         ``hypotheses``: one list per system, aligned with ``references`` (one list of reference
@@ -94,13 +116,13 @@ class Metric:
         raise NotImplementedError
 
     @staticmethod
-    def check_shapes(hypotheses, references):
+    def check_shapes(hypotheses: Hypotheses, references: References) -> None:
         for position, outputs in enumerate(hypotheses):
             if len(outputs) != len(references):
                 raise ValueError(f"system {position}: {len(outputs)} outputs for {len(references)} instances")
 
 
-def report_progress(progress, fraction, detail=None):
+def report_progress(progress: Progress | None, fraction: float, detail: str | None = None) -> None:
     """Call ``progress(fraction)``, or ``progress(fraction, detail)`` with a count such as
     ``"4,120 of 13,854 sentences"`` when there is one."""
     if progress is None:
@@ -112,14 +134,22 @@ def report_progress(progress, fraction, detail=None):
         progress(fraction, detail)
 
 
-def count_detail(done, total, unit):
+def count_detail(done: int, total: int, unit: str) -> str:
     """``"4,120 of 13,854 sentences"``."""
     return f"{done:,} of {total:,} {unit}"
 
 
 def statistics_output(
-    name, signature, hypotheses, references, segment_stats, width, from_stats, segment_score=None, progress=None
-):
+    name: str,
+    signature: str,
+    hypotheses: Hypotheses,
+    references: References,
+    segment_stats: Callable[[str, int], ArrayLike],
+    width: int,
+    from_stats: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    segment_score: Callable[[NDArray[np.float64]], float] | None = None,
+    progress: Progress | None = None,
+) -> MetricOutput:
     """A corpus metric's :class:`MetricOutput` from a per-segment statistics function.
 
     ``segment_stats(hypothesis, i)`` returns ``width`` numbers for the output of instance i;

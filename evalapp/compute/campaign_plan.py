@@ -73,7 +73,7 @@ def control_count(rate: float, system_items: int) -> int:
 class ControlPlan:
     """One control item: shown with ``instance``'s statement, reason ``text``, expected score range."""
 
-    instance: object
+    instance: int  # the instance's key (its primary key)
     kind: str
     text: str
     expected_min: int
@@ -84,7 +84,7 @@ class ControlPlan:
 class InstanceMaterial:
     """What controls are made of: an instance's key, statement and references by position."""
 
-    key: object
+    key: int  # the instance's primary key
     statement: str
     references: dict[int, str]  # position -> text
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypedDict, cast
+from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -206,17 +206,6 @@ def decide(lower: ArrayLike, upper: ArrayLike, margin: float) -> str | NDArray[n
     return decision.item() if decision.ndim == 0 else decision
 
 
-class PairDecisionJson(TypedDict):
-    """A pair as the sequential status's JSON form (API, command) shows it."""
-
-    better: str
-    worse: str
-    difference: float | None
-    lower: float
-    upper: float
-    decision: str
-
-
 @dataclass(frozen=True)
 class PairDecision:
     """One unordered pair: ``better`` has the higher observed mean; figures are better minus worse."""
@@ -229,7 +218,7 @@ class PairDecision:
     decision: str
     instances: int
 
-    def as_dict(self) -> PairDecisionJson:
+    def as_dict(self) -> dict[str, str | float | None]:
         return {
             "better": self.better,
             "worse": self.worse,

@@ -43,15 +43,15 @@ class SourceFile:
     @classmethod
     def from_path(cls, path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile:
         """Read a file; one larger than ``max_bytes`` is refused without reading it."""
-        name = str(path)
+        path = str(path)
         try:
-            with open(name, "rb") as handle:
+            with open(path, "rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size > max_bytes:
-                    raise FormatError(Problem(name, None, None, too_large_message(size, max_bytes)))
-                return cls(name, handle.read(max_bytes + 1))
+                    raise FormatError(Problem(path, None, None, too_large_message(size, max_bytes)))
+                return cls(path, handle.read(max_bytes + 1))
         except OSError as exc:
-            raise FormatError(Problem(name, None, None, f"cannot read file: {exc.strerror}")) from None
+            raise FormatError(Problem(path, None, None, f"cannot read file: {exc.strerror}")) from None
 
 
 def too_large_message(size: int, max_bytes: int) -> str:

@@ -160,13 +160,13 @@ def scan_rows(
 
 def read_file(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES, skip_blank: bool = True) -> list[Row]:
     """:func:`read_rows` on a file path; the message names the file as given."""
-    name = str(path)
+    path = str(path)
     try:
-        with open(name, "rb") as handle:
+        with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
-        raise FormatError(Problem(name, None, None, f"cannot read file: {exc.strerror}")) from None
-    return read_rows(data, name, max_bytes=max_bytes, skip_blank=skip_blank)
+        raise FormatError(Problem(path, None, None, f"cannot read file: {exc.strerror}")) from None
+    return read_rows(data, path, max_bytes=max_bytes, skip_blank=skip_blank)
 
 
 def safe_cell(value: object) -> object:

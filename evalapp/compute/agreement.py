@@ -19,8 +19,6 @@ work, so each coefficient says how it treats them:
 A coefficient that is undefined on the data (no pairable unit, no variation at all) is None.
 """
 
-from __future__ import annotations
-
 from collections.abc import Hashable
 from typing import NotRequired, TypedDict
 
@@ -64,7 +62,8 @@ class AgreementReport(TypedDict):
     qwk_min_shared_units: int
     scale: list[int]
     raters: list[RaterAgreement]
-    # Added by the service, which knows the campaign.
+    # Added by the service, which knows the campaign. (NotRequired is read when the class is made: this
+    # module has no ``from __future__ import annotations``, which would hide it.)
     campaign: NotRequired[str]
     units_are: NotRequired[str]
 

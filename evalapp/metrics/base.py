@@ -12,21 +12,14 @@ import importlib.metadata
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
-# One system's outputs, aligned with the instances; None marks a missing output.
-Hypotheses = Sequence[Sequence[str | None]]
-# The reference strings of each instance.
-References = Sequence[Sequence[str]]
-
-
-class Progress(Protocol):
-    """A progress callback: ``progress(fraction)`` or ``progress(fraction, detail)`` (see :func:`report_progress`)."""
-
-    def __call__(self, fraction: float, detail: str | None = None, /) -> object: ...
+Hypotheses = Sequence[Sequence[str | None]]  # one list per system, None = no output
+References = Sequence[Sequence[str]]  # the reference strings of each instance
+Progress = Callable[..., object]  # progress(fraction) or progress(fraction, detail)
 
 
 def distribution_version(distribution: str) -> str:
@@ -68,16 +61,13 @@ class MetricOutput:
     has_segment_scores: bool = True
 
     def system_scores(self) -> NDArray[np.float64]:
-        if self.stats is not None:
-            assert self.from_stats is not None  # statistics always come with the function that scores them
-            return np.asarray(self.from_stats(self.stats.sum(axis=1)), dtype=np.float64)
-        assert self.segment is not None  # an output without statistics is segment-averaged
+        if self.stats is not None and self.from_stats is not None:
+            return np.asarray(self.from_stats(self.stats.sum(axis=1)), dtype=float)
+        if self.segment is None:
+            raise ValueError(f"{self.name}: neither statistics nor segment scores")
         present = np.isfinite(self.segment)
         with np.errstate(invalid="ignore", divide="ignore"):
-            scores: NDArray[np.float64] = np.where(
-                present.any(axis=1), np.nansum(self.segment, axis=1) / present.sum(axis=1), np.nan
-            )
-        return scores
+            return np.where(present.any(axis=1), np.nansum(self.segment, axis=1) / present.sum(axis=1), np.nan)
 
 
 def nan_matrix(n_systems: int, n_instances: int) -> NDArray[np.float64]:
@@ -144,7 +134,7 @@ def statistics_output(
     signature: str,
     hypotheses: Hypotheses,
     references: References,
-    segment_stats: Callable[[str, int], ArrayLike],
+    segment_stats: Callable[[str, int], Any],
     width: int,
     from_stats: Callable[[NDArray[np.float64]], NDArray[np.float64]],
     segment_score: Callable[[NDArray[np.float64]], float] | None = None,

@@ -219,7 +219,7 @@ def agreement(
     scale: ArrayLike = DEFAULT_SCALE,
     min_shared: int = MIN_SHARED_UNITS,
 ) -> AgreementReport:
-    """Every S8 coefficient and per-rater figures for parallel (unit, rater, score) arrays.
+    """Every coefficient (protocol.md#agreement) and per-rater figures for parallel (unit, rater, score) arrays.
 
     Per rater: ratings, mean score, pairs (ratings of theirs that share a unit with another
     rater's), exact agreement over those pairs, and the mean quadratic-weighted kappa over

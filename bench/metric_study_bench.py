@@ -5,7 +5,7 @@
 
 Builds a synthetic rated campaign (default 17 systems x 1,000 instances x 3 raters) in a fresh
 database, holds back the last ``--new-ratings`` ratings, then times the product's own
-``metric_runs.report_for`` (what ``manage.py metric_report`` calls) and the renderers:
+``metric_study.runs.report_for`` (what ``manage.py metric_report`` calls) and the renderers:
 
 1. the first report (every metric score computed and stored), in JSON;
 2. the same report in a second format (HTML): the stored report rendered again; target < 1 s;
@@ -110,7 +110,7 @@ def main(argv=None):
     from bench.synthetic import make_campaign
     from evalapp.formats.metric_report import render
     from evalapp.models import MetricSegmentScore
-    from evalapp.services.metric_runs import report_for
+    from evalapp.services.metric_study.runs import report_for
 
     figures = []
     try:
@@ -136,7 +136,7 @@ def main(argv=None):
 
             def work():
                 run, reused = report_for(campaign, metrics, settings)
-                outcome.update(run=run.pk, reused=reused, bytes=len(render(run.report, fmt)))
+                outcome.update(run=run.pk, reused=reused, bytes=len(render(run.study_report(), fmt)))
 
             row = measure(label, work, target)
             scored = MetricSegmentScore.objects.count() - before

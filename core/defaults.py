@@ -203,3 +203,4 @@ CORRECTION_WINDOW_SECONDS = 120
 # this share of its work and run this many seconds: before that the figure jumps about too much.
 METRIC_RUN_ETA_MIN_PROGRESS = 0.05
 METRIC_RUN_ETA_MIN_SECONDS = 3
+METRIC_RUN_REUSE_LOOKBACK = 50  # a campaign's newest finished metric runs searched for one with the same settings

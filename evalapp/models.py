@@ -1,10 +1,16 @@
 """What only the evaluation side keeps: teams' submissions, metric scores and metric runs."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.defaults import METRIC_RUN_REUSE_LOOKBACK
 from core.models import Campaign, Instance, System
+from evalapp.compute.metric_study_report import MetricReport, as_json_dict
 
 
 class Submission(models.Model):
@@ -72,6 +78,35 @@ class MetricScore(models.Model):
         ]
 
 
+class MetricRunQuerySet(models.QuerySet["MetricRun"]):
+    """The lookups of metric runs every interface (pages, API, commands, the worker) shares."""
+
+    def finished(self, campaign: Campaign) -> MetricRunQuerySet:
+        """The campaign's runs that have a report (done), newest first."""
+        return self.filter(campaign=campaign, status=MetricRun.Status.DONE).order_by("-created_at", "-id")
+
+    def finished_run(self, campaign: Campaign, run_id: int | None = None) -> MetricRun | None:
+        """The campaign's finished run ``run_id``, or its newest finished run without one; None when
+        there is none (another campaign's run, or one not done, is never returned)."""
+        runs = self.finished(campaign).select_related("campaign", "campaign__dataset")
+        return runs.filter(pk=run_id).first() if run_id is not None else runs.first()
+
+    def reusable_run(
+        self, campaign: Campaign, metrics: list[str], options: dict[str, Any], fingerprint: str
+    ) -> MetricRun | None:
+        """A finished run with the same metrics and options whose report saw the same ratings and texts
+        (the same fingerprint): its report is the one a new computation would give. Only the newest
+        ``METRIC_RUN_REUSE_LOOKBACK`` finished runs are searched."""
+        for run in self.finished(campaign)[:METRIC_RUN_REUSE_LOOKBACK]:
+            if (
+                run.metrics == metrics
+                and run.options == options
+                and (run.report or {}).get("fingerprint") == fingerprint
+            ):
+                return run
+        return None
+
+
 class MetricRun(models.Model):
     """A background computation of metrics and their report for a campaign, with progress."""
 
@@ -97,11 +132,17 @@ class MetricRun(models.Model):
 
     FINISHED = (Status.DONE, Status.FAILED, Status.CANCELLED)
 
+    objects = MetricRunQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(condition=Q(progress__gte=0) & Q(progress__lte=1), name="metric_run_progress_0_1"),
         ]
+
+    def study_report(self) -> MetricReport:
+        """The stored report as typed data (any stored version); ReportFormatError when there is none."""
+        return MetricReport.from_json(as_json_dict(self.report))
 
 
 class MetricSegmentScore(models.Model):

@@ -5,7 +5,7 @@ from django_tasks import task
 
 from core.defaults import RACING_PENDING_SECONDS
 from core.models import Campaign
-from evalapp.services.metric_runs import execute_run
+from evalapp.services.metric_study.runs import execute_run
 from evalapp.services.sequential import retire_decided_systems
 
 

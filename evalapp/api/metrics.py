@@ -2,17 +2,23 @@
 
 As on the metric pages (``evalapp/views/metrics.py``), organizers and researchers may start
 a run and import their own metric's scores: that is the researcher's job (S10), and it
-changes neither ratings nor human scores. Runs go through :mod:`evalapp.services.metric_runs`
+changes neither ratings nor human scores. Runs go through :mod:`evalapp.services.metric_study.runs`
 (queued as a django-tasks job, run by ``manage.py db_worker``), with the pages' caps on
 resamples so one request cannot queue unbounded work.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.api.base import ApiView, ListApiView
@@ -30,7 +36,10 @@ from evalapp.api.serializers import (
     NewMetricRunSerializer,
 )
 from evalapp.models import MetricRun
-from evalapp.services import exports, metric_runs, metric_study
+from evalapp.services import exports
+from evalapp.services.metric_study import runs as metric_runs
+from evalapp.services.metric_study.score_import import import_metric_scores
+from evalapp.services.metric_study.texts import StudyError
 
 NOT_STARTED = "The metric study was not started; see problems."
 NO_REPORT = "This campaign has no finished metric study yet; start one first."
@@ -47,16 +56,16 @@ class MetricRunListView(ListApiView):
     serializer_class = MetricRunSerializer
     parser_classes = [SafeJSONParser]
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[MetricRun]:
         campaign = campaign_or_404(self.kwargs["campaign_id"])
         return MetricRun.objects.filter(campaign=campaign).select_related("campaign").order_by("-created_at", "-id")
 
     @extend_schema(tags=["metrics"])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
     @extend_schema(request=NewMetricRunSerializer, responses={202: MetricRunSerializer}, tags=["metrics"])
-    def post(self, request, campaign_id):
+    def post(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_or_404(campaign_id)
         form = NewMetricRunSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -64,7 +73,7 @@ class MetricRunListView(ListApiView):
         metrics = options.pop("metrics", None) or None
         try:
             run = metric_runs.start_run(campaign, metrics, options, request.user)
-        except metric_study.StudyError as error:
+        except StudyError as error:
             raise Unprocessable(NOT_STARTED, [{"field": "metrics", "message": str(error)}]) from None
         return Response(MetricRunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
@@ -78,7 +87,7 @@ class MetricRunDetailView(ApiView):
     permission_classes = RESULTS_VIEWER
 
     @extend_schema(responses=MetricRunSerializer, tags=["metrics"])
-    def get(self, request, run_id):
+    def get(self, request: Request, run_id: int) -> Response:
         run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
         return Response(MetricRunSerializer(run).data)
 
@@ -94,7 +103,7 @@ class MetricRunCancelView(ApiView):
     permission_classes = METRIC_STUDY
 
     @extend_schema(request=None, responses={200: MetricRunSerializer, 409: ErrorSerializer}, tags=["metrics"])
-    def post(self, request, run_id):
+    def post(self, request: Request, run_id: int) -> Response:
         run = get_object_or_404(MetricRun.objects.select_related("campaign"), pk=run_id)
         try:
             run = metric_runs.cancel_run(run, request.user)
@@ -103,7 +112,7 @@ class MetricRunCancelView(ApiView):
         return Response(MetricRunSerializer(run).data)
 
 
-class RunQuery(serializers.Serializer):
+class RunQuery(serializers.Serializer[Any]):
     run = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
 
 
@@ -130,13 +139,11 @@ class MetricReportView(ApiView):
         },
         tags=["metrics"],
     )
-    def get(self, request, campaign_id):
+    def get(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_or_404(campaign_id)
         query = RunQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE)
-        run_id = query.validated_data.get("run")
-        run = runs.filter(pk=run_id).first() if run_id is not None else metric_runs.latest_report(campaign)
+        run = MetricRun.objects.finished_run(campaign, query.validated_data.get("run"))
         if run is None:
             raise NotFound(NO_REPORT)
         return export_response(exports.metric_report_of(run, request.accepted_renderer.format))
@@ -157,10 +164,10 @@ class MetricScoresImportView(ApiView):
         responses={201: MetricImportReportSerializer},
         tags=["metrics"],
     )
-    def post(self, request, campaign_id):
+    def post(self, request: Request, campaign_id: int) -> Response:
         campaign = campaign_or_404(campaign_id)
         form = MetricScoresImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        result = metric_study.import_metric_scores(campaign, data["metric"], data["level"], data["file"])
+        result = import_metric_scores(campaign, data["metric"], data["level"], data["file"])
         return Response(result.as_json(), status=status.HTTP_201_CREATED)

@@ -32,8 +32,8 @@ from evalapp.formats.ratings import OPTION_FIELDS as RATINGS_COLUMN_OPTIONS
 from evalapp.models import MetricRun, MetricScore
 from evalapp.services.crowd import SETTINGS as CROWD_SETTINGS
 from evalapp.services.crowd import entry_url, lab_rater_choices, settings_problems
-from evalapp.services.metric_runs import seconds_left, status_line, time_left_line
-from evalapp.services.metric_study import CORPUS_SCOPES
+from evalapp.services.metric_study.runs import seconds_left, status_line, time_left_line
+from evalapp.services.metric_study.texts import CORPUS_SCOPES
 
 
 class UploadField(serializers.FileField):

@@ -5,8 +5,14 @@ Every element carries a class and no style attribute, so the page's Content-Secu
 A chart is made only for data it can show: callers get None for an empty one.
 """
 
+from __future__ import annotations
+
 import html
 import math
+from collections.abc import Sequence
+
+# (metric, value, interval low, interval high, rank cluster) of an interval chart's row
+ChartRow = tuple[str, float | None, float | None, float | None, int | None]
 
 WIDTH, HEIGHT = 320, 240
 MARGIN = {"left": 46, "right": 12, "top": 26, "bottom": 36}
@@ -22,15 +28,15 @@ HISTOGRAM_Y_TICKS = 3
 HISTOGRAM_TITLE_CHARS = 28  # a longer name is cut with an ellipsis (the full one is in the chart's label)
 
 
-def _e(text):
+def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _f(value):
+def _f(value: float) -> str:
     return f"{value:.1f}"
 
 
-def nice_ticks(low, high, count=TICKS):
+def nice_ticks(low: float, high: float, count: int = TICKS) -> list[float]:
     """Round tick values covering [low, high]."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return []
@@ -40,7 +46,8 @@ def nice_ticks(low, high, count=TICKS):
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
     start = math.floor(low / step) * step
-    ticks, value = [], start
+    ticks: list[float] = []
+    value = start
     while value <= high + step * 1e-9:
         ticks.append(round(value, 10))
         value += step
@@ -49,16 +56,16 @@ def nice_ticks(low, high, count=TICKS):
     return ticks
 
 
-def _short(text, chars):
+def _short(text: object, chars: int) -> str:
     text = str(text)
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
-def _tick_label(value, ticks):
+def _tick_label(value: float, ticks: Sequence[float]) -> str:
     return f"{round(value, 6):g}"
 
 
-def _open(width, height, label, extra_class=""):
+def _open(width: float, height: float, label: str, extra_class: str = "") -> str:
     classes = " ".join(["chart", extra_class]).strip()
     return (
         f'<svg class="{classes}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
@@ -66,24 +73,26 @@ def _open(width, height, label, extra_class=""):
     )
 
 
-def scatter_svg(title, points, x_label, y_label):
+def scatter_svg(
+    title: str, points: Sequence[tuple[float | None, float | None, str]], x_label: str, y_label: str
+) -> str | None:
     """Metric (x) against human score (y), one labelled point per system; None without points."""
-    points = [
+    plotted = [
         (float(x), float(y), label)
         for x, y, label in points
         if x is not None and y is not None and math.isfinite(x) and math.isfinite(y)
     ]
-    if not points:
+    if not plotted:
         return None
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    xs, ys = [p[0] for p in plotted], [p[1] for p in plotted]
     x_ticks, y_ticks = nice_ticks(min(xs), max(xs)), nice_ticks(min(ys), max(ys))
     left, right = MARGIN["left"], WIDTH - MARGIN["right"]
     top, bottom = MARGIN["top"], HEIGHT - MARGIN["bottom"]
 
-    def sx(x):
+    def sx(x: float) -> float:
         return left + (x - x_ticks[0]) / ((x_ticks[-1] - x_ticks[0]) or 1) * (right - left)
 
-    def sy(y):
+    def sy(y: float) -> float:
         return bottom - (y - y_ticks[0]) / ((y_ticks[-1] - y_ticks[0]) or 1) * (bottom - top)
 
     parts = [
@@ -109,7 +118,7 @@ def scatter_svg(title, points, x_label, y_label):
         f'<text class="axis-label axis-label-y" transform="translate(11 {(top + bottom) / 2:.1f}) rotate(-90)">'
         f"{_e(y_label)}</text>"
     )
-    for x, y, label in points:
+    for x, y, label in plotted:
         anchor = "end" if sx(x) > (left + right) / 2 else "start"
         dx = -5 if anchor == "end" else 5
         parts.append(
@@ -122,23 +131,23 @@ def scatter_svg(title, points, x_label, y_label):
     return "".join(parts)
 
 
-def interval_chart_svg(title, rows):
+def interval_chart_svg(title: str, rows: Sequence[ChartRow]) -> str | None:
     """One row per metric: the value as a dot, its 95% interval as a bar, the rank cluster in the
     label. ``rows``: (metric, value, low, high, rank). None when no value is defined."""
-    rows = [
+    charted = [
         (name, value, low, high, rank)
         for name, value, low, high, rank in rows
         if value is not None and math.isfinite(value)
     ]
-    if not rows:
+    if not charted:
         return None
-    bounds = [v for _, value, low, high, _ in rows for v in (value, low, high) if v is not None and math.isfinite(v)]
+    bounds = [v for _, value, low, high, _ in charted for v in (value, low, high) if v is not None and math.isfinite(v)]
     ticks = nice_ticks(min(bounds), max(bounds))
-    height = MARGIN["top"] + ROW_HEIGHT * len(rows) + MARGIN["bottom"]
+    height = MARGIN["top"] + ROW_HEIGHT * len(charted) + MARGIN["bottom"]
     left, right = CHART_LABEL_WIDTH, WIDTH - MARGIN["right"]
     top, bottom = MARGIN["top"], height - MARGIN["bottom"]
 
-    def sx(x):
+    def sx(x: float) -> float:
         return left + (x - ticks[0]) / ((ticks[-1] - ticks[0]) or 1) * (right - left)
 
     parts = [
@@ -151,7 +160,7 @@ def interval_chart_svg(title, rows):
             f'<text class="tick tick-x" x="{_f(sx(tick))}" y="{bottom + 13}">{_tick_label(tick, ticks)}</text>'
         )
     parts.append(f'<line class="axis" x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}"/>')
-    for position, (name, value, low, high, rank) in enumerate(rows):
+    for position, (name, value, low, high, rank) in enumerate(charted):
         y = top + ROW_HEIGHT * position + ROW_HEIGHT / 2
         label = f"{name} (#{rank})" if rank is not None else name
         parts.append(f'<text class="row-label" x="{left - 6}" y="{_f(y + 4)}">{_e(label)}</text>')
@@ -171,7 +180,7 @@ def interval_chart_svg(title, rows):
     return "".join(parts)
 
 
-def histogram_svg(name, counts, y_max=None):
+def histogram_svg(name: str, counts: Sequence[int], y_max: int | None = None) -> str | None:
     """Bars of how many ratings of each score (0-3) a system received; None without ratings.
 
     ``y_max``: the highest count of any system's histogram, so that all of them share one y-axis

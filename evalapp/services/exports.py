@@ -189,7 +189,7 @@ def crowd_sessions(campaign, fmt=None):
 def metric_report_of(run, fmt=None):
     """A finished metric study's stored report, rendered again (nothing is recomputed)."""
     fmt = check_format(METRIC_REPORT, fmt)
-    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.report, fmt), f"run{run.pk}")
+    return _export(METRIC_REPORT, run.campaign.name, fmt, metric_report.render(run.study_report(), fmt), f"run{run.pk}")
 
 
 def label(kind, fmt):

@@ -7,7 +7,12 @@ Raters get 403, anonymous users the login page. State changes are POST only (CSR
 every page is GET only.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.utils.safestring import mark_safe
@@ -26,12 +31,16 @@ from core.defaults import (
 )
 from core.models import Campaign
 from core.problems import FormatError
+from evalapp.compute.metric_study_report import MetricReport
 from evalapp.formats import metric_report
 from evalapp.formats.comve import SourceFile
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
-from evalapp.services import exports, metric_runs, metric_study
+from evalapp.services import exports
+from evalapp.services.metric_study import runs as metric_runs
+from evalapp.services.metric_study.score_import import import_metric_scores, imported_metric_names
+from evalapp.services.metric_study.texts import CORPUS_SCOPES, StudyError
 from evalapp.views import common
 from evalapp.views.common import NOT_FOUND, campaign_index, text_response
 
@@ -42,16 +51,17 @@ POLL_MILLISECONDS = 1000  # how often metric-run.js asks the API
 RECENT_RUNS = 10
 
 
-def _report_context(report):
+def _report_context(report: MetricReport) -> dict[str, Any]:
     """Tables and inline SVG charts of a stored report for the template."""
-    top = report.get("top_k") or {}
+    top = report.top_k
     # the SVG is written by evalapp/formats/metric_report_svg.py, which escapes every text it writes
     return {
+        "report": report,
         "summary_table": metric_report.summary_table(report),
         "systems_table": metric_report.system_table(report),
-        "system_table": metric_report.correlation_table(report, "system"),
-        "top_k_table": metric_report.correlation_table(top, "system"),
-        "segment_table": metric_report.correlation_table(report, "segment"),
+        "system_table": metric_report.correlation_table(report.figures, "system"),
+        "top_k_table": metric_report.correlation_table(top.figures if top else None, "system"),
+        "segment_table": metric_report.correlation_table(report.figures, "segment"),
         "comparison_table": metric_report.comparison_table(report),
         "pair_table": metric_report.pair_p_value_table(report),
         "ranking_table": metric_report.ranking_p_value_table(report),
@@ -59,7 +69,7 @@ def _report_context(report):
         "statistic_charts": [(title, mark_safe(svg)) for title, svg in metric_report.statistic_charts(report)],
         "histograms": [(name, mark_safe(svg)) for name, svg in metric_report.histogram_plots(report)],
         "summary_caption": "Per metric: value and #rank cluster (paired bootstrap, alpha "
-        f"{(report.get('metric_ranking') or {}).get('alpha', '')}), with the 95% bootstrap "
+        f"{metric_report.ranking_alpha(report)}), with the 95% bootstrap "
         "interval and the tie threshold ε below",
         "top_k": top,
     }
@@ -70,7 +80,7 @@ index = campaign_index("metrics/index.html")
 
 @require_GET
 @roles.results_viewer_required
-def campaign_report(request, campaign_id):
+def campaign_report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """The latest finished metric study of a campaign: tables, plots, downloads, runs, and the forms to
     start a new computation or import a metric.
 
@@ -78,27 +88,26 @@ def campaign_report(request, campaign_id):
     the forms POST to views that check the role again.
     """
     campaign = get_object_or_404(Campaign.objects.select_related("dataset"), pk=campaign_id)
-    run = metric_runs.latest_report(campaign)
+    run = MetricRun.objects.finished_run(campaign)
     context = {
         "campaign": campaign,
         "run": run,
         "runs": MetricRun.objects.filter(campaign=campaign).order_by("-created_at")[:RECENT_RUNS],
         "formats": metric_report.FORMATS,
         "builtin_metrics": [(key, cls.description) for key, cls in METRICS.items()],
-        "imported_metrics": metric_study.imported_metric_names(campaign),
-        "corpus_scopes": metric_study.CORPUS_SCOPES,
+        "imported_metrics": imported_metric_names(campaign),
+        "corpus_scopes": CORPUS_SCOPES,
         "default_bootstrap": DEFAULT_RESAMPLES,
         "max_bootstrap": MAX_REQUEST_RESAMPLES,
         "default_seed": DEFAULT_SEED,
         "levels": (SYSTEM_LEVEL, SEGMENT_LEVEL),
     }
     if run is not None:
-        context["report"] = run.report
-        context.update(_report_context(run.report))
+        context.update(_report_context(run.study_report()))
     return render(request, "metrics/report.html", context)
 
 
-def _int_option(request, name, default, low, high):
+def _int_option(request: HttpRequest, name: str, default: int | None, low: int, high: int) -> int | None:
     raw = request.POST.get(name, "").strip()
     if not raw:
         return default
@@ -110,7 +119,7 @@ def _int_option(request, name, default, low, high):
 
 @require_POST
 @roles.results_viewer_required
-def start(request, campaign_id):
+def start(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Queue a metric study of the campaign as a background job; redirects to its progress page.
 
     Security: POST only with CSRF; organizers and researchers (raters 403). Resamples are
@@ -128,7 +137,7 @@ def start(request, campaign_id):
             "bertscore_layer": _int_option(request, "bertscore_layer", None, 0, MAX_MODEL_LAYER),
         }
         run = metric_runs.start_run(campaign, request.POST.getlist("metrics") or None, options, request.user)
-    except (ValueError, metric_study.StudyError) as error:
+    except (ValueError, StudyError) as error:
         messages.error(request, f"The computation was not started: {error}")
         return redirect("metrics:campaign", campaign_id=campaign.pk)
     return redirect("metrics:run", run_id=run.pk)
@@ -136,7 +145,7 @@ def start(request, campaign_id):
 
 @require_POST
 @roles.results_viewer_required
-def import_scores(request, campaign_id):
+def import_scores(request: HttpRequest, campaign_id: int) -> HttpResponse:
     """Import a metric's scores from an uploaded CSV (``system,score`` or ``instance_id,system,score``).
 
     Security: POST only with CSRF; organizers and researchers (raters 403). The import is
@@ -147,11 +156,9 @@ def import_scores(request, campaign_id):
     if upload is None:
         messages.error(request, "Choose a CSV file to import.")
         return redirect("metrics:campaign", campaign_id=campaign.pk)
-    source = SourceFile(upload.name, upload.read())
+    source = SourceFile(upload.name or "", upload.read())
     try:
-        result = metric_study.import_metric_scores(
-            campaign, request.POST.get("metric", ""), request.POST.get("level", ""), source
-        )
+        result = import_metric_scores(campaign, request.POST.get("metric", ""), request.POST.get("level", ""), source)
     except FormatError as error:
         for problem in error.problems:
             messages.error(request, str(problem))
@@ -166,7 +173,7 @@ def import_scores(request, campaign_id):
 
 @require_GET
 @roles.results_viewer_required
-def run_detail(request, run_id):
+def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
     """Progress of one run: a bar and a status line that static/js/metric-run.js keeps up to date
     from the run's API resource, going on to the report when it is done (without JavaScript the
     page reloads itself every few seconds).
@@ -192,7 +199,7 @@ def run_detail(request, run_id):
 
 @require_POST
 @roles.results_viewer_required
-def run_cancel(request, run_id):
+def run_cancel(request: HttpRequest, run_id: int) -> HttpResponse:
     """Cancel a queued or running metric run (the API's twin: POST /api/metric-runs/<id>/cancel/).
 
     Security: organizers and researchers, as may start runs (raters 403); POST with CSRF only.
@@ -215,7 +222,7 @@ def run_cancel(request, run_id):
 
 @require_GET
 @roles.results_viewer_required
-def download(request, campaign_id, fmt):
+def download(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
     """The latest finished report (or ``?run=ID``) as json, csv, latex or html, rendered again from
     the stored report by :func:`evalapp.services.exports.metric_report_of`.
 
@@ -223,14 +230,12 @@ def download(request, campaign_id, fmt):
     through ``write_csv``; the HTML escapes every name.
     """
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).select_related("campaign")
     run_id = request.GET.get("run", "")
-    if run_id:
-        if not (run_id.isdigit() and len(run_id) <= MAX_ID_DIGITS):
-            return text_response("run must be the id of a finished run of this campaign", NOT_FOUND)
-        run = get_object_or_404(runs, pk=int(run_id))
-    else:
-        run = runs.order_by("-created_at").first()
+    if run_id and not (run_id.isdigit() and len(run_id) <= MAX_ID_DIGITS):
+        return text_response("run must be the id of a finished run of this campaign", NOT_FOUND)
+    run = MetricRun.objects.finished_run(campaign, int(run_id) if run_id else None)
+    if run is None and run_id:
+        raise Http404("no finished metric run with this id in this campaign")
     if run is None:
         return text_response("no finished metric study for this campaign yet", NOT_FOUND)
     try:

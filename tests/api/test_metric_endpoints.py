@@ -55,7 +55,7 @@ def test_report_downloads_are_the_service_renderings(world, fmt):
     assert response.status_code == 200
     assert response["Content-Type"].startswith(REPORT_TYPES[fmt])
     run = MetricRun.objects.get(pk=world.metric_run.pk)
-    assert response.content.decode() == metric_report.render(run.report, fmt)
+    assert response.content.decode() == metric_report.render(run.study_report(), fmt)
     assert f"run{run.pk}.{metric_report.EXTENSIONS[fmt]}" in response["Content-Disposition"]
 
 

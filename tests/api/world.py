@@ -17,7 +17,7 @@ from evalapp.formats.comve import SourceFile
 from evalapp.models import MetricRun
 from evalapp.services.campaigns import create_campaign
 from evalapp.services.imports import import_comve, import_submission
-from evalapp.services.metric_runs import execute_run
+from evalapp.services.metric_study.runs import execute_run
 from evalapp.services.ratings_import import import_ratings
 
 STATEMENTS = (

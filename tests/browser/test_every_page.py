@@ -39,8 +39,9 @@ def demo_world(transactional_db):
     from core.models import CrowdSession, Rater
     from evalapp.formats.rater_list import RaterEntry
     from evalapp.models import MetricRun
-    from evalapp.services import lab_raters, metric_study
+    from evalapp.services import lab_raters
     from evalapp.services.demo import load_demo
+    from evalapp.services.metric_study import report as metric_study
 
     campaign = load_demo().campaign
     users = get_user_model().objects
@@ -60,7 +61,9 @@ def demo_world(transactional_db):
         session_id="5f0c0ffee0c0ffee0c0ffee1",
         task_id="STUDY1",
     )
-    report = metric_study.build_report(campaign, ["comve_bleu", "chrf", "sentbleu"], bootstrap=20, permutations=20)
+    report = metric_study.build_report(
+        campaign, ["comve_bleu", "chrf", "sentbleu"], bootstrap=20, permutations=20
+    ).to_json()
     run = MetricRun.objects.create(
         campaign=campaign,
         metrics=["comve_bleu", "chrf", "sentbleu"],

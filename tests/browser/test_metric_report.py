@@ -17,7 +17,7 @@ WRAPPED_NUMBERS = """() => Array.from(document.querySelectorAll('.metric-report 
 
 @pytest.fixture
 def report_run(transactional_db):
-    from evalapp.services import metric_runs
+    from evalapp.services.metric_study import runs as metric_runs
     from tests.metrics.builders import build_study_campaign
 
     campaign = build_study_campaign(n_instances=10, n_systems=8, name="reading")

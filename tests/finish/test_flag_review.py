@@ -160,7 +160,7 @@ def test_excluding_a_rater_of_a_retired_item_keeps_it_full(stalled):
 
 
 def test_a_retired_instance_leaves_the_metric_study_too(stalled):
-    from evalapp.services.metric_study import CAMPAIGN_DOMAIN, load_corpus
+    from evalapp.services.metric_study.texts import CAMPAIGN_DOMAIN, load_corpus
 
     campaign, _, flagged = stalled
     assert len(load_corpus(campaign).campaign_columns) == 3

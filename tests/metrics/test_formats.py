@@ -1,15 +1,17 @@
 """The report in JSON, CSV, LaTeX and HTML; the metric-scores file reader."""
 
 import csv
+import dataclasses
 import io
 import json
 
 import pytest
 
 from core.problems import FormatError
+from evalapp.compute.metric_study_report import MetricReport
 from evalapp.formats import metric_report
 from evalapp.formats.metric_scores import parse_metric_scores
-from evalapp.services import metric_study
+from evalapp.services.metric_study import report as metric_study
 from tests.metrics.builders import build_study_campaign
 
 
@@ -22,7 +24,7 @@ def report(db):
 def test_json_is_strict_and_complete(report):
     parsed = json.loads(metric_report.render(report, "json"))
     assert parsed["system_level"]["chrf"]["kendall_c"]["r"] == pytest.approx(
-        report["system_level"]["chrf"]["kendall_c"]["r"]
+        report.system_level["chrf"].coefficients.kendall_c.r
     )
     assert "NaN" not in metric_report.render(report, "json")
 
@@ -41,14 +43,14 @@ def test_csv_is_one_tidy_table(report):
         and r["metric"] == "chrf"
         and r["statistic"] == "pearson"
     )
-    assert float(pearson["value"]) == pytest.approx(report["system_level"]["chrf"]["pearson"]["r"])
+    assert float(pearson["value"]) == pytest.approx(report.system_level["chrf"].coefficients.pearson.r)
     assert any(r["aggregation"] == "grouped_by_instance" for r in rows)
     assert any(r["statistic"] == "williams_t" for r in rows)
     assert any(r["subset"] == "top_k" for r in rows)
     acc_eq = next(r for r in rows if r["table"] == "wmt" and r["metric"] == "chrf" and r["statistic"] == "acc_eq")
-    entry = report["segment_level"]["chrf"]["acc_eq"]
-    assert float(acc_eq["value"]) == pytest.approx(entry["value"]) and float(acc_eq["epsilon"]) == entry["epsilon"]
-    assert float(acc_eq["ci_low"]) == pytest.approx(entry["ci"][0]) and acc_eq["aggregation"] == "flattened"
+    entry = report.segment_level["chrf"].acc_eq
+    assert float(acc_eq["value"]) == pytest.approx(entry.value) and float(acc_eq["epsilon"]) == entry.epsilon
+    assert float(acc_eq["ci_low"]) == pytest.approx(entry.ci[0]) and acc_eq["aggregation"] == "flattened"
     ranks = {r["metric"]: r["value"] for r in rows if r["statistic"] == "pairwise_accuracy_rank"}
     assert set(ranks) == {"comve_bleu", "chrf"} and "1" in ranks.values()
     pairs = [r for r in rows if r["table"] == "soft_pairwise_p" and r["metric"] == "human"]
@@ -56,7 +58,7 @@ def test_csv_is_one_tidy_table(report):
 
 
 def test_latex_uses_booktabs_and_escapes(report):
-    report = dict(report, campaign="a_b & c")
+    report = dataclasses.replace(report, campaign="a_b & c")
     text = metric_report.render(report, "latex")
     assert r"\toprule" in text and r"\bottomrule" in text and text.count(r"\begin{table}") == 4
     assert r"acc\textsubscript{eq} grouped" in text and r"$\varepsilon$=" in text
@@ -65,26 +67,26 @@ def test_latex_uses_booktabs_and_escapes(report):
 
 def test_html_has_tables_scatter_plots_and_histograms(report):
     text = metric_report.render(report, "html")
-    assert text.count('one point per system"><title>') == len(report["metrics"])  # one scatter each
+    assert text.count('one point per system"><title>') == len(report.metrics)  # one scatter each
     assert (
         text.count('per metric with 95% bootstrap intervals"><title>') == 5
     )  # Pearson, PA, SPA, acc_eq, acc_eq grouped
     assert text.count('class="chart histogram"') == 5  # one per rated system
-    assert text.count("<svg") == len(report["metrics"]) + 5 + 5
+    assert text.count("<svg") == len(report.metrics) + 5 + 5
     assert " style=" not in text.split("</style>", 1)[1]  # no inline style: classes only
     assert "<table" in text and "Williams" in text and "Rating histograms" in text and text.count("<details>") == 5
 
 
 def test_html_escapes_system_names(report):
-    report["systems"][0]["system"] = "<script>alert(1)</script>"
-    report["rating_histograms"]["<script>alert(1)</script>"] = [1, 2, 3, 4]
+    report.systems[0].system = "<script>alert(1)</script>"
+    report.rating_histograms["<script>alert(1)</script>"] = [1, 2, 3, 4]
     text = metric_report.render(report, "html")
     assert "<script>" not in text
 
 
 def test_unknown_format():
     with pytest.raises(ValueError, match="json, csv, latex, html"):
-        metric_report.render({}, "pdf")
+        metric_report.render(None, "pdf")  # type: ignore[arg-type]  # the format is checked first
 
 
 def test_jsonable_turns_nan_into_null():
@@ -118,7 +120,9 @@ def test_histograms_share_one_y_axis_and_their_counts_stay_clear_of_the_titles()
 
     from evalapp.formats import metric_report_svg as svg
 
-    report = {"rating_histograms": {"tall": [30, 2, 0, 7], "short": [1, 2, 3, 4], "a" * 40: [0, 0, 0, 1]}}
+    report = MetricReport.from_json(
+        {"systems": [], "rating_histograms": {"tall": [30, 2, 0, 7], "short": [1, 2, 3, 4], "a" * 40: [0, 0, 0, 1]}}
+    )
     plots = dict(metric_report.histogram_plots(report))
     assert len(plots) == 3
     tops = set()

@@ -8,7 +8,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from evalapp.models import MetricRun, MetricScore
-from evalapp.services import metric_runs
+from evalapp.services.metric_study import runs as metric_runs
 from tests.metrics.builders import build_study_campaign
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def test_a_run_executes_in_process_and_stores_its_report():
     assert run.status == MetricRun.Status.DONE and run.progress == 1.0 and run.task_id
     assert run.report["system_level"]["chrf"]["pearson"]["r"] is not None
     assert run.report["bootstrap"]["resamples"] == 20 and run.finished_at
-    assert metric_runs.latest_report(campaign) == run
+    assert MetricRun.objects.finished_run(campaign) == run
 
 
 @pytest.mark.postgres

@@ -9,7 +9,8 @@ from django.core.management import call_command
 from core.models import SystemOutput
 from evalapp.metrics import registry
 from evalapp.models import MetricRun, MetricSegmentScore
-from evalapp.services import metric_runs, metric_study
+from evalapp.services.metric_study import report as metric_study
+from evalapp.services.metric_study import runs as metric_runs
 from tests.metrics.builders import build_study_campaign
 from tests.results.factories import add_ratings, make_raters
 
@@ -43,11 +44,12 @@ def system_scores(report):
 @pytest.mark.postgres
 def test_scores_are_computed_once_and_equal_a_fresh_computation(scored):
     campaign = build_study_campaign()
-    first = metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 1}).copy()
+    first = metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 1}).to_json()
     assert dict(scored) == {"comve_bleu": 40, "chrf": 40, "sentbleu": 40}
     assert MetricSegmentScore.objects.count() == 40 * 3
     scored.clear()
-    second = metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 2})  # another seed: nothing scored
+    # another seed: nothing scored
+    second = metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 2}).to_json()
     assert all(n == 0 for _, n in scored) and {key for key, _ in scored} == {"comve_bleu", "chrf"}  # corpus metrics
     assert system_scores(second) == system_scores(first)
     assert second["segment_level"]["chrf"]["acc_eq"]["value"] == first["segment_level"]["chrf"]["acc_eq"]["value"]
@@ -61,10 +63,10 @@ def test_a_changed_output_is_the_only_one_scored_again(scored):
     output.text = "the cat can read the fridge ."
     output.save()
     scored.clear()
-    stored = metric_study.build_report(campaign, METRICS, **OPTIONS)
+    stored = metric_study.build_report(campaign, METRICS, **OPTIONS).to_json()
     assert sorted(scored) == [("chrf", 1), ("comve_bleu", 1), ("sentbleu", 1)]
     MetricSegmentScore.objects.all().delete()
-    fresh = metric_study.build_report(campaign, METRICS, **OPTIONS)
+    fresh = metric_study.build_report(campaign, METRICS, **OPTIONS).to_json()
     for system, metrics in system_scores(fresh).items():
         assert system_scores(stored)[system] == pytest.approx(metrics, abs=1e-12)
     for name in ("chrf", "sentbleu"):

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
+from evalapp.compute.metric_study_report import MetricReport
 from evalapp.formats.metric_report import render
 from evalapp.services.campaigns import create_campaign
 from evalapp.services.imports import import_comve, import_submission
@@ -78,7 +79,7 @@ def test_metric_report_on_the_real_systems_in_every_format(real_campaign, tmp_pa
     )
     report = json.loads(path.read_text(encoding="utf-8"))
     # the other formats render the same report (the command computes it again for each --format)
-    outputs = {fmt: render(report, fmt) for fmt in ("csv", "latex", "html")}
+    outputs = {fmt: render(MetricReport.from_json(report), fmt) for fmt in ("csv", "latex", "html")}
     names = ["comve_bleu", "sacrebleu", "chrf", "sentbleu", "bertscore_p", "bertscore_r", "bertscore_f1"]
     assert len(report["systems"]) == 18 and report["systems"][0]["system"] == "Human"
     butfit = next(s for s in report["systems"] if s["system"] == "butfit_bart")

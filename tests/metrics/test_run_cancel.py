@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from core.defaults import METRIC_RUN_ETA_MIN_PROGRESS
 from evalapp.models import MetricRun, MetricSegmentScore
-from evalapp.services import metric_runs, metric_study
+from evalapp.services.metric_study import report as metric_study
+from evalapp.services.metric_study import runs as metric_runs
 from tests.metrics.builders import build_study_campaign
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -50,7 +51,7 @@ def test_a_run_cancelled_while_it_computes_stops_and_writes_no_report(monkeypatc
     assert metric_runs.execute_run(run.pk) == MetricRun.Status.CANCELLED
     run.refresh_from_db()
     assert run.status == MetricRun.Status.CANCELLED and run.report is None and run.progress < 1.0
-    assert metric_runs.latest_report(run.campaign) is None
+    assert MetricRun.objects.finished_run(run.campaign) is None
     assert metric_runs.status_line(run) == "Cancelled."
 
 

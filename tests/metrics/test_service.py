@@ -11,7 +11,8 @@ from core.problems import FormatError
 from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile
 from evalapp.models import MetricScore
-from evalapp.services import metric_study
+from evalapp.services.metric_study import report as metric_study
+from evalapp.services.metric_study import score_import
 from tests.metrics.builders import build_study_campaign
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ FAST_METRICS = ["comve_bleu", "sacrebleu", "chrf", "sentbleu"]
 
 def report_of(campaign, metrics=FAST_METRICS, **options):
     options = {"bootstrap": 30, "permutations": 30, "seed": 1, **options}
-    return metric_study.build_report(campaign, metrics, **options)
+    return metric_study.build_report(campaign, metrics, **options).to_json()  # the S5 contract: the JSON form
 
 
 def test_report_follows_the_s5_contract():
@@ -129,7 +130,7 @@ def source(text, name="mine.csv"):
 def test_imported_system_metric_enters_every_part_of_the_report():
     campaign = build_study_campaign()
     text = "system,score\n" + "".join(f"sys{k},{0.1 * k + (0.05 if k == 2 else 0)}\n" for k in range(5))
-    result = metric_study.import_metric_scores(campaign, "my-metric", "system", source(text))
+    result = score_import.import_metric_scores(campaign, "my-metric", "system", source(text))
     assert result.as_json() == {"metric": "my-metric", "level": "system", "scores": 5, "systems": 5}
     report = report_of(campaign, ["chrf", "my-metric"])
     assert report["systems"][2]["metrics"]["my-metric"] == pytest.approx(0.25)
@@ -151,7 +152,7 @@ def test_imported_segment_metric_gets_segment_figures_and_a_mean_system_score():
         for n, i in enumerate(campaign.instances.order_by("position"))
         for k in range(5)
     ]
-    metric_study.import_metric_scores(campaign, "seg-metric", "segment", source("\n".join(rows)))  # no header
+    score_import.import_metric_scores(campaign, "seg-metric", "segment", source("\n".join(rows)))  # no header
     report = report_of(campaign, ["seg-metric"])
     assert set(report["segment_level"]["seg-metric"]) == {
         "flattened",
@@ -169,29 +170,29 @@ def test_import_errors_name_file_line_and_column_and_write_nothing():
     campaign = build_study_campaign()
     bad = "system,score\nsys0,0.5\nsys1,abc\nnobody,0.2\nsys0,0.7\n"
     with pytest.raises(FormatError) as error:
-        metric_study.import_metric_scores(campaign, "m", "system", source(bad, "bad.csv"))
+        score_import.import_metric_scores(campaign, "m", "system", source(bad, "bad.csv"))
     messages = [str(p) for p in error.value.problems]
     assert "bad.csv, line 3, column 2: score is not a finite number" in messages
     assert any(m.startswith("bad.csv, line 5, column 1: second score for system 'sys0'") for m in messages)
     assert not MetricScore.objects.filter(metric="m").exists()
     with pytest.raises(FormatError) as error:
-        metric_study.import_metric_scores(campaign, "m", "system", source("nobody,0.2\n", "names.csv"))
+        score_import.import_metric_scores(campaign, "m", "system", source("nobody,0.2\n", "names.csv"))
     assert str(error.value).startswith("names.csv, line 1, column 1: 'nobody' is not a system of campaign")
     with pytest.raises(FormatError) as error:
-        metric_study.import_metric_scores(campaign, "m", "segment", source("999,sys0,1\n", "ids.csv"))
+        score_import.import_metric_scores(campaign, "m", "segment", source("999,sys0,1\n", "ids.csv"))
     assert "ids.csv, line 1, column 1: '999' is not an instance id" in str(error.value)
     with pytest.raises(FormatError, match="built-in metric"):
-        metric_study.import_metric_scores(campaign, "bertscore_f1", "system", source("sys0,1\n"))
+        score_import.import_metric_scores(campaign, "bertscore_f1", "system", source("sys0,1\n"))
     with pytest.raises(FormatError, match="not a metric name"):
-        metric_study.import_metric_scores(campaign, "a b", "system", source("sys0,1\n"))
+        score_import.import_metric_scores(campaign, "a b", "system", source("sys0,1\n"))
     assert not MetricScore.objects.filter(campaign=campaign).exists()
 
 
 @pytest.mark.postgres
 def test_reimport_replaces_the_metric():
     campaign = build_study_campaign()
-    metric_study.import_metric_scores(campaign, "m", "system", source("sys0,1\nsys1,2\n"))
-    metric_study.import_metric_scores(campaign, "m", "system", source("sys0,5\n"))
+    score_import.import_metric_scores(campaign, "m", "system", source("sys0,1\nsys1,2\n"))
+    score_import.import_metric_scores(campaign, "m", "system", source("sys0,5\n"))
     assert list(MetricScore.objects.filter(metric="m").values_list("value", flat=True)) == [5.0]
 
 

@@ -15,7 +15,8 @@ from rest_framework.test import APIClient
 from core.defaults import NO_STORE
 from core.models import CrowdSession, Rater
 from evalapp.models import MetricRun
-from evalapp.services import exports, metric_study
+from evalapp.services import exports
+from evalapp.services.metric_study import report as metric_study
 from tests.metrics.builders import build_study_campaign
 
 pytestmark = pytest.mark.django_db
@@ -31,6 +32,7 @@ def campaign():
         campaign=campaign, rater=rater, platform=Rater.Platform.PROLIFIC, session_id="=SESSION1", task_id="STUDY1"
     )
     report = metric_study.build_report(campaign, ["comve_bleu", "chrf"], bootstrap=20, permutations=20, seed=3)
+    report = report.to_json()
     MetricRun.objects.create(
         campaign=campaign, metrics=["comve_bleu", "chrf"], status=MetricRun.Status.DONE, progress=1.0, report=report
     )

@@ -1,11 +1,17 @@
 """manage.py export: any download of a campaign, byte for byte as the web pages and the API give it."""
 
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
 from django.core.management.base import BaseCommand, CommandError
 
+from core.models import Campaign
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
 from evalapp.management.commands.export_table6 import add_table6_arguments, check_table6_options, table6_options
 from evalapp.models import MetricRun
-from evalapp.services import exports, metric_runs
+from evalapp.services import exports
 
 
 class Command(BaseCommand):
@@ -15,7 +21,7 @@ class Command(BaseCommand):
         "the file for the web pages, the API and this command, so the three give the same bytes."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument("kind", choices=list(exports.FORMATS), help="Which download.")
         add_campaign_argument(parser)
         parser.add_argument("--format", help="Its format (default: its first; see the manual's formats page).")
@@ -23,7 +29,7 @@ class Command(BaseCommand):
         add_table6_arguments(parser)
         parser.add_argument("--run", type=int, help="metric-report: this finished run (default: the latest).")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         kind = options["kind"]
         campaign = campaign_named(options["campaign"])
         try:
@@ -48,12 +54,9 @@ EXPORTS = {
 }
 
 
-def finished_run(campaign, run_id=None):
+def finished_run(campaign: Campaign, run_id: int | None = None) -> MetricRun:
     """A finished metric run of the campaign (the latest without ``run_id``), or a CommandError."""
-    if run_id is None:
-        run = metric_runs.latest_report(campaign)
-    else:
-        run = MetricRun.objects.filter(campaign=campaign, pk=run_id, status=MetricRun.Status.DONE).first()
+    run = MetricRun.objects.finished_run(campaign, run_id)
     if run is None:
         raise CommandError(
             f"campaign '{campaign.name}' has no finished metric study"

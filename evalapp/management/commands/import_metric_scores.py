@@ -6,7 +6,7 @@ from core.problems import FormatError
 from evalapp.formats.metric_scores import SEGMENT_LEVEL, SYSTEM_LEVEL
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
 from evalapp.management.commands._import_output import print_result, refuse
-from evalapp.services.metric_study import import_metric_scores
+from evalapp.services.metric_study.score_import import import_metric_scores
 
 
 class Command(BaseCommand):

@@ -1,17 +1,22 @@
 """manage.py metric_report: how well automatic metrics agree with the campaign's human scores (S5, S10)."""
 
-from pathlib import Path
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
 from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
-from evalapp.formats.metric_report import FORMATS, render
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun
-from evalapp.services.metric_runs import report_for
-from evalapp.services.metric_study import CORPUS_SCOPES, DEFAULT_CORPUS_SCOPE, StudyError
+from evalapp.services import exports
+from evalapp.services.metric_study.runs import report_for
+from evalapp.services.metric_study.texts import CORPUS_SCOPES, DEFAULT_CORPUS_SCOPE, StudyError
+
+FORMATS = exports.FORMATS[exports.METRIC_REPORT]
 
 
 class Command(BaseCommand):
@@ -25,7 +30,7 @@ class Command(BaseCommand):
         "scores are computed once per output and kept."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: ArgumentParser) -> None:
         add_campaign_argument(parser)
         parser.add_argument(
             "--metrics",
@@ -92,18 +97,18 @@ class Command(BaseCommand):
             "scores are still reused).",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         campaign = campaign_named(options["campaign"])
         metrics = [m.strip() for m in options["metrics"].split(",") if m.strip()] if options["metrics"] else None
-        last = [None]
+        last: list[tuple[str, int] | None] = [None]
 
-        def progress(fraction, message):
+        def progress(fraction: float, message: str) -> None:
             if not options["quiet"] and (message, int(fraction * 10)) != last[0]:
                 last[0] = (message, int(fraction * 10))
                 self.stderr.write(f"{fraction:5.0%} {message}")
 
         if options["run"] is not None:
-            run = MetricRun.objects.filter(campaign=campaign, pk=options["run"], status=MetricRun.Status.DONE).first()
+            run = MetricRun.objects.finished_run(campaign, options["run"])
             if run is None:
                 raise CommandError(f"campaign '{campaign.name}' has no finished metric run {options['run']}")
             reused = True
@@ -126,9 +131,9 @@ class Command(BaseCommand):
                 raise CommandError(str(error)) from None
         if not options["quiet"]:
             self.stderr.write(f"Run {run.pk}: " + ("the stored report" if reused else "computed and stored"))
-        text = render(run.report, options["format"])
-        if options["out"]:
-            Path(options["out"]).write_text(text, encoding="utf-8")
-            self.stderr.write(f"Metric report of '{campaign.name}' written to {options['out']}")
-        else:
-            self.stdout.write(text, ending="")
+        write_export(
+            self,
+            exports.metric_report_of(run, options["format"]),
+            options["out"],
+            f"Metric report of '{campaign.name}'",
+        )

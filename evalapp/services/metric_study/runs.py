@@ -12,9 +12,15 @@ write (at most PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only t
 segment scores computed so far, each complete and keyed by its inputs (reused by the next run).
 """
 
+from __future__ import annotations
+
 import logging
 import time
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -25,45 +31,60 @@ from core.defaults import (
     METRIC_RUN_ETA_MIN_SECONDS,
     METRIC_STUDY_PERMUTATIONS,
 )
+from core.models import Campaign
 from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
-from evalapp.services import metric_study
+from evalapp.services.metric_study import report as study_report
+from evalapp.services.metric_study.score_cache import study_fingerprint
+from evalapp.services.metric_study.statistics import Progress
+from evalapp.services.metric_study.texts import DEFAULT_CORPUS_SCOPE, StudyError
+
+User = AbstractBaseUser | AnonymousUser
 
 logger = logging.getLogger(__name__)
 PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
-OPTION_DEFAULTS = {
+OPTION_DEFAULTS: dict[str, Any] = {
     "seed": DEFAULT_SEED,
     "bootstrap": DEFAULT_RESAMPLES,
     "top_k": None,
     "permutations": METRIC_STUDY_PERMUTATIONS,
-    "corpus_scope": metric_study.DEFAULT_CORPUS_SCOPE,
+    "corpus_scope": DEFAULT_CORPUS_SCOPE,
     "bertscore_model": None,
     "bertscore_layer": None,
 }
-USER_ERRORS = (metric_study.StudyError, BertScoreUnavailable, FormatError)
+USER_ERRORS = (StudyError, BertScoreUnavailable, FormatError)
 
 
-def clean_options(options):
+def clean_options(options: dict[str, Any]) -> dict[str, Any]:
     """Known options with their defaults; an unknown option is refused."""
     unknown = set(options) - set(OPTION_DEFAULTS)
     if unknown:
-        raise metric_study.StudyError(f"unknown option(s): {', '.join(sorted(unknown))}")
+        raise StudyError(f"unknown option(s): {', '.join(sorted(unknown))}")
     return {**OPTION_DEFAULTS, **{k: v for k, v in options.items() if v is not None}}
 
 
-def start_run(campaign, metrics=None, options=None, user=None):
+def _creator(user: User | None) -> Any:
+    return user if user is not None and user.is_authenticated else None
+
+
+def start_run(
+    campaign: Campaign,
+    metrics: Sequence[str] | None = None,
+    options: dict[str, Any] | None = None,
+    user: User | None = None,
+) -> MetricRun:
     """Queue a metric study of ``campaign``; returns the MetricRun (its task id is stored)."""
     from evalapp.tasks import run_metric_study
 
     options = clean_options(options or {})
-    builtin, imported = metric_study.choose_metrics(campaign, metrics)  # refuses unknown names now
+    builtin, imported = study_report.choose_metrics(campaign, metrics)  # refuses unknown names now
     with transaction.atomic():
         run = MetricRun.objects.create(
             campaign=campaign,
             metrics=builtin + imported,
             options=options,
-            created_by=user if user is not None and user.is_authenticated else None,
+            created_by=_creator(user),
             message="",
         )
         result = run_metric_study.enqueue(run.pk)
@@ -72,36 +93,22 @@ def start_run(campaign, metrics=None, options=None, user=None):
     return run
 
 
-REUSE_LOOKBACK = 50  # finished runs of a campaign searched for one with the same settings
+def _reused_or_built(
+    campaign: Campaign, names: list[str], options: dict[str, Any], progress: Progress | None, fresh: bool = False
+) -> tuple[dict[str, Any], MetricRun | None]:
+    """The report's JSON form and the finished run it was taken from (None when computed now).
 
-
-def identical_run(campaign, metrics, options, fingerprint):
-    """A finished run with the same metrics and options whose report saw the same ratings and texts."""
-    runs = MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).order_by("-created_at")
-    for run in runs[:REUSE_LOOKBACK]:
-        if run.metrics == metrics and run.options == options and (run.report or {}).get("fingerprint") == fingerprint:
-            return run
-    return None
-
-
-def report_for(campaign, metrics=None, options=None, user=None, fresh=False, progress=None):
-    """The report of a study, computed here or reused: (finished MetricRun, reused?).
-
-    A finished run with the same metrics and options whose ratings, texts and imported scores
-    are unchanged is reused as it is (another format renders its stored figures); otherwise
-    the report is computed (metric scores come from the store when they are there) and kept
-    as a finished run. ``fresh`` computes it again in any case.
+    A finished run with the same metrics and options whose ratings, texts and imported scores are
+    unchanged (``MetricRun.objects.reusable_run``) gives its report as it is; otherwise the report is
+    computed (metric scores come from the store when they are there). ``fresh`` computes it in any case.
     """
-    options = clean_options(options or {})
-    builtin, imported = metric_study.choose_metrics(campaign, metrics)
-    names = builtin + imported
     if not fresh:
-        run = identical_run(campaign, names, options, metric_study.study_fingerprint(campaign))
-        if run is not None:
-            return run, True
-    report = metric_study.build_report(
+        same = MetricRun.objects.reusable_run(campaign, names, options, study_fingerprint(campaign))
+        if same is not None:
+            return same.report or {}, same
+    report = study_report.build_report(
         campaign,
-        names,
+        names or None,
         seed=options["seed"],
         bootstrap=options["bootstrap"],
         top_k=options["top_k"],
@@ -110,6 +117,30 @@ def report_for(campaign, metrics=None, options=None, user=None, fresh=False, pro
         bertscore_options={"model": options["bertscore_model"], "layer": options["bertscore_layer"]},
         progress=progress,
     )
+    return report.to_json(), None
+
+
+def report_for(
+    campaign: Campaign,
+    metrics: Sequence[str] | None = None,
+    options: dict[str, Any] | None = None,
+    user: User | None = None,
+    fresh: bool = False,
+    progress: Progress | None = None,
+) -> tuple[MetricRun, bool]:
+    """The report of a study, computed here or reused: (finished MetricRun, reused?).
+
+    A finished run with the same metrics and options whose ratings, texts and imported scores
+    are unchanged is reused as it is (another format renders its stored figures); otherwise
+    the report is computed (metric scores come from the store when they are there) and kept
+    as a finished run. ``fresh`` computes it again in any case.
+    """
+    options = clean_options(options or {})
+    builtin, imported = study_report.choose_metrics(campaign, metrics)
+    names = builtin + imported
+    report, same = _reused_or_built(campaign, names, options, progress, fresh)
+    if same is not None:
+        return same, True
     run = MetricRun.objects.create(
         campaign=campaign,
         metrics=names,
@@ -118,7 +149,7 @@ def report_for(campaign, metrics=None, options=None, user=None, fresh=False, pro
         progress=1.0,
         report=report,
         finished_at=timezone.now(),
-        created_by=user if user is not None and user.is_authenticated else None,
+        created_by=_creator(user),
     )
     return run, False
 
@@ -131,13 +162,13 @@ class NotCancellable(Exception):
     """The run has finished (done, failed or already cancelled): there is nothing to cancel."""
 
 
-def _set(run_id, **fields):
+def _set(run_id: int, **fields: Any) -> int:
     """Write to the run while it is still running; the number of rows written, 0 once it no longer
     is (cancelled)."""
     return MetricRun.objects.filter(pk=run_id, status=MetricRun.Status.RUNNING).update(**fields)
 
 
-def execute_run(run_id):
+def execute_run(run_id: int) -> str:
     """Run a queued MetricRun to the end, recording progress, the report or the failure; a run
     cancelled meanwhile stops at its next progress write and gets nothing more."""
     run = MetricRun.objects.select_related("campaign", "campaign__dataset").get(pk=run_id)
@@ -154,30 +185,16 @@ def execute_run(run_id):
     options = clean_options(run.options)
     last_write = [0.0]
 
-    def progress(fraction, message):
+    def progress(fraction: float, message: str) -> None:
         now = time.monotonic()
         if now - last_write[0] >= PROGRESS_WRITE_SECONDS or fraction >= 1.0:
             last_write[0] = now
             if _set(run_id, progress=min(max(float(fraction), 0.0), 1.0), message=message[:200]) == 0:
                 raise RunCancelled(run_id)
 
-    bertscore = {"model": options["bertscore_model"], "layer": options["bertscore_layer"]}
     try:
-        same = identical_run(run.campaign, run.metrics, options, metric_study.study_fingerprint(run.campaign))
-        if same is not None:  # nothing changed since that run: its report is this one's
-            report = same.report
-        else:
-            report = metric_study.build_report(
-                run.campaign,
-                run.metrics or None,
-                seed=options["seed"],
-                bootstrap=options["bootstrap"],
-                top_k=options["top_k"],
-                permutations=options["permutations"],
-                corpus_scope=options["corpus_scope"],
-                bertscore_options=bertscore,
-                progress=progress,
-            )
+        # nothing changed since a finished run with these settings: its report is this one's
+        report, _ = _reused_or_built(run.campaign, run.metrics, options, progress)
     except RunCancelled:
         return MetricRun.Status.CANCELLED
     except USER_ERRORS as exc:
@@ -200,7 +217,7 @@ def execute_run(run_id):
     return MetricRun.Status.DONE
 
 
-def cancel_run(run, user=None):
+def cancel_run(run: MetricRun, user: User | None = None) -> MetricRun:
     """Cancel a queued or running run (the web's Cancel button, the API's cancel, scripts); returns it
     refreshed. Raises :class:`NotCancellable` when it has finished. The worker stops at its next
     progress write; nothing it computed is kept except the metric store's complete segment scores."""
@@ -214,7 +231,7 @@ def cancel_run(run, user=None):
     return run
 
 
-def seconds_left(run, now=None):
+def seconds_left(run: MetricRun, now: datetime | None = None) -> float | None:
     """An estimate of the seconds a running run still needs (elapsed x (1 - progress) / progress), or
     None while it cannot be told: not running, or too early (METRIC_RUN_ETA_MIN_PROGRESS and _SECONDS)."""
     if run.status != MetricRun.Status.RUNNING or run.started_at is None:
@@ -225,7 +242,7 @@ def seconds_left(run, now=None):
     return elapsed * (1.0 - run.progress) / run.progress
 
 
-def time_left_line(seconds):
+def time_left_line(seconds: float | None) -> str:
     """The estimate in words, rounded as such an estimate deserves: "About 40 seconds left",
     "About 3 minutes left"; "" when there is none."""
     if seconds is None:
@@ -241,7 +258,7 @@ def time_left_line(seconds):
 QUEUED_LINE = "Queued: waiting for a worker to start it."
 
 
-def status_line(run):
+def status_line(run: MetricRun) -> str:
     """What the run is doing, each thing said once (the percentage is the progress bar's).
 
     ``"Running: BERTScore: 4,120 of 13,854 sentences"``, ``"Queued: waiting for a worker to
@@ -258,8 +275,3 @@ def status_line(run):
         return f"{message[0].upper()}{message[1:]}." if message else "Cancelled."
     label = run.get_status_display().capitalize()
     return f"{label}: {message}" if message else f"{label}."
-
-
-def latest_report(campaign):
-    """The newest finished run of the campaign (with its report), or None."""
-    return MetricRun.objects.filter(campaign=campaign, status=MetricRun.Status.DONE).order_by("-created_at").first()

@@ -1,0 +1,266 @@
+"""Metric scores computed once (issue 13): each output's score stored under a key of its inputs, reused.
+
+A built-in metric's score of one output is looked up by :func:`segment_keys` (metric, signature,
+text, references) in ``MetricSegmentScore``; only the missing ones are computed. The campaign's
+built-in ``MetricScore`` rows are replaced by each computation. :func:`study_fingerprint` digests
+everything else a report depends on, so a finished run with the same options can be reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import numpy as np
+from django.db import transaction
+from django.db.models import Count, Max
+from numpy.typing import NDArray
+
+from core.defaults import METRIC_SCORE_CACHE_VERSION
+from core.models import Campaign, Reference, SystemOutput
+from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, Resampler
+from evalapp.metrics import registry
+from evalapp.metrics.base import Metric, MetricOutput, nan_matrix
+from evalapp.models import MetricScore, MetricSegmentScore
+from evalapp.services import results
+from evalapp.services.metric_study.statistics import ComputedMetric, Progress
+from evalapp.services.metric_study.texts import DATASET_DOMAIN, DEFAULT_CORPUS_SCOPE, Corpus, load_corpus
+
+BULK_BATCH = 1000
+LOOKUP_BATCH = 500  # keys per query when looking up stored segment scores
+MetricProgress = Callable[..., None]  # (fraction, detail=None), as the metrics call it
+
+
+def _campaign_columns(values: NDArray[Any], columns: NDArray[np.int64], fill: float) -> NDArray[np.float64]:
+    """Columns of the campaign's sampled instances from an array over the scope's instances
+    (axis 1); ``fill`` where a sampled instance is not in the scope (it has no reference)."""
+    result = np.full((values.shape[0], len(columns), *values.shape[2:]), fill, dtype=float)
+    present = columns >= 0
+    result[:, present] = values[:, columns[present]]
+    return result
+
+
+def _resampler(output: MetricOutput, corpus: Corpus, corpus_scope: str) -> Resampler:
+    """How the bootstrap recomputes the output's system scores: from its statistics or its mean."""
+    stats, from_stats, segment = output.stats, output.from_stats, _segment(output)
+    if corpus_scope == CAMPAIGN_DOMAIN:
+        if stats is not None and from_stats is not None:
+            return Resampler(CAMPAIGN_DOMAIN, _campaign_columns(stats, corpus.campaign_columns, 0.0), from_stats)
+        return Resampler.mean(_campaign_columns(segment, corpus.campaign_columns, np.nan), CAMPAIGN_DOMAIN)
+    if stats is not None and from_stats is not None:
+        return Resampler(DATASET_DOMAIN, stats, from_stats)
+    return Resampler.mean(segment, DATASET_DOMAIN)
+
+
+def _segment(output: MetricOutput) -> NDArray[np.float64]:
+    """The output's segment scores; :func:`stored_or_computed` gives every output a matrix (NaN = none)."""
+    if output.segment is None:
+        raise ValueError(f"metric output {output.name} has no segment matrix")
+    return output.segment
+
+
+def compute_builtin(
+    campaign: Campaign,
+    keys: Sequence[str],
+    corpus_scope: str = DEFAULT_CORPUS_SCOPE,
+    bertscore_options: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+    corpus: Corpus | None = None,
+) -> list[ComputedMetric]:
+    """Compute built-in metrics ``keys`` for every system of the campaign and store them.
+
+    Replaces the campaign's earlier built-in scores of the same names. Returns
+    :class:`ComputedMetric` objects (with the statistics a bootstrap needs) in system order.
+    """
+    corpus = corpus or load_corpus(campaign, corpus_scope)
+    computed = []
+    for position, key in enumerate(keys):
+        metric = registry.build(key, bertscore_options)
+
+        def step(
+            fraction: float, detail: str | None = None, position: int = position, label: str = metric.label or key
+        ) -> None:
+            if progress is not None:
+                progress((position + fraction) / len(keys), f"{label}: {detail}" if detail else label)
+
+        step(0.0)
+        for output in stored_or_computed(metric, corpus, step):
+            segment = (
+                _campaign_columns(_segment(output), corpus.campaign_columns, np.nan)
+                if output.has_segment_scores
+                else None
+            )
+            computed.append(
+                ComputedMetric(
+                    output.name,
+                    output.signature,
+                    "built-in",
+                    metric.description,
+                    output.system_scores(),
+                    _resampler(output, corpus, corpus_scope),
+                    segment,
+                )
+            )
+    _store_builtin(campaign, corpus, computed)
+    return computed
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1d".join(parts).encode("utf-8")).hexdigest()
+
+
+def segment_keys(metric: Metric, signature: str, corpus: Corpus) -> dict[tuple[int, int], str]:
+    """{(system row, instance column): key} of every output: metric, signature, text, references."""
+    prefix = f"{METRIC_SCORE_CACHE_VERSION}\x1d{metric.key}\x1d{signature}"
+    reference_digests = [_digest(*refs) for refs in corpus.references]
+    return {
+        (k, i): _digest(prefix, text, reference_digests[i])
+        for k, outputs in enumerate(corpus.hypotheses)
+        for i, text in enumerate(outputs)
+        if text is not None
+    }
+
+
+def _stored(keys: Iterable[str]) -> dict[str, tuple[dict[str, float | None], list[float] | None]]:
+    found = {}
+    unique = list(set(keys))
+    for start in range(0, len(unique), LOOKUP_BATCH):
+        found.update(
+            {
+                key: (values, stats)
+                for key, values, stats in MetricSegmentScore.objects.filter(
+                    key__in=unique[start : start + LOOKUP_BATCH]
+                ).values_list("key", "values", "stats")
+            }
+        )
+    return found
+
+
+def stored_or_computed(metric: Metric, corpus: Corpus, progress: MetricProgress | None = None) -> list[MetricOutput]:
+    """The metric's outputs for the corpus, computing only the outputs whose score is not stored.
+
+    Outputs are looked up by :func:`segment_keys`; the missing ones are computed (on the
+    instances that have one, with the other outputs left out) and stored. A corpus metric is
+    always called (on one instance when nothing is missing) for the function turning summed
+    statistics into its score. A metric whose scores depend on the whole corpus
+    (``whole_corpus``) is computed whole unless everything is stored. BERTScore's stored
+    scores are those of the batches they were computed in (bert_score lets a padded zero into
+    some token maxima, see :func:`evalapp.metrics.bertscore.padding_floors`).
+    """
+    signature = metric.signature_for(corpus.references)
+    keys = segment_keys(metric, signature, corpus)
+    found = _stored(keys.values())
+    missing = {slot for slot, key in keys.items() if key not in found}
+    n_systems, n_instances = len(corpus.hypotheses), len(corpus.references)
+    if missing and metric.whole_corpus:
+        missing = set(keys)
+    columns = sorted({i for _, i in missing})
+    if not columns and metric.corpus_level:
+        columns = [0] if n_instances else []
+    outputs = []
+    if columns:
+        hypotheses = [
+            [corpus.hypotheses[k][i] if (k, i) in missing else None for i in columns] for k in range(n_systems)
+        ]
+        outputs = metric.compute(hypotheses, [corpus.references[i] for i in columns], progress)
+    names = metric.output_names()
+    by_name = {output.name: output for output in outputs}
+    assembled: list[MetricOutput] = []
+    new_rows: dict[str, dict[str, Any]] = {}
+    column_of = {i: position for position, i in enumerate(columns)}
+    for name in names:
+        computed = by_name.get(name)
+        stats = None
+        width = computed.stats.shape[2] if computed is not None and computed.stats is not None else None
+        if width is None:
+            width = next((len(found[key][1] or ()) for key in keys.values() if key in found and found[key][1]), None)
+        if width is not None and (computed is None or computed.stats is not None):
+            stats = np.zeros((n_systems, n_instances, width))
+        segment = nan_matrix(n_systems, n_instances)
+        for (k, i), key in keys.items():
+            row_stats: Any
+            if (k, i) in missing:
+                assert computed is not None  # a missing output was computed
+                value = computed.segment[k, column_of[i]]
+                row_stats = computed.stats[k, column_of[i]] if computed.stats is not None else None
+                entry = new_rows.setdefault(key, {"values": {}, "stats": None})
+                entry["values"][name] = float(value) if np.isfinite(value) else None
+                if row_stats is not None:
+                    entry["stats"] = [float(v) for v in row_stats]
+            else:
+                values, row_stats = found[key]
+                value = values.get(name)
+            if value is not None and np.isfinite(value):
+                segment[k, i] = value
+            if stats is not None and row_stats is not None:
+                stats[k, i] = row_stats
+        has_segment = computed.has_segment_scores if computed is not None else metric.has_segment_scores
+        output = MetricOutput(
+            name,
+            signature,
+            segment=segment,
+            stats=stats,
+            from_stats=computed.from_stats if computed is not None else None,
+            has_segment_scores=has_segment,
+        )
+        if output.stats is not None and output.from_stats is None:
+            output.stats = None
+        assembled.append(output)
+    if new_rows:
+        MetricSegmentScore.objects.bulk_create(
+            [
+                MetricSegmentScore(
+                    key=key, metric=metric.key, signature=signature, values=entry["values"], stats=entry["stats"]
+                )
+                for key, entry in new_rows.items()
+            ],
+            batch_size=BULK_BATCH,
+            ignore_conflicts=True,
+        )
+    return assembled
+
+
+def _store_builtin(campaign: Campaign, corpus: Corpus, computed: Sequence[ComputedMetric]) -> None:
+    """The campaign's built-in ``MetricScore`` rows (system and segment level) replaced by ``computed``'s."""
+    sampled_ids = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
+    rows = []
+    for metric in computed:
+        for k, system in enumerate(corpus.systems):
+            scores = [(MetricScore.Level.SYSTEM, None, metric.system[k])]
+            if metric.segment is not None:
+                scores += [
+                    (MetricScore.Level.SEGMENT, instance_id, metric.segment[k, column])
+                    for column, instance_id in enumerate(sampled_ids)
+                ]
+            rows += [
+                MetricScore(
+                    campaign=campaign,
+                    metric=metric.name,
+                    level=level,
+                    system=system,
+                    instance_id=instance_id,
+                    value=float(value),
+                    signature=metric.signature,
+                )
+                for level, instance_id, value in scores
+                if np.isfinite(value)
+            ]
+    with transaction.atomic():
+        MetricScore.objects.filter(campaign=campaign, imported=False, metric__in=[m.name for m in computed]).delete()
+        MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
+
+
+def study_fingerprint(campaign: Campaign, records: Sequence[Any] | None = None) -> str:
+    """A digest of everything a report's figures depend on besides its options: the counted
+    ratings, the texts the metrics score (outputs and references) and the imported metric scores."""
+    records = results.ratings_records(campaign) if records is None else records
+    digest = hashlib.sha256()
+    for record in records:
+        digest.update(repr(tuple(record)).encode())
+    systems = [s.pk for s in results.campaign_systems(campaign)]
+    outputs = SystemOutput.objects.filter(system_id__in=systems).aggregate(n=Count("pk"), last=Max("pk"))
+    references = Reference.objects.filter(instance__dataset=campaign.dataset).aggregate(n=Count("pk"), last=Max("pk"))
+    imported = MetricScore.objects.filter(campaign=campaign, imported=True).aggregate(n=Count("pk"), last=Max("pk"))
+    digest.update(repr((sorted(systems), outputs, references, imported, campaign.human_reference)).encode())
+    return digest.hexdigest()

@@ -30,6 +30,7 @@ from django.db import IntegrityError, transaction
 
 from core import engine
 from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out, session_ratings
+from core.defaults import CROWD_ACCOUNT_SUFFIX_BYTES
 from core.models import CrowdSession, Rater
 from core.progress import RaterProgress, rater_progress
 from core.retry import retry_on_contention
@@ -43,7 +44,6 @@ EXTERNAL_SUBMIT_PATH = "/mturk/externalSubmit"
 COMPLETION_CODE_PARAMETER = "cc"  # Prolific's: https://app.prolific.com/submissions/complete?cc=CODE
 # Platform ids are short ASCII tokens (MTurk: 13-30 upper-case letters and digits; Prolific: 24 hex).
 PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-ACCOUNT_SUFFIX_BYTES = 4
 SESSION_KEY = "comve_crowd_sessions"  # in the Django session: {campaign id: CrowdSession id}
 
 # Which URL parameter carries each part of a visit, per platform.
@@ -191,7 +191,7 @@ def _new_account(platform, worker_id):
     users = get_user_model()
     username = f"{platform}-{worker_id}"
     if users.objects.filter(username=username).exists():
-        username = f"{username}-{secrets.token_hex(ACCOUNT_SUFFIX_BYTES)}"
+        username = f"{username}-{secrets.token_hex(CROWD_ACCOUNT_SUFFIX_BYTES)}"
     return users.objects.create_user(username=username)  # no password: unusable
 
 

@@ -11,15 +11,11 @@ from dataclasses import asdict, dataclass, replace
 from django.conf import settings
 from django.core import signing
 
-from core.defaults import SCORE_MAX, SCORE_MIN
+from core.defaults import COOKIE_VALUE_MAX_BYTES, PENDING_CHOICE_MAX_AGE_SECONDS, SCORE_MAX, SCORE_MIN
 from core.flags import MAX_NOTE_CHARS
 
 COOKIE_NAME = "comve_pending_choice"
 COOKIE_SALT = "annotators.pending-choice"
-# Long enough to log in again after a lost session; short enough not to resurface days later.
-COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60
-# Browsers drop a cookie over 4096 bytes (name and attributes included); a longer note is cut.
-COOKIE_VALUE_MAX_BYTES = 3800
 
 CSRF_EXPIRED = "csrf"
 SESSION_EXPIRED = "session"
@@ -93,7 +89,7 @@ def remember(response, choice):
     response.set_cookie(
         COOKIE_NAME,
         value,
-        max_age=COOKIE_MAX_AGE_SECONDS,
+        max_age=PENDING_CHOICE_MAX_AGE_SECONDS,
         httponly=True,
         samesite=settings.SESSION_COOKIE_SAMESITE,
         secure=settings.SESSION_COOKIE_SECURE,
@@ -105,7 +101,7 @@ def recall(request, campaign_id):
     """The pending choice for this campaign, or None (also when the cookie is forged or too old)."""
     try:
         choice = PendingChoice(
-            **signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT, max_age=COOKIE_MAX_AGE_SECONDS)
+            **signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT, max_age=PENDING_CHOICE_MAX_AGE_SECONDS)
         )
     except (KeyError, signing.BadSignature, ValueError, TypeError):
         return None

@@ -7,7 +7,9 @@ from core.defaults import NOTE_MAX_CHARS, SCORE_MAX, SCORE_MIN
 
 class RubricEntrySerializer(serializers.Serializer):
     score = serializers.IntegerField()
-    label = serializers.CharField()
+    # A field named like DRF's Field.label: the serializer's metaclass takes it out of the class attributes,
+    # which the stub cannot know.
+    label = serializers.CharField()  # type: ignore[assignment]
     description = serializers.CharField(allow_blank=True)
 
 

@@ -1,9 +1,12 @@
-"""Every default and limit that more than one entry point uses, in one place. No Django imports.
+"""Every default and limit of the product, in one place. No imports at all, so every layer may import it.
 
 The command line, the web pages and the REST API import their seeds, resample counts, caps,
 text lengths and download types from here, so that the same request gives the same result
-(and the same bytes) whichever door it comes through. A value that only one algorithm uses
-internally (a block size, an n-gram order) stays beside that algorithm.
+(and the same bytes) whichever door it comes through, and a value changed here changes everywhere.
+The services, views, API, commands, the rater's app and ``core`` define no number of their own;
+a pure module (compute, formats, metrics) keeps its mathematical and algorithmic constants (a block
+size, an n-gram order) beside it but takes its defaults from here. tests/architecture/test_defaults.py
+holds both rules, and that every name here is used.
 """
 
 # --- the protocol (S2) ---------------------------------------------------------------------
@@ -20,9 +23,28 @@ DEFAULT_LEASE_SECONDS = 30 * 60
 # week would keep an abandoned item from other raters for most of a campaign.
 MIN_LEASE_SECONDS = 60
 MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
+# Leases are asked for in minutes (the form, the command) and stored in seconds.
+SECONDS_PER_MINUTE = 60
+# Control items per system item when the organizer asks for none (S8).
+DEFAULT_CONTROL_RATE = 0.0
+# A rubric's label and description of one score (a label shows on every rating screen).
+RUBRIC_LABEL_MAX_CHARS = 80
+RUBRIC_DESCRIPTION_MAX_CHARS = 1000
+# An instance id of a ComVE file (the task's ids are short numbers).
+INSTANCE_ID_MAX_CHARS = 64
+# A message about ids that are missing names this many of them, then "...".
+MISSING_IDS_SHOWN = 5
+# Rows written per INSERT when a campaign, an import or a metric study stores many at once.
+BULK_CREATE_BATCH = 1000
 
 # A campaign's crowd entry key: this many random bytes (256 bits), URL-safe.
 CROWD_KEY_BYTES = 32
+# The worked example shown as a crowd preview's sample item: a reason that is neither best nor worst.
+PREVIEW_EXAMPLE_SCORE = 2
+# A crowd account's name ends in this many random bytes (hex), so two workers' names never clash.
+CROWD_ACCOUNT_SUFFIX_BYTES = 4
+# A crowd platform's completion address (Django's URLField length).
+COMPLETION_URL_MAX_CHARS = 200
 
 # --- seeds -------------------------------------------------------------------------------------
 # The task's year: the default seed of the sample, the bootstrap, the permutation tests and
@@ -33,6 +55,8 @@ DEFAULT_SEED = 2020
 CAMPAIGN_SEED_BOUND = 2**63
 DRAWN_SEED_BOUND = 2**31
 REQUEST_SEED_BOUND = 2**32
+# A rater's own order of the items is drawn from a seed below this bound (core/engine.py).
+RATER_ORDER_SEED_BOUND = 2**62
 
 # --- statistics --------------------------------------------------------------------------------
 CONFIDENCE_LEVEL = 0.95
@@ -48,8 +72,26 @@ METRIC_STUDY_PERMUTATIONS = 1000
 MAX_REQUEST_RESAMPLES = 10 * DEFAULT_RESAMPLES
 MAX_REQUEST_PERMUTATIONS = 10 * DEFAULT_PERMUTATIONS
 MAX_STUDY_PERMUTATIONS = 10 * METRIC_STUDY_PERMUTATIONS
+# A study's "top k" systems: at least two (two points make a correlation); by default half the
+# systems, but at least DEFAULT_TOP_K_MIN; a request may ask for up to MAX_TOP_K.
+TOP_K_MIN = 2
+DEFAULT_TOP_K_MIN = 3
 MAX_TOP_K = 10_000
 MAX_MODEL_LAYER = 100
+# Table 6 without bootstrap intervals unless they are asked for (0 resamples: none).
+DEFAULT_TABLE6_RESAMPLES = 0
+# The smallest tie margin the campaign form offers (the service takes any margin above 0, which
+# the form's number field cannot express).
+MIN_TIE_MARGIN = 0.001
+# The study planner's target power: below 0.05 is no plan, 1 cannot be reached.
+PLANNER_MIN_POWER = 0.05
+PLANNER_MAX_POWER = 0.999999
+# The smallest significance level the planner takes (a level of 0 needs infinitely many ratings).
+PLANNER_MIN_ALPHA = 1e-6
+# Figures stored in a significance record are rounded this far below display, so that files are
+# identical across platforms; a plan's figures are shown with this many decimals.
+RECORD_DIGITS = 12
+PLAN_DIGITS = 3
 
 # --- text --------------------------------------------------------------------------------------
 NUL = "\x00"  # no text field accepts it (and PostgreSQL cannot store it)
@@ -57,6 +99,17 @@ NAME_MAX_CHARS = 100  # datasets, systems, campaigns, metrics
 MODEL_NAME_MAX_CHARS = 200  # a BERTScore model name or local path
 NOTE_MAX_CHARS = 2000  # a rater's note on a broken item
 REASON_MAX_CHARS = 1000  # an organizer's reason for excluding a rater
+# Axes keeps a login name in a 255-character column; a longer one is no account's name anyway.
+USERNAME_MAX_CHARS = 255
+# A synthetic rater id of an imported ratings file: this many hex characters of the file's hash.
+RATINGS_FILE_HASH_CHARS = 16
+# The kept choice (a signed cookie): long enough to log in again after a lost session, short
+# enough not to resurface days later. Browsers drop a cookie over 4096 bytes (name and attributes
+# included); a longer note is cut.
+PENDING_CHOICE_MAX_AGE_SECONDS = 24 * 60 * 60
+COOKIE_VALUE_MAX_BYTES = 3800
+# An import or a check reports at most this many problems, with a count of the rest.
+MAX_REPORTED_PROBLEMS = 50
 
 # --- downloads ---------------------------------------------------------------------------------
 # Every download is UTF-8 text of one of these media types (the API's renderers use them too).
@@ -157,6 +210,14 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
+# A metric run writes its progress at most once per this many seconds; a new run reuses a finished
+# one with the same settings among the campaign's last this many; the study's progress bar gives
+# this share to computing the scores (the rest is the bootstrap); stored segment scores are looked
+# up this many keys per query.
+METRIC_RUN_PROGRESS_WRITE_SECONDS = 1.0
+METRIC_RUN_REUSE_LOOKBACK = 50
+METRIC_STUDY_COMPUTE_SHARE = 0.6
+SCORE_LOOKUP_BATCH = 500
 
 # --- lab rater accounts ------------------------------------------------------------------------
 # A printed password: this many characters from an alphabet without look-alikes (about 71 bits).
@@ -169,6 +230,41 @@ MAX_LAB_RATERS_AT_ONCE = 500
 # Campaigns with a checklist of their own on the home page (open ones first, then the newest);
 # the rest are one link away, on the campaign list.
 HOME_MAX_CAMPAIGNS = 10
+# The data page lists this many recent submissions; the metric page this many recent runs.
+RECENT_SUBMISSIONS = 20
+RECENT_METRIC_RUNS = 10
+# A running metric run's page reloads itself (without JavaScript) after this many seconds; with
+# JavaScript, metric-run.js asks the API this often.
+METRIC_RUN_REFRESH_SECONDS = 3
+METRIC_RUN_POLL_MILLISECONDS = 1000
+
+# --- the database and the session -----------------------------------------------------------------
+# Retry on lock contention (core/retry.py): at most this many attempts, the backoff doubling from
+# the first to the largest wait.
+MAX_ATTEMPTS = 8
+FIRST_BACKOFF_SECONDS = 0.005
+MAX_BACKOFF_SECONDS = 0.5
+# A session's last-activity stamp is rewritten at most once per this share of the session's age
+# (a write per request would cost the rater loop a database write on every page).
+ACTIVITY_RESOLUTION_SHARE = 10
+# How many items, from the front of the campaign's key order on, a rater's own order chooses among.
+ORDER_WINDOW = 16
+
+# --- rater quality -----------------------------------------------------------------------------------
+# Below these counts a figure is shown but says too little to flag a rater on.
+MIN_CONTROL_RATINGS = 3
+MIN_COMPARED_PAIRS = 5
+MIN_TIMED_RATINGS = 5
+
+# --- the demo (manage.py demo) --------------------------------------------------------------------
+# The demo campaigns (with the protocol's raters per item and, for the ready-to-rate one, the default
+# seed): control items per system item and the reference rated as Human; the demo's rater accounts
+# (rater1, rater2, ...); the rated demo-study's seed and the spread of one rating around a system's quality.
+DEMO_CONTROL_RATE = 0.1
+DEMO_HUMAN_REFERENCE = 1
+DEMO_RATER_ACCOUNTS = 3
+DEMO_STUDY_SEED = 2021
+DEMO_STUDY_NOISE = 0.7
 
 # --- issue 19: rater-aware uncertainty, clustering rules ------------------------------------------
 # Below this many raters (or when no rater has two ratings) the rater term of Table 6's intervals and
@@ -203,4 +299,3 @@ CORRECTION_WINDOW_SECONDS = 120
 # this share of its work and run this many seconds: before that the figure jumps about too much.
 METRIC_RUN_ETA_MIN_PROGRESS = 0.05
 METRIC_RUN_ETA_MIN_SECONDS = 3
-METRIC_RUN_REUSE_LOOKBACK = 50  # a campaign's newest finished metric runs searched for one with the same settings

@@ -26,7 +26,7 @@ Lock order, the same everywhere: rater, then assignments, then items.
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import NamedTuple
 
@@ -35,17 +35,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from core import events, progress, rating_sql
-from core.defaults import SCORE_MAX, SCORE_MIN
+from core.defaults import ORDER_WINDOW, RATER_ORDER_SEED_BOUND, SCORE_MAX, SCORE_MIN
 from core.item_order import key_stride, rater_order_parameters
 from core.models import Assignment, Campaign, Item, ItemFlag, Rater, RaterExclusion, Rating
 from core.problems import Refusal
 from core.retry import retry_on_contention
 
-ORDER_SEED_BOUND = 2**62
 SWEEP_INTERVAL = timedelta(seconds=1)
-# How many items, from the front of the campaign's key order on, a rater's own order chooses among.
-ORDER_WINDOW = 16
-_last_sweep = {}  # campaign pk -> ``now`` of this process's last lazy sweep
+_last_sweep: dict[int, datetime] = {}  # campaign pk -> ``now`` of this process's last lazy sweep
 
 
 class SubmissionRefused(Refusal):
@@ -62,7 +59,7 @@ class SubmissionRefused(Refusal):
 
 def new_order_seed():
     """A random seed for a new rater's item order."""
-    return secrets.randbelow(ORDER_SEED_BOUND)
+    return secrets.randbelow(RATER_ORDER_SEED_BOUND)
 
 
 def rater_for_user(user):

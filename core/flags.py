@@ -137,14 +137,14 @@ class ReportedItem:
 def review_queue(campaign, include_resolved=False):
     """The reported items of the campaign, open reports first (oldest report first): the review queue."""
     flags = ItemFlag.objects.filter(item__campaign=campaign).select_related("item__instance", "rater__user")
-    systems = {}
+    systems: dict[int, list[str]] = {}
     for item_id, name, marker in (
         ItemOutput.objects.filter(item__in=flags.values("item_id"))
         .values_list("item_id", "output__system__name", "output__system__marker")
         .order_by("output__system__name")
     ):
         systems.setdefault(item_id, []).append(f"{name}{marker}")
-    items = {}
+    items: dict[int, tuple[Item, list[Report]]] = {}
     for flag in flags.order_by("created_at", "pk"):
         items.setdefault(flag.item_id, (flag.item, []))[1].append(
             Report(flag.rater_id, str(flag.rater), flag.note, flag.created_at, flag.status)

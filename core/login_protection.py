@@ -9,11 +9,15 @@ This is DRF's rule for ``NUM_PROXIES`` (``BaseThrottle.get_ident``), so a thrott
 never disagree about who is asking.
 """
 
+from typing import TYPE_CHECKING, Any, cast
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-# Axes keeps the name in a 255-character column; a longer one is no account's name anyway.
-USERNAME_FIELD_MAX = 255
+from core.defaults import USERNAME_MAX_CHARS
+
+if TYPE_CHECKING:
+    from django.db.models import Field
 
 
 def client_address(request):
@@ -30,5 +34,5 @@ def username(request, credentials):
     is a failed login like any other (it used to overflow Axes's column on PostgreSQL: a 500)."""
     field = get_user_model().USERNAME_FIELD
     value = (credentials or {}).get(field) or request.POST.get(field) or ""
-    limit = get_user_model()._meta.get_field(field).max_length or USERNAME_FIELD_MAX
-    return str(value)[: min(limit, USERNAME_FIELD_MAX)]
+    limit = cast("Field[Any, Any]", get_user_model()._meta.get_field(field)).max_length or USERNAME_MAX_CHARS
+    return str(value)[: min(limit, USERNAME_MAX_CHARS)]

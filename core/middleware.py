@@ -9,16 +9,13 @@ from django.contrib.auth import logout
 from django.http import HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control
 
-from core.defaults import NUL, SAFE_REQUEST_CHARSETS
+from core.defaults import ACTIVITY_RESOLUTION_SHARE, NUL, SAFE_REQUEST_CHARSETS
 
 BAD_REQUEST = 400
 NOT_FOUND = 404
 UNSUPPORTED_MEDIA_TYPE = 415
 API_PREFIX = "/api/"
 LAST_ACTIVITY_KEY = "comve_last_activity"
-# A session's last-activity stamp is rewritten at most this often (a write per request would
-# cost the rater loop a database write on every page).
-ACTIVITY_RESOLUTION_SHARE = 10
 
 
 def nul_field(query_dict):

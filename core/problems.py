@@ -8,7 +8,7 @@ The commands print these records, the web pages list them and the API returns th
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-MAX_REPORTED_PROBLEMS = 50
+from core.defaults import MAX_REPORTED_PROBLEMS
 
 
 @dataclass

@@ -12,13 +12,10 @@ system score can include them.
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from statistics import median
+from typing import Any
 
+from core.defaults import MIN_COMPARED_PAIRS, MIN_CONTROL_RATINGS, MIN_TIMED_RATINGS
 from core.models import Assignment, Item, ItemFlag, Rater, RaterExclusion, Rating, rater_label
-
-# Below these counts a figure is shown but says too little to flag a rater on.
-MIN_CONTROL_RATINGS = 3
-MIN_COMPARED_PAIRS = 5
-MIN_TIMED_RATINGS = 5
 
 
 @dataclass
@@ -134,7 +131,7 @@ def summarize(record_list, thresholds):
 
     figures = {}
     for rater_id, own in by_rater.items():
-        quality = {"ratings": len(own)}
+        quality: dict[str, Any] = {"ratings": len(own)}
         controls = [r for r in own if r.is_control]
         passed = sum(control_passes(r.score, r.expected_min, r.expected_max) for r in controls)
         quality.update(
@@ -219,7 +216,7 @@ def rater_quality(campaign):
     Ordered with flagged raters first, then by rater id, so the organizer sees problems first.
     """
     figures = summarize(rating_records(campaign), Thresholds.of(campaign))
-    flags = defaultdict(int)
+    flags: defaultdict[int, int] = defaultdict(int)
     for rater_id in ItemFlag.objects.filter(item__campaign=campaign).values_list("rater_id", flat=True):
         flags[rater_id] += 1
     excluded = set(RaterExclusion.objects.filter(campaign=campaign).values_list("rater_id", flat=True))

@@ -17,6 +17,7 @@ made aware as the ORM makes them.
 
 from datetime import UTC
 from functools import cache
+from typing import ClassVar
 
 from django.db import connection
 from django.utils import timezone
@@ -29,7 +30,7 @@ class Table:
     """A model's table under an alias: ``str(t)`` is ``"<table> <alias>"``, ``t("field")`` the qualified
     column of a field, ``t.columns(...)`` a bare column list. Every name is read from ``_meta``."""
 
-    used = set()  # (model label, field name) of every column the statements below name
+    used: ClassVar[set[tuple[str, str]]] = set()  # (model label, field name) of every column the statements below name
 
     def __init__(self, model, alias):
         self.model, self.alias, self.name = model, alias, model._meta.db_table

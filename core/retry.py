@@ -12,12 +12,15 @@ import random
 import threading
 import time
 from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, cast
 
 from django.db import OperationalError, connection
 
-MAX_ATTEMPTS = 8
-FIRST_BACKOFF_SECONDS = 0.005
-MAX_BACKOFF_SECONDS = 0.5
+from core.defaults import FIRST_BACKOFF_SECONDS, MAX_ATTEMPTS, MAX_BACKOFF_SECONDS
+
+if TYPE_CHECKING:
+    from django.db.backends.sqlite3.base import DatabaseWrapper as SQLiteDatabaseWrapper
+
 # PostgreSQL SQLSTATEs worth a retry: serialization_failure, deadlock_detected, lock_not_available.
 TRANSIENT_SQLSTATES = {"40001", "40P01", "55P03"}
 TRANSIENT_SQLITE_MESSAGES = ("database is locked", "database table is locked")
@@ -33,7 +36,7 @@ def is_transient(exc):
 
 _SQLITE_WRITERS = threading.RLock()
 _held = threading.local()  # how deep this thread is in the writer queue
-_queue_files = {}  # (process id, database file) -> the open lock file of this process
+_queue_files: dict[tuple[int, str], IO[bytes]] = {}  # (process id, database file) -> the open lock file of this process
 QUEUE_FILE_SUFFIX = "-writers.lock"
 
 
@@ -66,7 +69,7 @@ def _sqlite_writer_queue():
 
 def _queue_file():
     """This process's lock file for the database's writers; None for an in-memory database."""
-    if connection.is_in_memory_db():
+    if cast("SQLiteDatabaseWrapper", connection).is_in_memory_db():  # the writer queue is SQLite's only
         return None
     key = (os.getpid(), str(connection.settings_dict["NAME"]))  # a forked worker opens its own
     if key not in _queue_files:

@@ -13,5 +13,6 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
   .venv/bin/pip install --quiet -r requirements.txt 2>&1 | grep -v '^WARNING: Location' || true
   .venv/bin/python -c "import django, torch, bert_score, playwright" # fails loudly if the install did not
+  .venv/bin/ruff --version >/dev/null && .venv/bin/mypy --version >/dev/null  # nor the checkers test.sh runs
   echo "$want" > "$stamp"
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need and run the whole suite: the architecture contract
-# (import-linter) and the manual (MkDocs, strict), then every test on SQLite, then the tests
-# marked `postgres` again against a real PostgreSQL server started here.
+# (import-linter), lint (ruff check), format (ruff format --check), types (mypy) and the manual
+# (MkDocs, strict), then every test on SQLite, then the tests marked `postgres` again against a
+# real PostgreSQL server started here. Each check stops the run with its findings and what to do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/system-deps.sh
@@ -10,6 +11,19 @@ if ! contract=$(.venv/bin/lint-imports --no-cache 2>&1); then
   echo "$contract"; echo "The architecture contract (.importlinter) is broken."; exit 1
 fi
 echo "Architecture contract (.importlinter): $(echo "$contract" | grep '^Contracts: ')"
+# The tools' configuration is pyproject.toml ([tool.ruff], [tool.mypy]).
+if ! lint=$(.venv/bin/ruff check --no-cache . 2>&1); then
+  echo "$lint"; echo "Lint (ruff check .) found the problems above; .venv/bin/ruff check --fix . fixes many of them."; exit 1
+fi
+echo "Lint (ruff check .): clean"
+if ! format=$(.venv/bin/ruff format --no-cache --check . 2>&1); then
+  echo "$format"; echo "Format (ruff format --check .): the files above are not formatted; .venv/bin/ruff format . formats them."; exit 1
+fi
+echo "Format (ruff format --check .): $(echo "$format" | tail -1)"
+if ! types=$(.venv/bin/mypy 2>&1); then
+  echo "$types"; echo "Types (mypy, files and strictness in pyproject.toml) found the errors above."; exit 1
+fi
+echo "Types (mypy): $(echo "$types" | tail -1)"
 echo "Manual (mkdocs build --strict):"
 site=$(mktemp -d)
 NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site"

@@ -17,11 +17,10 @@ from annotators.views.framing import frameable_by_mturk
 from annotators.views.rating import advance, instructions_context, open_campaign
 from core import doors, roles, throttle
 from core.crowd import entry_allowed
+from core.defaults import PREVIEW_EXAMPLE_SCORE
 from core.login_protection import client_address
 from core.models import Rater
 
-# The worked example shown as the preview's sample item: a reason that is neither best nor worst.
-PREVIEW_EXAMPLE_SCORE = 2
 TOO_MANY_REQUESTS = 429
 
 

@@ -381,5 +381,6 @@ def done(request, campaign_id):
     )
     if submit_url:
         # The HIT's completion form posts to MTurk: the one other origin this page's forms may send to.
-        response._csp_update = {"form-action": [crowd.submit_origin(crowd_session.submit_to)]}
+        # django-csp reads this per-response update; HttpResponse's stub does not declare it.
+        response._csp_update = {"form-action": [crowd.submit_origin(crowd_session.submit_to)]}  # type: ignore[attr-defined]
     return response

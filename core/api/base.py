@@ -5,10 +5,16 @@ Token authentication is tried first so that an anonymous request gets 401 with
 a session still works from the browser, with DRF's CSRF check on unsafe methods.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 from rest_framework import generics
-from rest_framework.authentication import SessionAuthentication
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.authentication import BaseAuthentication, SessionAuthentication
+from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.schemas.inspectors import ViewInspector
 from rest_framework.views import APIView
 
 from core.api.authentication import StrictTokenAuthentication
@@ -26,17 +32,17 @@ class Pagination(PageNumberPagination):
     max_page_size = MAX_PAGE_SIZE
 
 
-class ApiPolicy:
-    """Mixed into every API view; see the module docstring."""
+class ApiPolicy(APIView):
+    """Mixed into every API view (before DRF's generic view it goes with); see the module docstring."""
 
-    authentication_classes = [StrictTokenAuthentication, SessionAuthentication]
-    pagination_class = Pagination
-    schema = ApiSchema()
+    authentication_classes: Sequence[type[BaseAuthentication]] = [StrictTokenAuthentication, SessionAuthentication]
+    pagination_class: type[BasePagination] | None = Pagination
+    schema: ViewInspector | None = ApiSchema()
 
-    def get_exception_handler(self):
+    def get_exception_handler(self) -> Any:
         return exception_handler
 
-    def finalize_response(self, request, response, *args, **kwargs):
+    def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:
         """Data that is not finished text (an error body, OPTIONS metadata) goes out as JSON."""
         response = super().finalize_response(request, response, *args, **kwargs)
         if isinstance(response.accepted_renderer, TextRenderer) and not isinstance(response.data, str):

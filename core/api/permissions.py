@@ -5,6 +5,8 @@ disagree about who may do what. An anonymous request fails ``IsAuthenticated`` f
 gets 401; an authenticated user without the role gets 403.
 """
 
+from typing import Any
+
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 
 from core import roles
@@ -15,9 +17,12 @@ ROLE_MESSAGE = "Your account does not have the role this endpoint needs ({role})
 class RolePermission(BasePermission):
     """Grants a request when ``check(user)``, a predicate of ``core.roles``, holds."""
 
-    check = None
+    @staticmethod
+    def check(user: Any) -> bool:
+        """The role's predicate: every subclass names one of ``core.roles``."""
+        raise NotImplementedError
 
-    def has_permission(self, request, view):
+    def has_permission(self, request: Any, view: Any) -> bool:
         return self.check(request.user)
 
 

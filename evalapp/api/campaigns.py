@@ -114,7 +114,11 @@ class ListWithCsvView(ListApiView):
     """A list of records as paginated JSON, or (``?format=csv``) the whole list as the export's CSV."""
 
     renderer_classes = [JSONRenderer, CSVRenderer]
-    export = None  # a function of :mod:`evalapp.services.exports`: (campaign, fmt) -> Export
+
+    @staticmethod
+    def export(campaign: Campaign, fmt: str) -> exports.Export:
+        """The list's download: each subclass names a function of :mod:`evalapp.services.exports`."""
+        raise NotImplementedError
 
     def list(self, request, *args, **kwargs):
         if request.accepted_renderer.format == "csv":
@@ -131,7 +135,7 @@ class RaterQualityView(ListWithCsvView):
 
     permission_classes = ORGANIZER
     serializer_class = RaterQualitySerializer
-    export = exports.rater_quality
+    export = staticmethod(exports.rater_quality)
 
     def get_queryset(self):
         return [quality.as_dict() for quality in rater_quality(campaign_or_404(self.kwargs["campaign_id"]))]
@@ -150,7 +154,7 @@ class CrowdSessionsView(ListWithCsvView):
 
     permission_classes = ORGANIZER
     serializer_class = CrowdSessionSerializer
-    export = exports.crowd_sessions
+    export = staticmethod(exports.crowd_sessions)
 
     def get_queryset(self):
         campaign = campaign_or_404(self.kwargs["campaign_id"])

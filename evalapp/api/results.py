@@ -19,11 +19,15 @@ from core.defaults import (
     DEFAULT_CLUSTER_RULE,
     DEFAULT_PERMUTATIONS,
     DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
     MAX_RATERS_PER_ITEM,
     MAX_REQUEST_PERMUTATIONS,
     MAX_REQUEST_RESAMPLES,
     PLANNER_ALPHA,
     PLANNER_MAX_ALPHA,
+    PLANNER_MAX_POWER,
+    PLANNER_MIN_ALPHA,
+    PLANNER_MIN_POWER,
     PLANNER_POWER,
     REQUEST_SEED_BOUND,
 )
@@ -45,7 +49,7 @@ class Table6Options(serializers.Serializer):
         default=False, help_text="LaTeX only: each interval beside its score, 1.84 {\\small [1.71, 1.97]}."
     )
     bootstrap = serializers.IntegerField(
-        default=0,
+        default=DEFAULT_TABLE6_RESAMPLES,
         min_value=0,
         max_value=MAX_REQUEST_RESAMPLES,
         help_text="N > 0: add the rater-aware 95% intervals (analytic, two-way cluster-robust over raters and "
@@ -163,11 +167,11 @@ class AgreementView(ApiView):
 class StudyPlanOptions(serializers.Serializer):
     alpha = serializers.FloatField(
         default=PLANNER_ALPHA,
-        min_value=1e-6,
+        min_value=PLANNER_MIN_ALPHA,
         max_value=PLANNER_MAX_ALPHA,
         help_text="Significance level of the clustering rule (holm: the family's).",
     )
-    power = serializers.FloatField(default=PLANNER_POWER, min_value=0.05, max_value=0.999999)
+    power = serializers.FloatField(default=PLANNER_POWER, min_value=PLANNER_MIN_POWER, max_value=PLANNER_MAX_POWER)
     raters_per_item = serializers.IntegerField(
         required=False,
         min_value=1,

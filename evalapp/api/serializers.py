@@ -10,9 +10,12 @@ from rest_framework import serializers
 from core.api.serializers import ProblemSerializer
 from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC
 from core.defaults import (
+    COMPLETION_URL_MAX_CHARS,
+    DEFAULT_CONTROL_RATE,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
     DEFAULT_TIE_MARGIN,
+    INSTANCE_ID_MAX_CHARS,
     MAX_MODEL_LAYER,
     MAX_REQUEST_RESAMPLES,
     MAX_STUDY_PERMUTATIONS,
@@ -24,6 +27,7 @@ from core.defaults import (
     REASON_MAX_CHARS,
     REFERENCE_POSITIONS,
     REQUEST_SEED_BOUND,
+    TOP_K_MIN,
 )
 from core.models import Campaign, CrowdSession, Dataset, System
 from evalapp.formats.comve import SourceFile, too_large_message
@@ -199,7 +203,7 @@ class CampaignCreateSerializer(serializers.Serializer):
         help_text="Seed of the sample, controls and order; drawn and stored when omitted.",
     )
     instance_ids = serializers.ListField(
-        child=serializers.CharField(max_length=64),
+        child=serializers.CharField(max_length=INSTANCE_ID_MAX_CHARS),
         required=False,
         allow_null=True,
         allow_empty=False,
@@ -223,7 +227,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     )
     lease_seconds = serializers.IntegerField(default=DEFAULT_LEASE_SECONDS, min_value=1)
     share_identical_outputs = serializers.BooleanField(default=False)
-    control_rate = serializers.FloatField(default=0.0, min_value=0, max_value=1)
+    control_rate = serializers.FloatField(default=DEFAULT_CONTROL_RATE, min_value=0, max_value=1)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     mturk_enabled = serializers.BooleanField(default=False, help_text="Let workers in from a Mechanical Turk HIT.")
     prolific_enabled = serializers.BooleanField(default=False, help_text="Let participants in from a Prolific study.")
@@ -461,7 +465,7 @@ class RaterQualitySerializer(serializers.Serializer):
 class CrowdSettingsSerializer(serializers.ModelSerializer):
     """A campaign's crowd settings; the entry addresses (with the crowd key) come back with them."""
 
-    completion_url = serializers.URLField(required=False, allow_blank=True, max_length=200)
+    completion_url = serializers.URLField(required=False, allow_blank=True, max_length=COMPLETION_URL_MAX_CHARS)
     lab_raters = serializers.PrimaryKeyRelatedField(
         many=True,
         required=False,
@@ -663,7 +667,7 @@ class NewMetricRunSerializer(serializers.Serializer):
     seed = serializers.IntegerField(required=False, min_value=0, max_value=REQUEST_SEED_BOUND - 1)
     top_k = serializers.IntegerField(
         required=False,
-        min_value=2,
+        min_value=TOP_K_MIN,
         max_value=MAX_TOP_K,
         help_text="Also correlate on the k best systems by human score.",
     )

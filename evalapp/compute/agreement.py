@@ -25,13 +25,14 @@ from typing import NotRequired, TypedDict
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from core.defaults import SCORE_MAX, SCORE_MIN
 from evalapp.compute.human_score import codes
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 # Table 1 of the task paper: scores 0-3.
-DEFAULT_SCALE = (0, 1, 2, 3)
+DEFAULT_SCALE = tuple(range(SCORE_MIN, SCORE_MAX + 1))
 MIN_SHARED_UNITS = 2
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES
+from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
 # Resample counts are built in blocks of this many resamples to bound memory for large N.
 BLOCK_RESAMPLES = 256
@@ -64,7 +64,7 @@ class Interval:
         }
 
 
-def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=0, level=CONFIDENCE_LEVEL):
+def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=CONFIDENCE_LEVEL):
     """Bootstrap intervals of ``sum(sums[k]) / sum(counts[k])`` for every row k.
 
     ``sums``/``counts`` are (systems x instances): per-cell score sums and rating counts, so a

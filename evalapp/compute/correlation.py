@@ -10,9 +10,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from core.defaults import METRIC_STUDY_PERMUTATIONS
+from core.defaults import CONFIDENCE_LEVEL, METRIC_STUDY_PERMUTATIONS
 
-CONFIDENCE = 0.95
 MIN_POINTS = 2  # below this no coefficient is defined
 MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
@@ -39,7 +38,7 @@ def is_degenerate(x, y):
     return bool(np.ptp(x) == 0 or np.ptp(y) == 0)
 
 
-def fisher_interval(r, n, confidence=CONFIDENCE):
+def fisher_interval(r, n, confidence=CONFIDENCE_LEVEL):
     """Confidence interval of Pearson's r through Fisher's z = atanh(r), standard error 1/sqrt(n-3)."""
     if not math.isfinite(r) or n < MIN_POINTS_FISHER:
         return [NAN, NAN]
@@ -50,7 +49,7 @@ def fisher_interval(r, n, confidence=CONFIDENCE):
     return [math.tanh(z - half), math.tanh(z + half)]
 
 
-def pearson(x, y, confidence=CONFIDENCE):
+def pearson(x, y, confidence=CONFIDENCE_LEVEL):
     """Pearson's r, its two-sided p-value (scipy.stats.pearsonr) and the Fisher-z interval."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):

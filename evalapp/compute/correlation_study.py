@@ -15,8 +15,10 @@ from itertools import combinations
 import numpy as np
 
 from core.defaults import (
+    CONFIDENCE_LEVEL,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    DEFAULT_TOP_K_MIN,
     METRIC_STUDY_PERMUTATIONS,
     RANKING_ALPHA,
     SPA_BOOTSTRAP_PERMUTATIONS,
@@ -28,7 +30,6 @@ from evalapp.compute import correlation as corr
 from evalapp.compute import meta_evaluation, metric_ranking, soft_pairwise, tie_calibration
 
 CAMPAIGN_DOMAIN = "campaign"
-MIN_TOP_K = 3
 PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
 PROGRESS_EVERY = 25  # resamples between two progress reports
 PERMUTATION_STREAM = 0  # the bootstrap's non-campaign domains use streams 1, 2, ...
@@ -126,8 +127,8 @@ class StudyData:
 
 
 def default_top_k(n_systems):
-    """Half of the systems, rounded up, but at least MIN_TOP_K (fewer points make no correlation)."""
-    return min(n_systems, max(MIN_TOP_K, -(-n_systems // 2)))
+    """Half of the systems, rounded up, but at least DEFAULT_TOP_K_MIN (fewer points make no correlation)."""
+    return min(n_systems, max(DEFAULT_TOP_K_MIN, -(-n_systems // 2)))
 
 
 def correlation_report(
@@ -136,7 +137,7 @@ def correlation_report(
     seed=DEFAULT_SEED,
     top_k=None,
     permutations=METRIC_STUDY_PERMUTATIONS,
-    confidence=corr.CONFIDENCE,
+    confidence=CONFIDENCE_LEVEL,
     progress=None,
 ):
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
@@ -521,7 +522,7 @@ def wmt_statistics(
     data,
     resamples,
     seed,
-    confidence=corr.CONFIDENCE,
+    confidence=CONFIDENCE_LEVEL,
     spa_permutations=SPA_PERMUTATIONS,
     spa_resamples=SPA_BOOTSTRAP_RESAMPLES,
     spa_resample_permutations=SPA_BOOTSTRAP_PERMUTATIONS,

@@ -37,7 +37,7 @@ from itertools import combinations, product
 
 import numpy as np
 
-from core.defaults import DEFAULT_PERMUTATIONS, SIGNIFICANCE_ALPHA
+from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, SIGNIFICANCE_ALPHA
 
 TEST_NAME = "paired permutation test over instances (two-sided, mean difference), Holm-corrected"
 # Relative tolerance when comparing permuted statistics with the observed one (float sums).
@@ -58,7 +58,7 @@ def sign_patterns(n_items, permutations, seed):
     return rng.choice((1.0, -1.0), size=(permutations, n_items)), False
 
 
-def paired_permutation_pvalues(differences, permutations=DEFAULT_PERMUTATIONS, seed=0):
+def paired_permutation_pvalues(differences, permutations=DEFAULT_PERMUTATIONS, seed=DEFAULT_SEED):
     """Two-sided p-values of mean(d) != 0 for each row of ``differences`` (NaN = instance not shared).
 
     Every row uses the same sign patterns (common random numbers); a NaN difference is set to 0,
@@ -104,7 +104,9 @@ class Comparison:
         }
 
 
-def compare_systems(systems, instance_means, permutations=DEFAULT_PERMUTATIONS, seed=0, alpha=SIGNIFICANCE_ALPHA):
+def compare_systems(
+    systems, instance_means, permutations=DEFAULT_PERMUTATIONS, seed=DEFAULT_SEED, alpha=SIGNIFICANCE_ALPHA
+):
     """All pairwise comparisons of ``systems`` (rows of the systems x instances ``instance_means``).
 
     Each pair is oriented so that ``better`` has the higher mean over the shared instances.

@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from core.defaults import INSTANCE_ID_MAX_CHARS
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, Row, scan_rows
 
@@ -27,7 +28,6 @@ PAIR_ANSWERS_COLUMNS = ("id", "k")
 SUBMISSION_COLUMNS = ("id", "reason")
 ID_COLUMN = 1
 # Instance.external_id holds at most this many characters.
-ID_MAX_CHARS = 64
 PAIR_CHOICES = ("0", "1")
 # Ids quoted in a one-line summary of missing ids.
 EXAMPLE_IDS = 5
@@ -159,13 +159,13 @@ def _keyed_records(rows: list[Row], filename: str, columns: tuple[str, ...], log
             )
         elif not key:
             log.add(filename, row.line, ID_COLUMN, "empty id")
-        elif len(key) > ID_MAX_CHARS:
+        elif len(key) > INSTANCE_ID_MAX_CHARS:
             log.add(
                 filename,
                 row.line,
                 ID_COLUMN,
-                f"id is {len(key)} characters long; the limit is {ID_MAX_CHARS}",
-                key[:ID_MAX_CHARS],
+                f"id is {len(key)} characters long; the limit is {INSTANCE_ID_MAX_CHARS}",
+                key[:INSTANCE_ID_MAX_CHARS],
             )
         elif key in first_line:
             log.add(filename, row.line, ID_COLUMN, f"id '{key}' repeated (first on line {first_line[key]})", key)

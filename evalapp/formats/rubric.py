@@ -11,12 +11,11 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, TypedDict
 
+from core.defaults import RUBRIC_DESCRIPTION_MAX_CHARS, RUBRIC_LABEL_MAX_CHARS
 from core.problems import FormatError, Problem
 from evalapp.formats.csvfile import decode
 
 SCORES = (0, 1, 2, 3)
-MAX_LABEL_CHARS = 80
-MAX_DESCRIPTION_CHARS = 1000
 KEYS = {"score", "label", "description"}
 NUL = "\x00"  # PostgreSQL cannot store it in text or JSON
 
@@ -52,12 +51,12 @@ def rubric_problems(entries: object) -> list[str]:
         label, description = entry.get("label"), entry.get("description", "")
         if not isinstance(label, str) or not label.strip():
             problems.append(f"entry {number}: a label is required")
-        elif len(label) > MAX_LABEL_CHARS:
-            problems.append(f"entry {number}: the label is longer than {MAX_LABEL_CHARS} characters")
+        elif len(label) > RUBRIC_LABEL_MAX_CHARS:
+            problems.append(f"entry {number}: the label is longer than {RUBRIC_LABEL_MAX_CHARS} characters")
         if not isinstance(description, str):
             problems.append(f"entry {number}: the description must be text")
-        elif len(description) > MAX_DESCRIPTION_CHARS:
-            problems.append(f"entry {number}: the description is longer than {MAX_DESCRIPTION_CHARS} characters")
+        elif len(description) > RUBRIC_DESCRIPTION_MAX_CHARS:
+            problems.append(f"entry {number}: the description is longer than {RUBRIC_DESCRIPTION_MAX_CHARS} characters")
         if any(NUL in text for text in (label, description) if isinstance(text, str)):
             problems.append(f"entry {number}: the text contains a NUL character")
     missing = [str(score) for score in SCORES if score not in seen]

@@ -10,19 +10,32 @@ The seeded decisions (sample, shared reasons, controls, item order) are pure fun
 dataset give the same campaign again.
 """
 
+from __future__ import annotations
+
 import math
 import secrets
 from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count
 
 from core import item_order
 from core.defaults import (
+    BULK_CREATE_BATCH,
+    CAMPAIGN_SEED_BOUND,
+    DEFAULT_CONTROL_RATE,
     DEFAULT_LEASE_SECONDS,
     DEFAULT_RATERS_PER_ITEM,
     DEFAULT_TIE_MARGIN,
+    DRAWN_SEED_BOUND,
+    MAX_LEASE_SECONDS,
+    MAX_RATERS_PER_ITEM,
     MAX_TIE_MARGIN,
+    MIN_LEASE_SECONDS,
+    MISSING_IDS_SHOWN,
+    NAME_MAX_CHARS,
     REFERENCE_POSITIONS,
 )
 from core.models import (
@@ -42,18 +55,13 @@ from evalapp.formats.instance_list import InstanceList
 from evalapp.formats.rubric import NUL, normalise_rubric, rubric_problems
 from evalapp.services.imports import get_dataset
 
-NAME_MAX_CHARS = 100
-# Far beyond any published protocol; stops a typo (30 for 3) from making an unfinishable campaign.
-MAX_RATERS_PER_ITEM = 50
-# A shorter lease would run out while a rater is still reading the item; a longer one than a
-# week would keep an abandoned item from other raters for most of a campaign.
-MIN_LEASE_SECONDS = 60
-MAX_LEASE_SECONDS = 7 * 24 * 60 * 60
-SEED_BOUND = 2**63
-# Seeds drawn for the organizer stay short enough to read out and type again.
-DRAWN_SEED_BOUND = 2**31
-MISSING_IDS_SHOWN = 5
-BULK_BATCH = 1000
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from core.models import Dataset
+
+# A problem and the parameter it is about (``name``, ``sample``, ``instance_ids``, ...).
+FieldProblem = tuple[str, Problem]
 
 
 class CampaignError(FormatError):
@@ -64,31 +72,39 @@ class CampaignError(FormatError):
     message next to its field and a command next to its option.
     """
 
-    def __init__(self, entries):
+    def __init__(self, entries: Sequence[FieldProblem]) -> None:
         self.fields = [field for field, _ in entries]
         super().__init__([problem for _, problem in entries])
 
-    def by_field(self):
-        grouped = defaultdict(list)
+    def by_field(self) -> dict[str, list[Problem]]:
+        grouped: defaultdict[str, list[Problem]] = defaultdict(list)
         for field, problem in zip(self.fields, self.problems):
             grouped[field].append(problem)
         return dict(grouped)
 
 
 class _Problems:
-    def __init__(self):
-        self.entries = []
+    def __init__(self) -> None:
+        self.entries: list[FieldProblem] = []
 
-    def add(self, field, message, file=None, line=None, column=None, value=None):
+    def add(
+        self,
+        field: str,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        value: str | None = None,
+    ) -> None:
         self.entries.append((field, Problem(file or field, line, column, message, value)))
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.entries)
 
-    def about(self, *fields):
+    def about(self, *fields: str) -> bool:
         return any(field in fields for field, _ in self.entries)
 
-    def raise_if_any(self):
+    def raise_if_any(self) -> None:
         if self.entries:
             shown = self.entries[:MAX_REPORTED_PROBLEMS]
             hidden = len(self.entries) - len(shown)
@@ -98,23 +114,23 @@ class _Problems:
             raise CampaignError(shown)
 
 
-def _is_int(value):
+def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_settings(
-    problems,
-    name,
-    sample,
-    seed,
-    instance_ids,
-    raters_per_item,
-    human_reference,
-    rubric,
-    lease_seconds,
-    control_rate,
-    instructions,
-):
+    problems: _Problems,
+    name: str | None,
+    sample: int | None,
+    seed: int | None,
+    instance_ids: InstanceList | Sequence[str] | None,
+    raters_per_item: int,
+    human_reference: int | None,
+    rubric: object,
+    lease_seconds: int,
+    control_rate: float,
+    instructions: str,
+) -> str:
     name = (name or "").strip()
     if NUL in name:
         problems.add("name", "the name contains a NUL character")
@@ -128,8 +144,8 @@ def _check_settings(
         problems.add("instance_ids", "give either a sample size or an instance list, not both")
     if sample is not None and (not _is_int(sample) or sample < 1):
         problems.add("sample", f"the sample size must be a positive whole number (found {sample!r})")
-    if seed is not None and (not _is_int(seed) or not 0 <= seed < SEED_BOUND):
-        problems.add("seed", f"the seed must be a whole number from 0 to {SEED_BOUND - 1} (found {seed!r})")
+    if seed is not None and (not _is_int(seed) or not 0 <= seed < CAMPAIGN_SEED_BOUND):
+        problems.add("seed", f"the seed must be a whole number from 0 to {CAMPAIGN_SEED_BOUND - 1} (found {seed!r})")
     if not _is_int(raters_per_item) or not 1 <= raters_per_item <= MAX_RATERS_PER_ITEM:
         problems.add(
             "raters_per_item",
@@ -159,7 +175,7 @@ def _check_settings(
     return name
 
 
-def _check_stopping(problems, tie_margin, racing):
+def _check_stopping(problems: _Problems, tie_margin: float, racing: bool) -> None:
     if (
         isinstance(tie_margin, bool)
         or not isinstance(tie_margin, (int, float))
@@ -174,7 +190,13 @@ def _check_stopping(problems, tie_margin, racing):
         problems.add("racing", f"racing is on or off (true or false), found {racing!r}")
 
 
-def _select_instances(problems, dataset, sample, seed, instance_ids):
+def _select_instances(
+    problems: _Problems,
+    dataset: Dataset,
+    sample: int | None,
+    seed: int,
+    instance_ids: InstanceList | Sequence[str] | None,
+) -> list[Instance]:
     """The campaign's instances in sample order: a seeded sample, an explicit list, or all."""
     instances = list(Instance.objects.filter(dataset=dataset).order_by("position"))
     if not instances:
@@ -183,7 +205,7 @@ def _select_instances(problems, dataset, sample, seed, instance_ids):
     if instance_ids is not None:
         listed = instance_ids if isinstance(instance_ids, InstanceList) else InstanceList.of(instance_ids)
         by_id = {instance.external_id: instance for instance in instances}
-        first_line = {}
+        first_line: dict[str, int] = {}
         for line, instance_id in listed.entries:
             if instance_id in first_line:
                 problems.add(
@@ -215,7 +237,9 @@ def _select_instances(problems, dataset, sample, seed, instance_ids):
     return instances
 
 
-def _select_systems(problems, dataset, systems, chosen):
+def _select_systems(
+    problems: _Problems, dataset: Dataset, systems: Sequence[str | System] | None, chosen: list[Instance]
+) -> list[System]:
     """The team systems of the campaign: the ones named, or every one covering the sample."""
     team_systems = {system.name: system for system in System.objects.filter(dataset=dataset, is_human=False)}
     covered = dict(
@@ -254,8 +278,8 @@ def _select_systems(problems, dataset, systems, chosen):
     return selected
 
 
-def _references(chosen):
-    references = defaultdict(dict)
+def _references(chosen: list[Instance]) -> defaultdict[int, dict[int, str]]:
+    references: defaultdict[int, dict[int, str]] = defaultdict(dict)
     for instance_id, position, text in Reference.objects.filter(instance__in=chosen).values_list(
         "instance", "position", "text"
     ):
@@ -263,7 +287,7 @@ def _references(chosen):
     return references
 
 
-def human_system(dataset, reference):
+def human_system(dataset: Dataset, reference: int) -> System:
     """The dataset's Human pseudo-system from reference k, created with its outputs on first use.
 
     Its outputs are copies of reference k for every instance of the dataset that has one.
@@ -279,31 +303,31 @@ def human_system(dataset, reference):
             ).values_list("instance", "text")
         ],
         ignore_conflicts=True,
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )
     return system
 
 
 def create_campaign(
-    dataset,
-    name,
-    sample=None,
-    seed=None,
-    instance_ids=None,
-    raters_per_item=DEFAULT_RATERS_PER_ITEM,
-    systems=None,
-    human_reference=None,
-    rubric=None,
-    lease_seconds=DEFAULT_LEASE_SECONDS,
-    share_identical_outputs=False,
-    control_rate=0.0,
-    instructions="",
-    created_by=None,
-    mturk_enabled=False,
-    prolific_enabled=False,
-    tie_margin=DEFAULT_TIE_MARGIN,
-    racing=False,
-):
+    dataset: Dataset | str,
+    name: str,
+    sample: int | None = None,
+    seed: int | None = None,
+    instance_ids: InstanceList | Sequence[str] | None = None,
+    raters_per_item: int = DEFAULT_RATERS_PER_ITEM,
+    systems: Sequence[str | System] | None = None,
+    human_reference: int | None = None,
+    rubric: list[dict[str, Any]] | None = None,
+    lease_seconds: int = DEFAULT_LEASE_SECONDS,
+    share_identical_outputs: bool = False,
+    control_rate: float = DEFAULT_CONTROL_RATE,
+    instructions: str = "",
+    created_by: User | None = None,
+    mturk_enabled: bool = False,
+    prolific_enabled: bool = False,
+    tie_margin: float = DEFAULT_TIE_MARGIN,
+    racing: bool = False,
+) -> Campaign:
     """Create a campaign and all its items; returns the :class:`Campaign`. Raises CampaignError.
 
     - instances: a seeded random ``sample`` of that many (``draw_sample``), or ``instance_ids``
@@ -394,7 +418,7 @@ def create_campaign(
                     CampaignInstance(campaign=campaign, instance=instance, position=position, rating_order=place)
                     for position, (instance, place) in enumerate(zip(chosen, places))
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
             _create_items(campaign, chosen, selected, references, places)
     except campaign_plan.PlanError as exc:
@@ -408,7 +432,7 @@ def create_campaign(
     return campaign
 
 
-def _refresh_item_statistics():
+def _refresh_item_statistics() -> None:
     """PostgreSQL: fresh planner statistics for the items, so that the engine's queries on a
     campaign rated the minute it is created use the item index (before autovacuum's ANALYZE,
     the planner takes the new rows for a handful and chooses nested loops over all of them)."""
@@ -417,16 +441,23 @@ def _refresh_item_statistics():
             cursor.execute(f"ANALYZE {connection.ops.quote_name(Item._meta.db_table)}")
 
 
-def _create_items(campaign, chosen, systems, references, places):
+def _create_items(
+    campaign: Campaign,
+    chosen: list[Instance],
+    systems: list[System],
+    references: defaultdict[int, dict[int, str]],
+    places: Sequence[int],
+) -> None:
     """System items (shared when asked), then control items; each with a seeded shuffle key that
     follows its instance's place in the rating order (``places``, by sample position)."""
     rank = {system.pk: index for index, system in enumerate(systems)}
-    outputs = defaultdict(list)
+    outputs: defaultdict[int, list[SystemOutput]] = defaultdict(list)
     for output in SystemOutput.objects.filter(system__in=systems, instance__in=chosen).only(
         "pk", "system_id", "instance_id", "text"
     ):
         outputs[output.instance_id].append(output)
-    items, groups = [], []
+    items: list[Item] = []
+    groups: list[list[int]] = []
     for instance in chosen:
         mine = sorted(outputs[instance.pk], key=lambda output: rank[output.system_id])
         by_pk = {output.pk: output for output in mine}
@@ -466,25 +497,25 @@ def _create_items(campaign, chosen, systems, references, places):
     keys = item_order.ordered_shuffle_keys([place_of[item.instance_id] for item in items], len(chosen), campaign.seed)
     for item, key in zip(items, keys):
         item.shuffle_key = key
-    Item.objects.bulk_create(items, batch_size=BULK_BATCH)
+    Item.objects.bulk_create(items, batch_size=BULK_CREATE_BATCH)
     ItemOutput.objects.bulk_create(
         [
             ItemOutput(campaign=campaign, item=item, output_id=output_pk)
             for item, group in zip(items, groups)
             for output_pk in group
         ],
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )
 
 
-def set_campaign_status(campaign, status):
+def set_campaign_status(campaign: Campaign, status: str) -> Campaign:
     """Open or close a campaign; a closed campaign hands out no items and accepts no ratings."""
     campaign.status = Campaign.Status(status)
     campaign.save(update_fields=["status"])
     return campaign
 
 
-def campaign_summary(campaign):
+def campaign_summary(campaign: Campaign) -> dict[str, Any]:
     """The campaign's settings and size as plain data (``create_campaign --json``, the API)."""
     kinds = dict(Item.objects.filter(campaign=campaign).values("kind").annotate(n=Count("pk")).values_list("kind", "n"))
     system_items = kinds.get(Item.Kind.SYSTEM, 0)

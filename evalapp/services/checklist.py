@@ -8,15 +8,31 @@ Each step links to its page and says its state in a few words, read in a handful
 the campaigns listed (at most ``HOME_MAX_CAMPAIGNS``, open ones first).
 """
 
-from dataclasses import dataclass
+from __future__ import annotations
 
-from django.db.models import Count, Max, Q
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict, cast
+
+from django.db.models import Count, Max, Q, QuerySet
 from django.urls import reverse
 
 from core.defaults import HOME_MAX_CAMPAIGNS
 from core.models import Assignment, Campaign, Dataset, ItemFlag, Rating, System
 from core.progress import with_progress
 from evalapp.models import MetricRun, MetricScore
+
+
+class _Progress(TypedDict):
+    ratings_done: int | None
+    ratings_expected: int | None
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    # A campaign as ``with_progress`` annotates it (its ratings done and expected; None without system items).
+    ProgressCampaign = WithAnnotations[Campaign, _Progress]
 
 
 @dataclass(frozen=True)
@@ -35,10 +51,10 @@ class CampaignChecklist:
     url: str
     status: str
     summary: str
-    steps: tuple
+    steps: tuple[Step, ...]
 
     @property
-    def done(self):
+    def done(self) -> bool:
         return all(step.done for step in self.steps)
 
 
@@ -47,43 +63,45 @@ class Home:
     """What the home page shows a role: the set-up steps (organizers), one checklist per campaign, and how
     many campaigns are left out (listed on the campaign pages)."""
 
-    setup: tuple
-    campaigns: tuple
+    setup: tuple[Step, ...]
+    campaigns: tuple[CampaignChecklist, ...]
     more: int = 0
 
 
-def _plural(count, word, plural=None):
+def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (plural or word + 's')}"
 
 
-def _percent(campaign):
+def _percent(campaign: ProgressCampaign) -> int:
     expected = campaign.ratings_expected or 0
     return int(100 * (campaign.ratings_done or 0) / expected) if expected else 0
 
 
-def _complete(campaign):
-    return bool(campaign.ratings_expected) and (campaign.ratings_done or 0) >= campaign.ratings_expected
+def _complete(campaign: ProgressCampaign) -> bool:
+    expected = campaign.ratings_expected or 0
+    return bool(expected) and (campaign.ratings_done or 0) >= expected
 
 
-def _rated(campaign):
+def _rated(campaign: ProgressCampaign) -> str:
     return f"{_percent(campaign)}% rated ({campaign.ratings_done or 0:,} of {campaign.ratings_expected or 0:,} ratings)"
 
 
-def _listed(campaigns):
+def _listed(campaigns: QuerySet[Campaign]) -> tuple[list[ProgressCampaign], int]:
     """The campaigns to list, open ones first then the newest, and how many more there are."""
     ordered = with_progress(campaigns).order_by("-status", "-created_at", "-pk")  # "open" sorts after "closed"
     total = ordered.count()
-    return list(ordered[:HOME_MAX_CAMPAIGNS]), max(0, total - HOME_MAX_CAMPAIGNS)
+    return cast("list[ProgressCampaign]", list(ordered[:HOME_MAX_CAMPAIGNS])), max(0, total - HOME_MAX_CAMPAIGNS)
 
 
-def _counts(queryset, field="campaign_id"):
+def _counts(queryset: QuerySet[Any], field: str = "campaign_id") -> dict[int, int]:
     return dict(queryset.values(field).annotate(n=Count("pk")).values_list(field, "n"))
 
 
-def _raters(ids):
+def _raters(ids: list[int]) -> dict[int, int]:
     """{campaign id: how many raters took part or are listed}: one query per source, merged per campaign."""
-    people = {}
-    for model in (Assignment, Rating, Campaign.lab_raters.through):
+    people: dict[int, set[int]] = {}
+    models: tuple[Any, ...] = (Assignment, Rating, Campaign.lab_raters.through)  # each has campaign and rater
+    for model in models:
         for campaign_id, rater_id in (
             model.objects.filter(campaign_id__in=ids).values_list("campaign_id", "rater_id").distinct()
         ):
@@ -91,7 +109,7 @@ def _raters(ids):
     return {campaign_id: len(raters) for campaign_id, raters in people.items()}
 
 
-def organizer_home():
+def organizer_home() -> Home:
     """The set-up steps, then every campaign's own steps."""
     datasets = Dataset.objects.count()
     systems = System.objects.filter(is_human=False).aggregate(
@@ -138,7 +156,7 @@ def organizer_home():
     )
 
 
-def _organizer_campaign(campaign, raters, lab, reports):
+def _organizer_campaign(campaign: ProgressCampaign, raters: int, lab: int, reports: int) -> CampaignChecklist:
     complete, closed = _complete(campaign), campaign.status == Campaign.Status.CLOSED
     dashboard = reverse("results:dashboard", args=(campaign.pk,))
     if complete:
@@ -176,7 +194,7 @@ def _organizer_campaign(campaign, raters, lab, reports):
     )
 
 
-def researcher_home():
+def researcher_home() -> Home:
     """Every campaign with ratings: its metric study and report, in the state of its own runs."""
     campaigns, more = _listed(Campaign.objects.all())
     campaigns = [campaign for campaign in campaigns if campaign.ratings_done]
@@ -215,7 +233,7 @@ def researcher_home():
     )
 
 
-def _researcher_campaign(campaign, runs, imported):
+def _researcher_campaign(campaign: ProgressCampaign, runs: Mapping[str, Any], imported: int) -> CampaignChecklist:
     report = reverse("metrics:campaign", args=(campaign.pk,))
     count, finished, running = runs.get("runs", 0), runs.get("finished", 0), runs.get("running", 0)
     if not count:

@@ -14,21 +14,36 @@ Everything goes through the same services as real data (imports, campaigns, rati
 running it again changes nothing that exists: accounts get their demo password back, nothing else.
 """
 
+from __future__ import annotations
+
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
 from core import roles
+from core.defaults import (
+    DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_SEED,
+    DEMO_CONTROL_RATE,
+    DEMO_HUMAN_REFERENCE,
+    DEMO_RATER_ACCOUNTS,
+    DEMO_STUDY_NOISE,
+    DEMO_STUDY_SEED,
+)
 from core.engine import rater_for_user
 from core.models import Campaign, Dataset, System
 from evalapp.formats.ratings import LONG
 from evalapp.services.campaigns import create_campaign, set_campaign_status
 from evalapp.services.imports import import_comve, import_submission
 from evalapp.services.ratings_import import import_ratings
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "demo_data"
 DATASET_NAME = "demo"
@@ -40,16 +55,9 @@ SYSTEMS = [
     ("demo-negation", "demo-negation.csv", System.Marker.NOT_SUBTASK_C),
     ("demo-poor", "demo-poor.csv", System.Marker.NO_PAPER),
 ]
-RATERS_PER_ITEM = 3
-CONTROL_RATE = 0.1
-HUMAN_REFERENCE = 1
-SEED = 2020
-RATER_COUNT = 3
 STUDY_CAMPAIGN_NAME = "demo-study"
-STUDY_SEED = 2021
 # the mean rating each system's outputs get from the panel of the rated campaign (rubric 0-3)
 STUDY_QUALITY = {System.HUMAN_NAME: 2.8, "demo-good": 2.5, "demo-fair": 1.8, "demo-negation": 1.1, "demo-poor": 0.3}
-STUDY_NOISE = 0.7  # standard deviation of one rating around the system's quality
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,7 @@ class DemoAccount:
 ACCOUNTS = [
     DemoAccount("organizer", "demo-organizer", roles.ORGANIZER),
     DemoAccount("researcher", "demo-researcher", roles.RESEARCHER),
-    *[DemoAccount(f"rater{n}", f"demo-rater{n}", roles.RATER) for n in range(1, RATER_COUNT + 1)],
+    *[DemoAccount(f"rater{n}", f"demo-rater{n}", roles.RATER) for n in range(1, DEMO_RATER_ACCOUNTS + 1)],
 ]
 
 
@@ -70,11 +78,11 @@ ACCOUNTS = [
 class DemoResult:
     dataset: Dataset
     campaign: Campaign
-    accounts: list
-    created: list = field(default_factory=list)
+    accounts: list[DemoAccount]
+    created: list[str] = field(default_factory=list)
 
 
-def _account(spec):
+def _account(spec: DemoAccount) -> User:
     user, _ = get_user_model().objects.get_or_create(username=spec.username)
     user.set_password(spec.password)
     user.save()
@@ -86,9 +94,9 @@ def _account(spec):
 
 
 @transaction.atomic
-def load_demo():
+def load_demo() -> DemoResult:
     """Create what is missing of the demo (dataset, systems, accounts, campaign)."""
-    created = []
+    created: list[str] = []
     users = {spec.username: _account(spec) for spec in ACCOUNTS}
     dataset = Dataset.objects.filter(name=DATASET_NAME).first()
     if dataset is None:
@@ -106,11 +114,11 @@ def load_demo():
         campaign = create_campaign(
             dataset,
             CAMPAIGN_NAME,
-            seed=SEED,
-            raters_per_item=RATERS_PER_ITEM,
+            seed=DEFAULT_SEED,
+            raters_per_item=DEFAULT_RATERS_PER_ITEM,
             systems=[name for name, _, _ in SYSTEMS],
-            human_reference=HUMAN_REFERENCE,
-            control_rate=CONTROL_RATE,
+            human_reference=DEMO_HUMAN_REFERENCE,
+            control_rate=DEMO_CONTROL_RATE,
             created_by=users["organizer"],
         )
         created.append(f"campaign '{CAMPAIGN_NAME}'")
@@ -119,31 +127,31 @@ def load_demo():
     return DemoResult(dataset, campaign, ACCOUNTS, created)
 
 
-def study_ratings_csv(campaign):
+def study_ratings_csv(campaign: Campaign) -> bytes:
     """A long-form ratings file: every output of ``campaign`` rated by its M panel raters.
 
     Each score is the system's quality plus seeded Gaussian noise, rounded and clipped to 0-3.
     """
-    rng = random.Random(STUDY_SEED)
+    rng = random.Random(DEMO_STUDY_SEED)
     lines = ["instance_id,system,rater,score"]
     instances = list(campaign.sampled.order_by("position").values_list("instance__external_id", flat=True))
     for system in campaign.systems.order_by("name"):
         for external_id in instances:
             for rater in range(1, campaign.raters_per_item + 1):
-                score = round(STUDY_QUALITY[system.name] + rng.gauss(0, STUDY_NOISE))
+                score = round(STUDY_QUALITY[system.name] + rng.gauss(0, DEMO_STUDY_NOISE))
                 lines.append(f"{external_id},{system.name},panel{rater},{min(3, max(0, score))}")
     return ("\n".join(lines) + "\n").encode()
 
 
-def create_study_campaign(dataset, organizer):
+def create_study_campaign(dataset: Dataset, organizer: User) -> Campaign:
     """The rated, closed campaign a researcher studies metrics on."""
     campaign = create_campaign(
         dataset,
         STUDY_CAMPAIGN_NAME,
-        seed=STUDY_SEED,
-        raters_per_item=RATERS_PER_ITEM,
+        seed=DEMO_STUDY_SEED,
+        raters_per_item=DEFAULT_RATERS_PER_ITEM,
         systems=[name for name, _, _ in SYSTEMS],
-        human_reference=HUMAN_REFERENCE,
+        human_reference=DEMO_HUMAN_REFERENCE,
         created_by=organizer,
     )
     import_ratings(campaign, study_ratings_csv(campaign), "demo-study-ratings.csv", LONG)

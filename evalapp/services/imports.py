@@ -8,22 +8,20 @@ and everything is written in one transaction: a refused import writes nothing.
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from core.defaults import REFERENCE_POSITIONS
+from core.defaults import BULK_CREATE_BATCH, NAME_MAX_CHARS, REFERENCE_POSITIONS
 from core.models import Dataset, Instance, ItemOutput, Reference, System, SystemOutput
 from core.problems import FormatError, Problem
 from evalapp.compute import official_bleu
 from evalapp.formats.comve import SourceFile, parse_dataset, parse_submission, problems_as_dicts
 from evalapp.models import Submission
 
-NAME_MAX_CHARS = 100
-BULK_BATCH = 1000
 
-
-def refuse(field_name, message):
+def refuse(field_name: str, message: str) -> NoReturn:
     """Refuse an import for a reason that is not in a file (a name, an option)."""
     raise FormatError(Problem(field_name, None, None, message))
 
@@ -93,7 +91,7 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
                     )
                     for position, item in enumerate(parsed.instances)
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
             references_created = Reference.objects.bulk_create(
                 [
@@ -102,7 +100,7 @@ def import_comve(name, statements, references, pairs=None, pair_answers=None, sp
                     for position, text in zip(REFERENCE_POSITIONS, item.references)
                     if text
                 ],
-                batch_size=BULK_BATCH,
+                batch_size=BULK_CREATE_BATCH,
             )
     except IntegrityError:  # a concurrent import of the same name won the race
         refuse("dataset name", exists)
@@ -147,7 +145,7 @@ class SubmissionImport:
         }
 
 
-def get_dataset(dataset):
+def get_dataset(dataset: Dataset | str) -> Dataset:
     """A Dataset from an instance or its name; an unknown name is refused with the known ones."""
     if isinstance(dataset, Dataset):
         return dataset
@@ -253,12 +251,12 @@ def _replace_outputs(system, reasons):
     SystemOutput.objects.filter(pk__in=[output.pk for output in removed]).delete()
     for output in changed:
         output.text = reasons[output.instance_id]
-    SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_BATCH)
+    SystemOutput.objects.bulk_update(changed, ["text"], batch_size=BULK_CREATE_BATCH)
     SystemOutput.objects.bulk_create(
         [
             SystemOutput(system=system, instance_id=instance_id, text=text)
             for instance_id, text in reasons.items()
             if instance_id not in existing
         ],
-        batch_size=BULK_BATCH,
+        batch_size=BULK_CREATE_BATCH,
     )

@@ -13,7 +13,12 @@ new link or password is issued, and after ``PASSWORD_RESET_TIMEOUT``. Neither th
 password is stored in readable form: they are shown once, to the organizer who made them.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import default_token_generator
@@ -29,6 +34,11 @@ from core.engine import new_order_seed
 from core.models import Rater
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.formats.rater_list import RaterEntry, check_entries
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
+
+    from core.models import Campaign
 
 LINK, PASSWORD = "link", "password"
 SIGN_IN_CHOICES = ((LINK, "a one-time sign-in link"), (PASSWORD, "a printed password"))
@@ -48,7 +58,7 @@ class Credential:
     password: str | None = None
     link: str | None = None
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "rater_id": self.rater_id,
             "username": self.username,
@@ -67,10 +77,10 @@ class LabRater:
     name: str
     active: bool
     ratings: int
-    last_login: object
+    last_login: datetime | None
     signed_in: bool
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "rater_id": self.rater_id,
             "username": self.username,
@@ -82,7 +92,7 @@ class LabRater:
         }
 
 
-def lab_raters(campaign):
+def lab_raters(campaign: Campaign) -> list[LabRater]:
     """The lab accounts listed on the campaign, in the order they were added, with their counted ratings."""
     members = (
         campaign.lab_raters.filter(user__isnull=False)
@@ -104,12 +114,18 @@ def lab_raters(campaign):
     ]
 
 
-def _check_sign_in(sign_in):
+def _check_sign_in(sign_in: str) -> None:
     if sign_in not in (LINK, PASSWORD):
         raise LabRaterError(Problem("sign_in", None, None, f"choose {LINK!r} or {PASSWORD!r}", str(sign_in)))
 
 
-def add_lab_raters(campaign, entries, sign_in=LINK, by=None, filename="raters"):
+def add_lab_raters(
+    campaign: Campaign,
+    entries: Iterable[RaterEntry],
+    sign_in: str = LINK,
+    by: User | None = None,
+    filename: str = "raters",
+) -> list[Credential]:
     """Create an account for every entry (a :class:`RaterEntry`), list it on ``campaign`` and return each
     one's :class:`Credential`, in order. All or nothing: any problem (a bad name or email, an email that
     already has an account, too many at once) raises :class:`LabRaterError` with every problem found."""
@@ -138,7 +154,7 @@ def add_lab_raters(campaign, entries, sign_in=LINK, by=None, filename="raters"):
     return made
 
 
-def _issue(user, rater, sign_in):
+def _issue(user: User, rater: Rater, sign_in: str) -> Credential:
     """A new password, or a new link (the account's password made unusable, which also voids older links)."""
     if sign_in == PASSWORD:
         password = get_random_string(LAB_PASSWORD_CHARS, LAB_PASSWORD_ALPHABET)
@@ -150,14 +166,14 @@ def _issue(user, rater, sign_in):
     return Credential(rater.pk, user.get_username(), user.first_name, link=sign_in_path(user))
 
 
-def sign_in_path(user):
+def sign_in_path(user: User) -> str:
     """The path of a one-time sign-in link for ``user`` (valid until used, replaced or timed out)."""
     return reverse(
         "sign_in_link", args=(urlsafe_base64_encode(force_bytes(user.pk)), default_token_generator.make_token(user))
     )
 
 
-def user_of_link(uidb64, token):
+def user_of_link(uidb64: str, token: str) -> User | None:
     """The active lab account a sign-in link is for, or None when the link is unknown, used, replaced or too
     old, or the account is not a lab account listed on a campaign (Django's password-reset tokens of other
     accounts are no sign-in links)."""
@@ -179,12 +195,12 @@ def user_of_link(uidb64, token):
     return user
 
 
-def _member(campaign, rater_id):
+def _member(campaign: Campaign, rater_id: int) -> Rater | None:
     """The campaign's lab account ``rater_id`` (a Rater with its user), or None."""
     return campaign.lab_raters.filter(pk=rater_id, user__isnull=False).select_related("user").first()
 
 
-def reset_sign_in(campaign, rater_id, sign_in=LINK):
+def reset_sign_in(campaign: Campaign, rater_id: int, sign_in: str = LINK) -> Credential | None:
     """A new password or sign-in link for a lab account of the campaign (older links and the old password
     stop working); reactivates a deactivated account. None when ``rater_id`` is not one of its lab accounts."""
     _check_sign_in(sign_in)
@@ -193,13 +209,14 @@ def reset_sign_in(campaign, rater_id, sign_in=LINK):
         return None
     with transaction.atomic():
         user = rater.user
+        assert user is not None  # _member finds only raters with an account
         if not user.is_active:
             user.is_active = True
             user.save(update_fields=["is_active"])
         return _issue(user, rater, sign_in)
 
 
-def deactivate(campaign, rater_id):
+def deactivate(campaign: Campaign, rater_id: int) -> tuple[Rater, bool] | None:
     """Deactivate a lab account of the campaign: it can no longer sign in (its ratings stay and count;
     exclude the rater on the quality page to take them out). ``(rater, changed)``, or None when
     ``rater_id`` is not one of its lab accounts."""
@@ -207,6 +224,7 @@ def deactivate(campaign, rater_id):
     if rater is None:
         return None
     user = rater.user
+    assert user is not None  # _member finds only raters with an account
     changed = user.is_active
     if changed:
         user.is_active = False

@@ -15,6 +15,7 @@ from core.defaults import (
     DEFAULT_CLUSTER_RULE,
     DEFAULT_SEED,
     MAX_RATERS_PER_ITEM,
+    PLAN_DIGITS,
     PLANNER_MAX_ALPHA,
     PLANNER_MAX_INSTANCES,
     PLANNER_MAX_SIMULATED_PAIRS,
@@ -168,7 +169,7 @@ def ranking_stability(campaign, seed=DEFAULT_SEED, threshold=STABILITY_THRESHOLD
     return found
 
 
-def _figure(value, digits=3):
+def _figure(value, digits=PLAN_DIGITS):
     return "-" if value is None else f"{value:.{digits}f}"
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from core.defaults import RATINGS_FILE_HASH_CHARS
 from core.models import Assignment, Item, ItemOutput, Rater, Rating
 from core.problems import FormatError, Problem
 from evalapp.formats.ratings import LONG, MTURK, Rejection, columns_for, parse_ratings
@@ -27,7 +28,6 @@ SOURCE_OF_FORMAT = {MTURK: Rating.Source.MTURK, LONG: Rating.Source.LONG}
 PLATFORM_OF_FORMAT = {MTURK: Rater.Platform.MTURK, LONG: Rater.Platform.IMPORT}
 # A synthetic rater id is built from the file's content hash, so importing the same file again
 # finds the same raters and every row is rejected as a repeat instead of counted twice.
-FILE_HASH_CHARS = 16
 
 
 @dataclass
@@ -150,7 +150,7 @@ def import_ratings(campaign, data, filename, fmt, system=None, columns=None):
         )
     parsed = parse_ratings(data, filename, fmt, columns, system_given=system is not None, user_options=user_options)
     result = RatingsImport(file=filename, format=fmt, skipped=parsed.skipped, unknown=parsed.unknown)
-    file_hash = hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()[:FILE_HASH_CHARS]
+    file_hash = hashlib.sha256(data if isinstance(data, bytes) else data.encode()).hexdigest()[:RATINGS_FILE_HASH_CHARS]
     with transaction.atomic():
         matched = _match_items(parsed, fmt, system, _item_index(campaign), filename)
         keys = {_rater_key(row, fmt, file_hash) for row, _ in matched}

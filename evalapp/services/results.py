@@ -26,7 +26,9 @@ from core.defaults import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
     MAX_ADJUSTED_LEVELS,
+    RECORD_DIGITS,
     RESULTS_CACHE_SECONDS,
     SIGNIFICANCE_ALPHA,
 )
@@ -501,14 +503,14 @@ def significance_clusters(campaign, alpha=SIGNIFICANCE_ALPHA, rule=DEFAULT_CLUST
     )
 
 
-def _rounded(value, digits=12):
+def _rounded(value, digits=RECORD_DIGITS):
     """Figures of the significance record rounded far below display, so files are identical across platforms."""
     return round(float(value), digits)
 
 
 def table6(
     campaign,
-    bootstrap=0,
+    bootstrap=DEFAULT_TABLE6_RESAMPLES,
     seed=DEFAULT_SEED,
     permutations=DEFAULT_PERMUTATIONS,
     secondary=True,

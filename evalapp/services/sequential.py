@@ -7,9 +7,13 @@ campaign's rating order and applies racing (:func:`retire_decided_systems`), whi
 the engine hands out and so is a POST (or the command's ``--retire``), never a look.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F
@@ -29,12 +33,12 @@ class SequentialStatus:
     method: str
     instances_seen: int
     settled: bool
-    pairs: list
-    order: list = field(default_factory=list)  # systems, best observed mean first
-    retired: dict = field(default_factory=dict)  # system name -> instances it was complete on
+    pairs: list[compute.PairDecision]
+    order: list[str] = field(default_factory=list)  # systems, best observed mean first
+    retired: dict[str, int] = field(default_factory=dict)  # system name -> instances it was complete on
     racing: bool = False
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         """The JSON of the command and the API: exactly the keys the manual documents."""
         return {
             "alpha": self.alpha,
@@ -45,28 +49,28 @@ class SequentialStatus:
             "pairs": [pair.as_dict() for pair in self.pairs],
         }
 
-    def confidence(self):
+    def confidence(self) -> str:
         """``1 - alpha`` as a percentage, for the banner."""
         return f"{(1 - self.alpha) * 100:g}%"
 
-    def adjacent(self):
+    def adjacent(self) -> list[compute.AdjacentPair]:
         """The adjacent pairs of the current order and how each is decided (the dashboard's list)."""
         return compute.adjacent_decisions(self.order, self.by_pair())
 
-    def by_pair(self):
+    def by_pair(self) -> dict[frozenset[str], compute.PairDecision]:
         return {frozenset((pair.better, pair.worse)): pair for pair in self.pairs}
 
-    def decided(self):
+    def decided(self) -> int:
         return sum(1 for pair in self.pairs if pair.decision != compute.OPEN)
 
-    def retirable(self):
+    def retirable(self) -> list[str]:
         """Systems still racing whose every pair is decided (racing campaigns retire them)."""
         return [
             name for name in self.order if name not in self.retired and compute.all_pairs_decided(name, self.by_pair())
         ]
 
 
-def _per_instance_means(campaign):
+def _per_instance_means(campaign: Campaign) -> tuple[list[str], npt.NDArray[np.float64]]:
     """(system names, per-instance mean scores in rating order (systems x instances; NaN where a system
     is not complete on an instance: fewer counted ratings than the campaign's M))."""
     systems = results.campaign_systems(campaign)
@@ -83,13 +87,13 @@ def _per_instance_means(campaign):
     return [system.name for system in systems], means
 
 
-def _complete_prefix(complete):
+def _complete_prefix(complete: npt.NDArray[np.bool_]) -> int:
     """How many leading instances are complete (a boolean vector)."""
     missing = np.flatnonzero(~complete)
     return int(missing[0]) if missing.size else int(complete.size)
 
 
-def sequential_status(campaign, alpha=SEQUENTIAL_ALPHA):
+def sequential_status(campaign: Campaign, alpha: float = SEQUENTIAL_ALPHA) -> SequentialStatus:
     """The decisions of every pair of the campaign's systems (the Human pseudo-system included).
 
     A pair's observations are its two systems' per-instance mean scores on the leading instances of
@@ -123,7 +127,8 @@ def sequential_status(campaign, alpha=SEQUENTIAL_ALPHA):
     observed = {
         name: float(np.mean(means[row, : prefix[name]])) if prefix[name] else None for row, name in enumerate(names)
     }
-    order = sorted((name for name in names if observed[name] is not None), key=lambda name: (-observed[name], name))
+    seen_means = {name: mean for name, mean in observed.items() if mean is not None}
+    order = sorted(seen_means, key=lambda name: (-seen_means[name], name))
     racing = [name for name in names if name not in retired]
     seen = min((prefix[name] for name in racing), default=0)
     by_pair = {frozenset((pair.better, pair.worse)): pair for pair in pairs}
@@ -137,11 +142,11 @@ def sequential_status(campaign, alpha=SEQUENTIAL_ALPHA):
 class Retired:
     """What :func:`retire_decided_systems` did: the systems retired now, and the items they left unrated."""
 
-    systems: list
+    systems: list[str]
     items_closed: int
 
 
-def retire_decided_systems(campaign):
+def retire_decided_systems(campaign: Campaign) -> Retired:
     """Racing: every system whose pairs are all decided stops receiving new items.
 
     Only in a campaign with ``racing`` on and open. Its open items keep the ratings they have and
@@ -155,7 +160,7 @@ def retire_decided_systems(campaign):
     status = sequential_status(campaign)
     names, means = _per_instance_means(campaign)
     complete = ~np.isnan(means)
-    done = []
+    done: list[str] = []
     closed = 0
     with transaction.atomic():
         locked = Campaign.objects.select_for_update().get(pk=campaign.pk)
@@ -171,7 +176,7 @@ def retire_decided_systems(campaign):
     return Retired(done, closed)
 
 
-def _close_items(campaign):
+def _close_items(campaign: Campaign) -> int:
     """Close the open items that show only retired systems' outputs (an item shared with a system
     still racing stays open); the number closed."""
     retired = SystemRetirement.objects.filter(campaign=campaign).values("system_id")
@@ -184,6 +189,6 @@ def _close_items(campaign):
     return Item.objects.filter(pk__in=list(closing)).update(needed=F("active_count"))
 
 
-def retired_counts(campaign):
+def retired_counts(campaign: Campaign) -> dict[str, int]:
     """``{system name: instances}`` of the campaign's retired systems (Table 6's footnote)."""
     return dict(SystemRetirement.objects.filter(campaign=campaign).values_list("system__name", "instances"))

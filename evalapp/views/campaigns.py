@@ -4,6 +4,8 @@ The form calls the same service as ``manage.py create_campaign`` and shows its p
 next to the fields they are about. Every view is for organizers only.
 """
 
+from typing import Any, cast
+
 from django import forms
 from django.contrib import messages
 from django.db.models import Count
@@ -11,7 +13,21 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, DEFAULT_TIE_MARGIN, MAX_TIE_MARGIN
+from core.defaults import (
+    DEFAULT_CONTROL_RATE,
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
+    MAX_LEASE_SECONDS,
+    MAX_RATERS_PER_ITEM,
+    MAX_TIE_MARGIN,
+    MIN_LEASE_SECONDS,
+    MIN_TIE_MARGIN,
+    NAME_MAX_CHARS,
+    PAPER_SAMPLE_SIZE,
+    RUBRIC_LABEL_MAX_CHARS,
+    SECONDS_PER_MINUTE,
+)
 from core.models import Campaign, Dataset, default_rubric
 from core.problems import FormatError
 from core.progress import campaign_progress, campaign_stall, with_progress
@@ -19,9 +35,6 @@ from core.roles import organizer_required
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import SCORES
 from evalapp.services.campaigns import (
-    MAX_LEASE_SECONDS,
-    MAX_RATERS_PER_ITEM,
-    MIN_LEASE_SECONDS,
     campaign_summary,
     create_campaign,
     set_campaign_status,
@@ -30,8 +43,6 @@ from evalapp.views import crowd, flags, quality, raters
 from evalapp.views.data import UploadField
 
 BAD_REQUEST = 400
-SECONDS_PER_MINUTE = 60
-PAPER_SAMPLE_SIZE = 100
 PASTED_IDS = "pasted ids"
 # create_campaign parameters whose form field has another name.
 FORM_FIELDS = {
@@ -46,7 +57,7 @@ class CampaignForm(forms.Form):
 
     ALL, SAMPLE, LIST = "all", "sample", "list"
 
-    name = forms.CharField(max_length=100, help_text="A new, unique name, e.g. comve-test-2020.")
+    name = forms.CharField(max_length=NAME_MAX_CHARS, help_text="A new, unique name, e.g. comve-test-2020.")
     selection = forms.ChoiceField(
         label="Instances",
         widget=forms.RadioSelect,
@@ -89,7 +100,7 @@ class CampaignForm(forms.Form):
         help_text="How long an item stays reserved for the rater who got it.",
     )
     control_rate = forms.FloatField(
-        initial=0.0,
+        initial=DEFAULT_CONTROL_RATE,
         min_value=0.0,
         max_value=1.0,
         widget=forms.NumberInput(attrs={"step": "0.01"}),
@@ -116,7 +127,7 @@ class CampaignForm(forms.Form):
     tie_margin = forms.FloatField(
         required=False,
         initial=DEFAULT_TIE_MARGIN,
-        min_value=0.001,
+        min_value=MIN_TIE_MARGIN,
         max_value=MAX_TIE_MARGIN,
         widget=forms.NumberInput(attrs={"step": "0.01"}),
         label="Tie margin (0-3 scale)",
@@ -132,7 +143,7 @@ class CampaignForm(forms.Form):
     def __init__(self, *args, dataset, **kwargs):
         super().__init__(*args, **kwargs)
         self.dataset = dataset
-        self.fields["systems"].choices = [
+        cast(forms.MultipleChoiceField, self.fields["systems"]).choices = [
             (system.name, f"{system.display_name} ({system.output_count} reasons)")
             for system in dataset.systems.filter(is_human=False)
             .annotate(output_count=Count("outputs"))
@@ -142,7 +153,7 @@ class CampaignForm(forms.Form):
         for entry in default_rubric():
             score = entry["score"]
             self.fields[f"rubric_label_{score}"] = forms.CharField(
-                max_length=80, initial=entry["label"], label=f"Score {score}: label"
+                max_length=RUBRIC_LABEL_MAX_CHARS, initial=entry["label"], label=f"Score {score}: label"
             )
             self.fields[f"rubric_description_{score}"] = forms.CharField(
                 required=False,
@@ -191,8 +202,8 @@ class CampaignForm(forms.Form):
             ],
         }
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         selection = data.get("selection")
         if selection == self.SAMPLE and not data.get("sample"):
             self.add_error("sample", "Give the sample size.")

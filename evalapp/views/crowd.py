@@ -1,5 +1,7 @@
 """The organizer's crowd-platform page of a campaign: settings, HIT and study addresses, sessions."""
 
+from http import HTTPStatus
+
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
@@ -29,7 +31,7 @@ class BoundedModelMultipleChoiceField(forms.ModelMultipleChoiceField):
                 raise forms.ValidationError(
                     self.error_messages["invalid_pk_value"], code="invalid_pk_value", params={"pk": text[:40]}
                 )
-        return super()._check_values(value)
+        return super()._check_values(value)  # type: ignore[misc]  # Django's own method; its stub leaves it out
 
 
 class CrowdSettingsForm(forms.ModelForm):
@@ -79,7 +81,7 @@ class SubmissionsUploadForm(forms.Form):
     )
 
 
-def _page(request, campaign, form, status=200, upload_form=None, reconciliation=None):
+def _page(request, campaign, form, status=HTTPStatus.OK, upload_form=None, reconciliation=None):
     base = request.build_absolute_uri("/")
     mturk_url = crowd.entry_url(base, campaign, MTURK)
     try:

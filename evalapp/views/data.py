@@ -4,6 +4,8 @@ The forms call the same services as ``manage.py import_comve`` / ``import_submis
 show the same problems (file, line, column, message) when an upload is refused.
 """
 
+from typing import Any, cast
+
 from django import forms
 from django.conf import settings
 from django.contrib import messages
@@ -12,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
+from core.defaults import NAME_MAX_CHARS, RECENT_SUBMISSIONS
 from core.models import Dataset, System
 from core.problems import FormatError
 from core.roles import organizer_required
@@ -19,7 +22,6 @@ from evalapp.formats.comve import SourceFile, too_large_message
 from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 
-RECENT_SUBMISSIONS = 20
 BAD_REQUEST = 400
 
 
@@ -37,7 +39,7 @@ class UploadField(forms.FileField):
 
 
 class DatasetImportForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text="A new name, e.g. comve-test.")
+    name = forms.CharField(max_length=NAME_MAX_CHARS, help_text="A new name, e.g. comve-test.")
     split = forms.ChoiceField(choices=Dataset.Split.choices, initial=Dataset.Split.TEST)
     statements = UploadField(help_text="CSV with header id,FalseSent (subtaskC_test_data.csv).")
     references = UploadField(help_text="CSV id,ref1,ref2,ref3 without header (subtaskC_gold_answers.csv).")
@@ -48,15 +50,15 @@ class DatasetImportForm(forms.Form):
         help_text="With the pairs: CSV id,k without header (subtaskA_gold_answers.csv).",
     )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        data = cast(dict[str, Any], super().clean())  # Form.clean returns cleaned_data
         if bool(data.get("pairs")) != bool(data.get("pair_answers")):
             raise forms.ValidationError("The pairs file and the pair answers file go together.")
         return data
 
 
 class SubmissionUploadForm(forms.Form):
-    system = forms.CharField(max_length=100, label="System name", help_text="As it appears in Table 6.")
+    system = forms.CharField(max_length=NAME_MAX_CHARS, label="System name", help_text="As it appears in Table 6.")
     marker = forms.ChoiceField(choices=System.Marker.choices, required=False, initial=System.Marker.NONE)
     file = UploadField(label="Submission file", help_text="id,reason per line, no header, UTF-8.")
     allow_partial = forms.BooleanField(

@@ -27,6 +27,9 @@ from core.defaults import (
     MAX_REQUEST_RESAMPLES,
     MAX_STUDY_PERMUTATIONS,
     MAX_TOP_K,
+    METRIC_RUN_POLL_MILLISECONDS,
+    METRIC_RUN_REFRESH_SECONDS,
+    RECENT_METRIC_RUNS,
     REQUEST_SEED_BOUND,
 )
 from core.models import Campaign
@@ -45,10 +48,6 @@ from evalapp.views import common
 from evalapp.views.common import NOT_FOUND, campaign_index, text_response
 
 app_name = "metrics"
-
-REFRESH_SECONDS = 3  # the page's own reload, without JavaScript
-POLL_MILLISECONDS = 1000  # how often metric-run.js asks the API
-RECENT_RUNS = 10
 
 
 def _report_context(report: MetricReport) -> dict[str, Any]:
@@ -92,7 +91,7 @@ def campaign_report(request: HttpRequest, campaign_id: int) -> HttpResponse:
     context = {
         "campaign": campaign,
         "run": run,
-        "runs": MetricRun.objects.filter(campaign=campaign).order_by("-created_at")[:RECENT_RUNS],
+        "runs": MetricRun.objects.filter(campaign=campaign).order_by("-created_at")[:RECENT_METRIC_RUNS],
         "formats": metric_report.FORMATS,
         "builtin_metrics": [(key, cls.description) for key, cls in METRICS.items()],
         "imported_metrics": imported_metric_names(campaign),
@@ -188,8 +187,8 @@ def run_detail(request: HttpRequest, run_id: int) -> HttpResponse:
         {
             "run": run,
             "finished": finished,
-            "refresh_seconds": None if finished else REFRESH_SECONDS,
-            "poll_ms": POLL_MILLISECONDS,
+            "refresh_seconds": None if finished else METRIC_RUN_REFRESH_SECONDS,
+            "poll_ms": METRIC_RUN_POLL_MILLISECONDS,
             "status_line": metric_runs.status_line(run),
             "time_left": metric_runs.time_left_line(metric_runs.seconds_left(run)),
             "percent": round(run.progress * 100),

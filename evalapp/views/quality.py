@@ -1,5 +1,7 @@
 """The organizer's rater-quality page of a campaign (S8): figures, thresholds, CSV, exclusion."""
 
+from http import HTTPStatus
+
 from django import forms
 from django.contrib import messages
 from django.http import Http404
@@ -22,7 +24,7 @@ class ThresholdsForm(forms.Form):
     min_median_seconds = forms.FloatField(label="Minimum median seconds per item", min_value=0)
 
 
-def _quality_page(request, campaign, form, status=200):
+def _quality_page(request, campaign, form, status=HTTPStatus.OK):
     item_flags = flags.campaign_flags(campaign)
     return render(
         request,

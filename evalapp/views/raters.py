@@ -2,6 +2,8 @@
 password, deactivate) and the rater's one-time sign-in link. Everything goes through
 :mod:`evalapp.services.lab_raters`, as the API and ``manage.py lab_raters`` do."""
 
+from http import HTTPStatus
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
@@ -36,10 +38,10 @@ class RaterListForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         # Its ids differ from the one-rater form's on the same page.
-        super().__init__(*args, auto_id="id_list_%s", **kwargs)
+        super().__init__(*args, **{**kwargs, "auto_id": "id_list_%s"})
 
 
-def _page(request, campaign, one=None, many=None, problems=None, credentials=None, status=200):
+def _page(request, campaign, one=None, many=None, problems=None, credentials=None, status=HTTPStatus.OK):
     return render(
         request,
         "campaigns/raters.html",
@@ -136,6 +138,7 @@ def deactivate(request, campaign_id, rater_id):
     if done is None:
         return _not_listed(request, campaign)
     rater, changed = done
+    assert rater.user is not None  # a lab account has one
     name = rater.user.first_name or rater.user.get_username()
     if changed:
         messages.success(request, f"Deactivated {name}: they can no longer sign in. A new sign-in reactivates them.")

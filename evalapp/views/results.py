@@ -23,6 +23,9 @@ from core.defaults import (
     MAX_REQUEST_RESAMPLES,
     PLANNER_ALPHA,
     PLANNER_MAX_ALPHA,
+    PLANNER_MAX_POWER,
+    PLANNER_MIN_ALPHA,
+    PLANNER_MIN_POWER,
     PLANNER_POWER,
 )
 from core.flags import review_queue
@@ -179,15 +182,15 @@ class PlanForm(forms.Form):
 
     alpha = forms.FloatField(
         initial=PLANNER_ALPHA,
-        min_value=1e-6,
+        min_value=PLANNER_MIN_ALPHA,
         max_value=PLANNER_MAX_ALPHA,
         label="Significance level (alpha)",
         widget=forms.NumberInput(attrs={"step": "any"}),
     )
     power = forms.FloatField(
         initial=PLANNER_POWER,
-        min_value=0.05,
-        max_value=0.999999,
+        min_value=PLANNER_MIN_POWER,
+        max_value=PLANNER_MAX_POWER,
         label="Power",
         widget=forms.NumberInput(attrs={"step": "any"}),
     )

@@ -41,7 +41,7 @@ def test_progress_is_recorded_as_the_run_advances(monkeypatch):
             seen.append((MetricRun.objects.get(pk=run_id).status, fields["progress"]))
 
     monkeypatch.setattr(metric_runs, "_set", spy)
-    monkeypatch.setattr(metric_runs, "PROGRESS_WRITE_SECONDS", 0.0)
+    monkeypatch.setattr(metric_runs, "METRIC_RUN_PROGRESS_WRITE_SECONDS", 0.0)
     assert metric_runs.execute_run(run.pk) == MetricRun.Status.DONE
     fractions = [fraction for _, fraction in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(set(fractions)) > 3
@@ -236,7 +236,7 @@ def test_progress_messages_count_what_is_done(monkeypatch):
             messages.append(fields["message"])
 
     monkeypatch.setattr(metric_runs, "_set", spy)
-    monkeypatch.setattr(metric_runs, "PROGRESS_WRITE_SECONDS", 0.0)
+    monkeypatch.setattr(metric_runs, "METRIC_RUN_PROGRESS_WRITE_SECONDS", 0.0)
     metric_runs.execute_run(run.pk)
     assert any(m.startswith("ComVE BLEU: ") and m.endswith(" outputs") and " of " in m for m in messages), messages
     assert any(m.startswith("chrF: ") for m in messages) and "Bootstrap: 25 of 50 resamples" in messages

@@ -47,7 +47,7 @@ def test_a_run_cancelled_while_it_computes_stops_and_writes_no_report(monkeypatc
         return real(*args, progress=report, **kwargs)
 
     monkeypatch.setattr(metric_study, "build_report", cancelled_midway)
-    monkeypatch.setattr(metric_runs, "PROGRESS_WRITE_SECONDS", 0.0)
+    monkeypatch.setattr(metric_runs, "METRIC_RUN_PROGRESS_WRITE_SECONDS", 0.0)
     assert metric_runs.execute_run(run.pk) == MetricRun.Status.CANCELLED
     run.refresh_from_db()
     assert run.status == MetricRun.Status.CANCELLED and run.report is None and run.progress < 1.0

@@ -5,7 +5,13 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from core.defaults import DEFAULT_LEASE_SECONDS, DEFAULT_RATERS_PER_ITEM, DEFAULT_TIE_MARGIN
+from core.defaults import (
+    DEFAULT_CONTROL_RATE,
+    DEFAULT_LEASE_SECONDS,
+    DEFAULT_RATERS_PER_ITEM,
+    DEFAULT_TIE_MARGIN,
+    SECONDS_PER_MINUTE,
+)
 from core.problems import FormatError, Problem
 from evalapp.formats.csvfile import decode
 from evalapp.formats.instance_list import read_instance_list
@@ -13,7 +19,6 @@ from evalapp.formats.rubric import read_rubric
 from evalapp.management.commands._import_output import refuse
 from evalapp.services.campaigns import campaign_summary, create_campaign
 
-SECONDS_PER_MINUTE = 60
 CAMPAIGN_REFUSED = "campaign not created; nothing was written"
 # The option of each create_campaign parameter, to say where a problem is.
 OPTIONS = {
@@ -91,7 +96,10 @@ class Command(BaseCommand):
             f"{DEFAULT_LEASE_SECONDS // SECONDS_PER_MINUTE}).",
         )
         parser.add_argument(
-            "--control-rate", type=float, default=0.0, help="Control items per system item, 0-1 (default 0: none)."
+            "--control-rate",
+            type=float,
+            default=DEFAULT_CONTROL_RATE,
+            help="Control items per system item, 0-1 (default 0: none).",
         )
         parser.add_argument(
             "--share-identical",

@@ -2,7 +2,13 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from core.defaults import CLUSTER_RULES, DEFAULT_CLUSTER_RULE, DEFAULT_PERMUTATIONS, DEFAULT_SEED
+from core.defaults import (
+    CLUSTER_RULES,
+    DEFAULT_CLUSTER_RULE,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_SEED,
+    DEFAULT_TABLE6_RESAMPLES,
+)
 from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
 from evalapp.services import exports, results
 
@@ -52,7 +58,7 @@ def add_table6_arguments(parser):
     parser.add_argument(
         "--bootstrap",
         type=int,
-        default=0,
+        default=DEFAULT_TABLE6_RESAMPLES,
         metavar="N",
         help="N > 0: add the rater-aware 95%% intervals (two-way cluster-robust over raters and "
         "instances, analytic: N is not a resample count) and significance clusters. "

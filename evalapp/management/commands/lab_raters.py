@@ -64,7 +64,9 @@ class Command(BaseCommand):
             if options["renew"]:
                 self._print([lab_raters.reset_sign_in(campaign, rater_id, options["sign_in"])], base)
             else:
-                _, changed = lab_raters.deactivate(campaign, rater_id)
+                done = lab_raters.deactivate(campaign, rater_id)
+                assert done is not None  # rater_id is a lab account of the campaign (found above)
+                _, changed = done
                 self.stdout.write(f"Deactivated {username}." if changed else f"{username} was already deactivated.")
             return
         rows = [

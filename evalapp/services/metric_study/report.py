@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS, SCORE_MAX, SCORE_MIN
+from core.defaults import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    METRIC_STUDY_COMPUTE_SHARE,
+    METRIC_STUDY_PERMUTATIONS,
+    SCORE_MAX,
+    SCORE_MIN,
+    TOP_K_MIN,
+)
 from core.models import Campaign, System
 from evalapp.compute.metric_study_report import (
     VERSION_PACKAGES,
@@ -35,8 +43,6 @@ from evalapp.services.metric_study.score_cache import compute_builtin, study_fin
 from evalapp.services.metric_study.score_import import imported_metric_names, load_imported
 from evalapp.services.metric_study.statistics import Progress
 from evalapp.services.metric_study.texts import DATASET_DOMAIN, DEFAULT_CORPUS_SCOPE, StudyError, load_corpus
-
-COMPUTE_SHARE_OF_PROGRESS = 0.6  # the rest of the progress bar is the bootstrap
 
 
 def choose_metrics(campaign: Campaign, metrics: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
@@ -117,7 +123,7 @@ def build_report(
 
     ``progress(fraction, message)`` is called as the work advances.
     """
-    if bootstrap < 0 or permutations < 1 or (top_k is not None and top_k < 2):
+    if bootstrap < 0 or permutations < 1 or (top_k is not None and top_k < TOP_K_MIN):
         raise StudyError("bootstrap must be >= 0, permutations >= 1 and top-k >= 2")
     builtin, imported = choose_metrics(campaign, metrics)
     corpus = load_corpus(campaign, corpus_scope)
@@ -129,7 +135,7 @@ def build_report(
 
     def compute_step(fraction: float, message: str) -> None:
         if progress is not None:
-            progress(fraction * COMPUTE_SHARE_OF_PROGRESS, message)
+            progress(fraction * METRIC_STUDY_COMPUTE_SHARE, message)
 
     computed = compute_builtin(campaign, builtin, corpus_scope, bertscore_options, compute_step, corpus)
     computed += [load_imported(campaign, name, corpus) for name in imported]
@@ -140,7 +146,7 @@ def build_report(
 
     def bootstrap_step(fraction: float, detail: str) -> None:
         if progress is not None:
-            progress(COMPUTE_SHARE_OF_PROGRESS + fraction * (1 - COMPUTE_SHARE_OF_PROGRESS), detail)
+            progress(METRIC_STUDY_COMPUTE_SHARE + fraction * (1 - METRIC_STUDY_COMPUTE_SHARE), detail)
 
     found = jsonable(
         statistics.figures(

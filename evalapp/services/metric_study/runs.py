@@ -8,7 +8,7 @@ page polling the run sees it advance.
 Cancelling (``cancel_run``) is one conditional UPDATE of a queued or running run to cancelled.
 Every later write of the worker is conditional on the run still running, so a cancelled run
 never gets a report, a "done" or a "failed" afterwards: the worker notices at its next progress
-write (at most PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only the metric store's
+write (at most METRIC_RUN_PROGRESS_WRITE_SECONDS later) and stops. What it leaves is only the metric store's
 segment scores computed so far, each complete and keyed by its inputs (reused by the next run).
 """
 
@@ -29,6 +29,7 @@ from core.defaults import (
     DEFAULT_SEED,
     METRIC_RUN_ETA_MIN_PROGRESS,
     METRIC_RUN_ETA_MIN_SECONDS,
+    METRIC_RUN_PROGRESS_WRITE_SECONDS,
     METRIC_STUDY_PERMUTATIONS,
 )
 from core.models import Campaign
@@ -43,7 +44,6 @@ from evalapp.services.metric_study.texts import DEFAULT_CORPUS_SCOPE, StudyError
 User = AbstractBaseUser | AnonymousUser
 
 logger = logging.getLogger(__name__)
-PROGRESS_WRITE_SECONDS = 1.0  # at most one progress UPDATE per second
 OPTION_DEFAULTS: dict[str, Any] = {
     "seed": DEFAULT_SEED,
     "bootstrap": DEFAULT_RESAMPLES,
@@ -187,7 +187,7 @@ def execute_run(run_id: int) -> str:
 
     def progress(fraction: float, message: str) -> None:
         now = time.monotonic()
-        if now - last_write[0] >= PROGRESS_WRITE_SECONDS or fraction >= 1.0:
+        if now - last_write[0] >= METRIC_RUN_PROGRESS_WRITE_SECONDS or fraction >= 1.0:
             last_write[0] = now
             if _set(run_id, progress=min(max(float(fraction), 0.0), 1.0), message=message[:200]) == 0:
                 raise RunCancelled(run_id)

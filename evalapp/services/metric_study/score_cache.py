@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 from numpy.typing import NDArray
 
-from core.defaults import METRIC_SCORE_CACHE_VERSION
+from core.defaults import BULK_CREATE_BATCH, METRIC_SCORE_CACHE_VERSION, SCORE_LOOKUP_BATCH
 from core.models import Campaign, Reference, SystemOutput
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, Resampler
 from evalapp.metrics import registry
@@ -27,8 +27,6 @@ from evalapp.services import results
 from evalapp.services.metric_study.statistics import ComputedMetric, Progress
 from evalapp.services.metric_study.texts import DATASET_DOMAIN, DEFAULT_CORPUS_SCOPE, Corpus, load_corpus
 
-BULK_BATCH = 1000
-LOOKUP_BATCH = 500  # keys per query when looking up stored segment scores
 MetricProgress = Callable[..., None]  # (fraction, detail=None), as the metrics call it
 
 
@@ -125,12 +123,12 @@ def segment_keys(metric: Metric, signature: str, corpus: Corpus) -> dict[tuple[i
 def _stored(keys: Iterable[str]) -> dict[str, tuple[dict[str, float | None], list[float] | None]]:
     found = {}
     unique = list(set(keys))
-    for start in range(0, len(unique), LOOKUP_BATCH):
+    for start in range(0, len(unique), SCORE_LOOKUP_BATCH):
         found.update(
             {
                 key: (values, stats)
                 for key, values, stats in MetricSegmentScore.objects.filter(
-                    key__in=unique[start : start + LOOKUP_BATCH]
+                    key__in=unique[start : start + SCORE_LOOKUP_BATCH]
                 ).values_list("key", "values", "stats")
             }
         )
@@ -216,7 +214,7 @@ def stored_or_computed(metric: Metric, corpus: Corpus, progress: MetricProgress 
                 )
                 for key, entry in new_rows.items()
             ],
-            batch_size=BULK_BATCH,
+            batch_size=BULK_CREATE_BATCH,
             ignore_conflicts=True,
         )
     return assembled
@@ -249,7 +247,7 @@ def _store_builtin(campaign: Campaign, corpus: Corpus, computed: Sequence[Comput
             ]
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, imported=False, metric__in=[m.name for m in computed]).delete()
-        MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
+        MetricScore.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
 
 
 def study_fingerprint(campaign: Campaign, records: Sequence[Any] | None = None) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from django.conf import settings
 from django.db import transaction
 
+from core.defaults import BULK_CREATE_BATCH
 from core.models import Campaign, Instance
 from core.problems import FormatError, Problem, ProblemLog
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, Resampler
@@ -24,7 +25,6 @@ from evalapp.metrics import registry
 from evalapp.models import MetricScore
 from evalapp.services import results
 from evalapp.services.imports import as_source
-from evalapp.services.metric_study.score_cache import BULK_BATCH
 from evalapp.services.metric_study.statistics import ComputedMetric
 from evalapp.services.metric_study.texts import Corpus
 
@@ -106,7 +106,7 @@ def import_metric_scores(campaign: Campaign, metric: str | None, level: str, sou
     ]
     with transaction.atomic():
         MetricScore.objects.filter(campaign=campaign, metric=metric, level=level).delete()
-        MetricScore.objects.bulk_create(rows, batch_size=BULK_BATCH)
+        MetricScore.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
     return MetricImport(metric, level, len(rows), len({r.system for r in records}))
 
 

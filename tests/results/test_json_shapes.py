@@ -20,6 +20,7 @@ from evalapp.formats import rubric
 from evalapp.services import planning
 from evalapp.services.results import agreement_report
 from tests.results.factories import rated_campaign
+from tests.results.test_study_planner import _pilot_scores
 
 
 def shape_problems(value, hint, where="$"):
@@ -77,14 +78,6 @@ def test_the_checker_finds_a_missing_an_extra_and_a_mistyped_key():
         "$.rows[1]: np.int64(3) (int64), expected int",
         "$.score: 'x' fits none of float | None",
     ]
-
-
-def _pilot_scores(seed=4, n=12):
-    rng = np.random.default_rng(seed)
-    return {
-        name: [[int(np.clip(np.rint(mean + rng.normal(0, 0.6)), 0, 3)) for _ in range(3)] for _ in range(n)]
-        for name, mean in (("alpha", 2.3), ("beta", 1.9), ("gamma", 1.0))
-    }
 
 
 @pytest.mark.postgres

@@ -14,23 +14,39 @@ The secondary columns are timed beside the previous way of computing them, in th
 first export (the mixed model queued for the background worker, "being computed"); the
 background fit itself; and the export once the fit is in the cache.
 ``--database-url`` reuses a database kept by an earlier run (``--keep``) instead of building one.
+
+Before and after in one command (issue 22): ``--baseline REV`` times Table 6 with every column (first export,
+the fit cached, and with intervals and clusters) with the code of the checkout and with the code of git revision
+``REV`` (``git archive`` of ``core``, ``evalapp``, ``config`` and ``bench``), each in its own process, one after
+the other, on the same database, and prints both with the load average before each::
+
+    python bench/aggregate_bench.py --database sqlite --baseline 970bf26
+    python bench/aggregate_bench.py --database postgres --baseline 970bf26
+
+The baseline's intervals are timed only with ``--baseline-intervals``: before issue 22 they formed every pair's
+totals over the instance-rater cells, 19,900 x 100,000 floats (16 GB) at the default 200 systems.
 """
 
 import argparse
 import gc
+import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-if __package__ in (None, ""):
+if "--code" in sys.argv:  # a timing process of --baseline: import the product from that tree, not this checkout
+    sys.path.insert(0, sys.argv[sys.argv.index("--code") + 1])
+elif __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.loadstats import format_table
 from bench.server import BenchDatabase, production_env, setup_django
 
+REPO = Path(__file__).resolve().parent.parent
 KIB = 1024
 MIB = KIB * KIB
 DEFAULT_BOOTSTRAP = 1000
@@ -91,12 +107,20 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=2, help="time each service this many times (first run is cold)")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     parser.add_argument("--database-url", help="reuse this database (kept by --keep) instead of building one")
+    parser.add_argument("--baseline", help="git revision to time beside this checkout (before/after)")
+    parser.add_argument(
+        "--baseline-intervals", action="store_true", help="also time the baseline's Table 6 with intervals"
+    )
+    parser.add_argument("--code", help=argparse.SUPPRESS)  # a timing process: the tree to import from
+    parser.add_argument("--timings", help=argparse.SUPPRESS)  # a timing process: where to write its rows
     parser.add_argument(
         "--only-secondary",
         action="store_true",
         help="time only the secondary columns (human_z, human_adjusted) and Table 6 with them",
     )
     args = parser.parse_args(argv)
+    if args.timings:
+        return timing_process(args)
 
     workdir = Path(tempfile.mkdtemp(prefix="comve-aggregate-"))
     database = BenchDatabase(args.database, workdir, f"comve_aggregate_{os.getpid()}", args.postgres_url)
@@ -131,6 +155,9 @@ def main(argv=None):
             f"{campaign.ratings.values('rater_id').distinct().count()} "
             f"raters; load average before the run {' '.join(f'{v:.2f}' for v in os.getloadavg())}"
         )
+        if args.baseline:
+            compare(args, database.url, workdir)
+            return
         rows = secondary_rows(campaign)
         for run in range(1, 0 if args.only_secondary else args.repeat + 1):
             rows.append(measure(f"Table 6, no intervals (run {run})", lambda: table6(campaign), TABLE6_TARGET_SECONDS))
@@ -207,6 +234,75 @@ def secondary_rows(campaign):
     )
     rows.append(measure("Table 6 with every column, fit in the cache", lambda: results.table6(campaign), target))
     return rows
+
+
+def full_table_rows(bootstrap, intervals=True):
+    """Table 6 with every column: the first export (cache cleared: the mixed model queued, "being computed"),
+    again with the fit in the cache, and with intervals and clusters; ``[label, seconds, peak MiB, growth MiB,
+    target, CPU s]`` each. Only what every revision has is called (``results.table6``)."""
+    from django.core.cache import cache
+
+    from core.models import Campaign
+    from evalapp.services import results
+
+    campaign = Campaign.objects.get(name="aggregate")
+    target = TABLE6_ALL_COLUMNS_TARGET_SECONDS
+    cache.clear()
+    rows = [measure("Table 6 with every column, first export", lambda: results.table6(campaign), target)]
+    rows.append(measure("Table 6 with every column, again", lambda: results.table6(campaign), target))
+    if intervals:
+        rows.append(
+            measure(
+                f"Table 6 with every column + intervals and clusters ({bootstrap})",
+                lambda: results.table6(campaign, bootstrap=bootstrap),
+                target,
+            )
+        )
+    return rows
+
+
+def timing_process(args):
+    """One side of --baseline: time :func:`full_table_rows` with the product code of ``--code``."""
+    workdir = Path(tempfile.mkdtemp(prefix="comve-aggregate-timing-"))
+    setup_django(production_env(args.database_url, workdir))
+    rows = full_table_rows(args.bootstrap, intervals=not args.only_secondary)
+    Path(args.timings).write_text(json.dumps(rows))
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+def compare(args, url, workdir):
+    """Time Table 6 with the baseline's code and with this checkout's, each in a process of its own."""
+    baseline = workdir / "baseline"
+    baseline.mkdir()
+    archive = subprocess.run(
+        ["git", "archive", args.baseline, "core", "annotators", "evalapp", "config", "bench", "templates", "static"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
+    found = {}
+    for label, tree, intervals in (
+        (f"baseline {args.baseline}", baseline, args.baseline_intervals),
+        ("this checkout", REPO, True),
+    ):
+        load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+        out = workdir / f"{tree.name}.json"
+        command = [sys.executable, __file__, "--code", str(tree), "--database-url", url, "--timings", str(out)]
+        command += ["--bootstrap", str(args.bootstrap)] + ([] if intervals else ["--only-secondary"])
+        subprocess.run(command, check=True, cwd=tree)
+        found[label] = (load, {row[0]: row for row in json.loads(out.read_text())})
+    labels = list(next(iter(reversed(found.values())))[1])
+    table = []
+    for name in labels:
+        cells = [name]
+        for _, rows in found.values():
+            row = rows.get(name)
+            cells.append("not run" if row is None else f"{row[1]} s, {row[5]} CPU s, {row[2]} MiB")
+        cells.append(found["this checkout"][1][name][4])
+        table.append(cells)
+    header = ["computation"] + [f"{label} (load {load})" for label, (load, _) in found.items()] + ["target"]
+    print(format_table(table, header))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Benchmark: the metric study's report, computed once, rendered again, recomputed after new ratings.
 
     python bench/metric_study_bench.py                       # 17 systems x 1,000 instances, every built-in metric
+    python bench/metric_study_bench.py --baseline a7b981f    # the same, then before/after against that revision
     python bench/metric_study_bench.py --database postgres --postgres-url postgres://comve@127.0.0.1:54331/comve
 
 Builds a synthetic rated campaign (default 17 systems x 1,000 instances x 3 raters) in a fresh
@@ -12,17 +13,24 @@ database, holds back the last ``--new-ratings`` ratings, then times the product'
 3. a report with another seed: statistics again, metric scores from the store;
 4. a report after the held-back ratings arrive: statistics again, metric scores from the store.
 
-For each step it prints the wall time, the peak resident memory, how many outputs a metric
-scored and whether the stored report was reused.
+For each step it prints the load average before it, the wall and CPU time, the peak resident
+memory, how many outputs a metric scored, whether the stored report was reused, and where the
+time went: each metric's scoring (its ``compute``), the statistics (``correlation_report``), the
+rendering, and the rest (reading ratings and texts, storing scores and the run). With
+``--baseline REV`` the benchmark of revision REV (``git archive`` into a temporary directory) runs
+first with the same arguments, in its own process, and a before/after table closes the output.
 """
 
 import argparse
 import json
 import os
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -32,7 +40,9 @@ from bench.aggregate_bench import measure
 from bench.loadstats import format_table
 from bench.server import BenchDatabase, production_env, setup_django
 
+REPO = Path(__file__).resolve().parent.parent
 SECOND_FORMAT_TARGET_SECONDS = 1.0
+TARGETS = {"first": 45.0, "seed": 5.0, "ratings": 5.0}  # issue 22: seconds
 DEFAULT_METRICS = "comve_bleu,sacrebleu,chrf,sentbleu,bertscore"
 WORDS = (
     "an elephant is too big for a fridge the sun rises in east cats cannot read fish live in water not trees "
@@ -85,6 +95,90 @@ def give_back(held):
         )
 
 
+class Timings:
+    """Seconds spent in each metric's ``compute``, in ``correlation_report`` and in rendering, by wrapping them
+    (bench-only instrumentation: the product's code is unchanged)."""
+
+    def __init__(self):
+        self.seconds = defaultdict(float)
+
+    def wrap(self, owner, name, label):
+        original = getattr(owner, name)
+        seconds = self.seconds
+
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                seconds[label(args) if callable(label) else label] += time.perf_counter() - started
+
+        setattr(owner, name, timed)
+
+    def take(self):
+        taken = dict(self.seconds)
+        self.seconds.clear()
+        return taken
+
+
+def instrument():
+    from evalapp.metrics import registry
+    from evalapp.services.metric_study import statistics
+
+    timings = Timings()
+    for key, cls in registry.METRICS.items():
+        timings.wrap(cls, "compute", f"scoring {key}")
+    timings.wrap(statistics, "correlation_report", "statistics")
+    return timings
+
+
+def load_average():
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def run_baseline(revision, argv, work):
+    """The benchmark of ``revision`` with the same arguments, in its own process; its JSON figures."""
+    tree = work / "baseline"
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", revision], cwd=REPO, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    figures = work / "baseline.json"
+    arguments = [a for a in argv if a != "--baseline" and a != revision]
+    print(f"baseline {revision}: running its benchmark (load average before: {load_average()})", flush=True)
+    subprocess.run(
+        [sys.executable, str(tree / "bench" / "metric_study_bench.py"), *arguments, "--json", str(figures)],
+        cwd=tree,
+        check=True,
+    )
+    return json.loads(figures.read_text(encoding="utf-8"))
+
+
+def before_after(baseline, figures, revision):
+    """Rows of the before/after table, step by step (the baseline's steps matched by position)."""
+    rows = []
+    for before, after in zip(baseline, figures):
+        rows.append(
+            [
+                after["step"],
+                f"{before['seconds']:.2f}",
+                f"{after['seconds']:.2f}",
+                f"{before['seconds'] / after['seconds']:.1f}x" if after["seconds"] else "",
+                f"{before['peak_rss_mib']:.0f}",
+                f"{after['peak_rss_mib']:.0f}",
+                after.get("target", ""),
+            ]
+        )
+    return rows, [
+        "step",
+        f"before ({revision}) s",
+        "after s",
+        "faster",
+        "before peak MiB",
+        "after peak MiB",
+        "target",
+    ]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
@@ -100,7 +194,12 @@ def main(argv=None):
     parser.add_argument("--permutations", type=int, default=1000)
     parser.add_argument("--new-ratings", type=int, default=100, help="ratings that arrive after the first report")
     parser.add_argument("--json", help="also write the figures to this JSON file")
+    parser.add_argument("--baseline", help="git revision whose benchmark runs first, for a before/after table")
     args = parser.parse_args(argv)
+    baseline = None
+    if args.baseline:
+        with tempfile.TemporaryDirectory(prefix="comve-metric-study-baseline-") as work:
+            baseline = run_baseline(args.baseline, list(sys.argv[1:] if argv is None else argv), Path(work))
 
     workdir = Path(tempfile.mkdtemp(prefix="comve-metric-study-"))
     database = BenchDatabase(args.database, workdir, f"comve_metric_study_{os.getpid()}", args.postgres_url)
@@ -111,6 +210,8 @@ def main(argv=None):
     from evalapp.formats.metric_report import render
     from evalapp.models import MetricSegmentScore
     from evalapp.services.metric_study.runs import report_for
+
+    timings = instrument()
 
     figures = []
     try:
@@ -130,38 +231,52 @@ def main(argv=None):
         options = {"bootstrap": args.bootstrap, "permutations": args.permutations, "corpus_scope": "campaign"}
         rows = []
 
+        breakdown = []
+
         def step(label, fmt, settings, target=None):
             before = MetricSegmentScore.objects.count()
             outcome = {}
+            load = load_average()
+            timings.take()
 
             def work():
                 run, reused = report_for(campaign, metrics, settings)
+                started = time.perf_counter()
                 outcome.update(run=run.pk, reused=reused, bytes=len(render(run.study_report(), fmt)))
+                timings.seconds["rendering"] += time.perf_counter() - started
 
             row = measure(label, work, target)
+            spent = timings.take()
+            spent["rest"] = max(0.0, float(row[1]) - sum(spent.values()))
             scored = MetricSegmentScore.objects.count() - before
-            rows.append(row + [f"{scored:,}", "yes" if outcome["reused"] else "no"])
+            rows.append([row[0], load, *row[1:], f"{scored:,}", "yes" if outcome["reused"] else "no"])
+            breakdown.append([label, ", ".join(f"{name} {seconds:.2f}" for name, seconds in spent.items())])
             figures.append(
                 {
                     "step": label,
+                    "load_before": load,
                     "seconds": float(row[1]),
+                    "cpu_seconds": float(row[5]),
                     "peak_rss_mib": float(row[2]),
                     "outputs_scored": scored,
                     "reused_report": outcome["reused"],
                     "run": outcome["run"],
+                    "seconds_by_part": spent,
+                    "target": f"< {target:g} s" if target else "",
                 }
             )
 
-        step("first report (JSON)", "json", options)
+        step("first report (JSON)", "json", options, TARGETS["first"])
         step("same report, second format (HTML)", "html", options, SECOND_FORMAT_TARGET_SECONDS)
-        step("another seed (JSON)", "json", {**options, "seed": 7})
+        step("another seed (JSON)", "json", {**options, "seed": 7}, TARGETS["seed"])
         give_back(held)
-        step(f"after {len(held)} more ratings (JSON)", "json", options)
+        step(f"after {len(held)} more ratings (JSON)", "json", options, TARGETS["ratings"])
         print(
             format_table(
                 rows,
                 [
                     "step",
+                    "load before",
                     "seconds",
                     "peak RSS MiB",
                     "RSS growth MiB",
@@ -172,6 +287,12 @@ def main(argv=None):
                 ],
             )
         )
+        print("where the time went (seconds):")
+        for label, parts in breakdown:
+            print(f"  {label}: {parts}")
+        print(f"peak RSS of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        if baseline is not None:
+            print(format_table(*before_after(baseline, figures, args.baseline)))
         if args.json:
             Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     finally:

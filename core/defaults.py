@@ -173,6 +173,11 @@ MAX_ADJUSTED_LEVELS = 4000
 # How long a fitted mixed model, a stability estimate or a study plan stays in Django's cache;
 # each is keyed by a digest of the ratings it was made from, so a new rating never reads a stale one.
 RESULTS_CACHE_SECONDS = 24 * 60 * 60
+# Table 6 reads a million counted ratings as one packed BIGINT each (evalapp/services/results.py): the
+# packed columns may use this many bits (a BIGINT has 63 and a sign), and each id field leaves this
+# much room above the largest id, for ids made while the rows are read.
+PACKED_BITS = 62
+PACKED_ID_MARGIN = 2**20
 # Up to this many counted ratings the mixed model is fitted where it is asked for (milliseconds to a
 # fraction of a second); above, once per state of the ratings by the background worker (db_worker),
 # and Table 6 says "being computed" until it is ready, so an export never waits for it (issue 22).

@@ -8,6 +8,7 @@ which the engine (:mod:`core.engine`) only moves with conditional updates.
 """
 
 import secrets
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import models
@@ -536,10 +537,21 @@ class Assignment(models.Model):
         ]
 
 
-class RatingQuerySet(models.QuerySet):
-    """Domain queries over ratings."""
+@dataclass(frozen=True)
+class LeftOut:
+    """What no figure of a campaign counts, for the exports' notes (:meth:`RatingQuerySet.left_out`): the raters
+    the organizer excluded and how many of their system-item ratings, and the control items and their ratings."""
 
-    def counted(self, campaign):
+    excluded_raters: int
+    excluded_ratings: int
+    control_items: int
+    control_ratings: int
+
+
+class RatingQuerySet(models.QuerySet["Rating"]):
+    """Domain queries over ratings: which ratings count, the one rule every interface and figure uses."""
+
+    def counted(self, campaign: "Campaign") -> "RatingQuerySet":
         """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
 
         A rating counts when it is of a system item (never a control item) of an instance not retired
@@ -552,6 +564,10 @@ class RatingQuerySet(models.QuerySet):
         - made in the app by a crowd account: counts only when made inside one of the campaign's crowd
           sessions, that session not rejected, and, with ``count_reconciled_only``, verified by the
           platform's records. A crowd account's rating outside any crowd session never counts.
+
+        The doors are subqueries (the crowd raters, the leases of the campaign's counting crowd sessions), not
+        joins: a million ratings are then read with one join (their item) instead of four, which is most of
+        Table 6's time (issue 22).
         """
         excluded_raters = RaterExclusion.objects.filter(campaign=campaign).values("rater_id")
         ratings = self.filter(
@@ -559,11 +575,34 @@ class RatingQuerySet(models.QuerySet):
         ).exclude(rater_id__in=excluded_raters)
         return ratings.filter(_counting_doors(campaign))
 
+    def counted_per_system(self, campaign: "Campaign") -> "RatingQuerySet":
+        """:meth:`counted`, one row per rating and system it counts for: a rating of an item that stands for
+        several systems' identical outputs counts for each of them (``item__item_outputs__output__system_id``)."""
+        return self.counted(campaign).filter(item__item_outputs__campaign=campaign)
 
-def _counting_doors(campaign):
-    """The doors of :meth:`RatingQuerySet.counted` as one condition."""
-    imported = ~Q(source=Rating.Source.APP)
-    lab = Q(source=Rating.Source.APP) & ~Q(rater__platform__in=CROWD_RATER_PLATFORMS)
+    def left_out(self, campaign: "Campaign") -> LeftOut:
+        """:class:`LeftOut` of ``campaign``: what :meth:`counted` leaves out and the exports name."""
+        excluded = list(RaterExclusion.objects.filter(campaign=campaign).values_list("rater_id", flat=True))
+        controls = Item.objects.filter(campaign=campaign, kind=Item.Kind.CONTROL).values("pk")
+        control_items = controls.count()
+        return LeftOut(
+            excluded_raters=len(excluded),
+            excluded_ratings=(
+                self.filter(campaign=campaign, item__kind=Item.Kind.SYSTEM, rater_id__in=excluded).count()
+                if excluded
+                else 0
+            ),
+            control_items=control_items,
+            control_ratings=self.filter(campaign=campaign, item_id__in=controls).count() if control_items else 0,
+        )
+
+
+def _counting_doors(campaign: "Campaign") -> Q:
+    """The doors of :meth:`RatingQuerySet.counted` as one condition (subqueries, see there)."""
+    app = Q(source=Rating.Source.APP)
+    crowd_raters = Rater.objects.filter(platform__in=CROWD_RATER_PLATFORMS).values("pk")
+    imported = ~app
+    lab = app & ~Q(rater_id__in=crowd_raters)
     if campaign.lab_access == Campaign.LabAccess.LISTED:
         lab &= Q(rater_id__in=campaign.lab_raters.values("pk"))
     elif campaign.lab_access == Campaign.LabAccess.NONE:
@@ -573,12 +612,10 @@ def _counting_doors(campaign):
         if campaign.count_reconciled_only
         else [CrowdSession.Status.VERIFIED, CrowdSession.Status.UNVERIFIED]
     )
-    crowd = Q(
-        source=Rating.Source.APP,
-        rater__platform__in=CROWD_RATER_PLATFORMS,
-        assignment__crowd_session__campaign=campaign,
-        assignment__crowd_session__status__in=statuses,
-    )
+    session_leases = Assignment.objects.filter(
+        crowd_session__campaign=campaign, crowd_session__status__in=statuses
+    ).values("pk")
+    crowd = app & Q(rater_id__in=crowd_raters, assignment_id__in=session_leases)
     return imported | lab | crowd
 
 

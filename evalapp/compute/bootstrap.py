@@ -9,10 +9,14 @@ The metric study reuses :func:`resample_indices` / :func:`resample_counts` to re
 corpus metrics on exactly the resamples used for the human scores.
 """
 
+from __future__ import annotations
+
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 
@@ -20,7 +24,7 @@ from core.defaults import CONFIDENCE_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED
 BLOCK_RESAMPLES = 256
 
 
-def resample_indices(n_items, n_resamples, seed):
+def resample_indices(n_items: int, n_resamples: int, seed: Any) -> NDArray[np.int64]:
     """``(n_resamples, n_items)`` indices drawn with replacement, reproducible from ``seed``."""
     if n_items < 1:
         raise ValueError("cannot bootstrap an empty sample")
@@ -28,7 +32,7 @@ def resample_indices(n_items, n_resamples, seed):
     return rng.integers(0, n_items, size=(n_resamples, n_items))
 
 
-def resample_counts(indices, n_items):
+def resample_counts(indices: NDArray[np.int64], n_items: int) -> NDArray[np.int64]:
     """How often each item occurs in each resample: ``(n_resamples, n_items)`` integer weights."""
     n_resamples = indices.shape[0]
     offsets = np.arange(n_resamples, dtype=np.int64)[:, None] * n_items
@@ -36,12 +40,14 @@ def resample_counts(indices, n_items):
     return flat.reshape(n_resamples, n_items)
 
 
-def percentile_interval(samples, level=CONFIDENCE_LEVEL, axis=0):
+def percentile_interval(
+    samples: ArrayLike, level: float = CONFIDENCE_LEVEL, axis: int = 0
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The (low, high) percentile interval of bootstrap ``samples`` along ``axis`` (NaNs ignored)."""
     tail = (1.0 - level) / 2.0 * 100.0
     with warnings.catch_warnings():  # a system never rated has only NaN estimates: its interval is NaN
         warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(samples, [tail, 100.0 - tail], axis=axis)
+        low, high = np.nanpercentile(np.asarray(samples, float), [tail, 100.0 - tail], axis=axis)
     return low, high
 
 
@@ -53,7 +59,7 @@ class Interval:
     resamples: int
     seed: int
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "low": self.low,
             "high": self.high,
@@ -64,7 +70,13 @@ class Interval:
         }
 
 
-def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED, level=CONFIDENCE_LEVEL):
+def ratio_intervals(
+    sums: ArrayLike,
+    counts: ArrayLike,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    level: float = CONFIDENCE_LEVEL,
+) -> list[Interval]:
     """Bootstrap intervals of ``sum(sums[k]) / sum(counts[k])`` for every row k.
 
     ``sums``/``counts`` are (systems x instances): per-cell score sums and rating counts, so a
@@ -84,5 +96,5 @@ def ratio_intervals(sums, counts, n_resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SE
     return [Interval(_finite(lo), _finite(hi), level, n_resamples, seed) for lo, hi in zip(low, high)]
 
 
-def _finite(value):
+def _finite(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None

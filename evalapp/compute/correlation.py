@@ -5,10 +5,15 @@ is undefined (a constant vector, too few points) is NaN, computed without callin
 the degenerate input, so no ``ConstantInputWarning`` is raised.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
-from scipy import stats
+from numpy.typing import ArrayLike, NDArray
+from scipy import sparse, stats
 
 from core.defaults import CONFIDENCE_LEVEL, METRIC_STUDY_PERMUTATIONS
 
@@ -16,13 +21,17 @@ MIN_POINTS = 2  # below this no coefficient is defined
 MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
 SWAP_BLOCK = 128  # permutation rows turned into a float matrix at a time (memory: 128 x points floats)
+KENDALL_LEVELS_MAX = 256  # distinct human scores up to which the permutation test's Kendall is counted per level
+KENDALL_ROUNDING_MARGIN = 1e-9  # rows whose |delta| is this close to the threshold are computed directly
 ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
 NAN = float("nan")
+FloatArray = NDArray[np.float64]
+Figure = dict[str, Any]  # a coefficient with its p-value, interval and counts, as the report prints it
 COEFFICIENTS = ("pearson", "spearman", "kendall_b", "kendall_c")
 SEGMENT_COEFFICIENTS = ("pearson", "spearman", "kendall_b")
 
 
-def _as_pair(x, y):
+def _as_pair(x: ArrayLike, y: ArrayLike) -> tuple[FloatArray, FloatArray]:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -30,7 +39,7 @@ def _as_pair(x, y):
     return x, y
 
 
-def is_degenerate(x, y):
+def is_degenerate(x: ArrayLike, y: ArrayLike) -> bool:
     """True when no correlation is defined: too few points, a NaN, or a constant vector."""
     x, y = _as_pair(x, y)
     if len(x) < MIN_POINTS or not (np.isfinite(x).all() and np.isfinite(y).all()):
@@ -38,7 +47,7 @@ def is_degenerate(x, y):
     return bool(np.ptp(x) == 0 or np.ptp(y) == 0)
 
 
-def fisher_interval(r, n, confidence=CONFIDENCE_LEVEL):
+def fisher_interval(r: float, n: int, confidence: float = CONFIDENCE_LEVEL) -> list[float]:
     """Confidence interval of Pearson's r through Fisher's z = atanh(r), standard error 1/sqrt(n-3)."""
     if not math.isfinite(r) or n < MIN_POINTS_FISHER:
         return [NAN, NAN]
@@ -49,7 +58,7 @@ def fisher_interval(r, n, confidence=CONFIDENCE_LEVEL):
     return [math.tanh(z - half), math.tanh(z + half)]
 
 
-def pearson(x, y, confidence=CONFIDENCE_LEVEL):
+def pearson(x: ArrayLike, y: ArrayLike, confidence: float = CONFIDENCE_LEVEL) -> Figure:
     """Pearson's r, its two-sided p-value (scipy.stats.pearsonr) and the Fisher-z interval."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -59,7 +68,7 @@ def pearson(x, y, confidence=CONFIDENCE_LEVEL):
     return {"r": r, "p": p, "ci": fisher_interval(r, len(x), confidence), "n": len(x)}
 
 
-def spearman(x, y):
+def spearman(x: ArrayLike, y: ArrayLike) -> Figure:
     """Spearman's rho and its two-sided p-value (scipy.stats.spearmanr)."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -68,7 +77,7 @@ def spearman(x, y):
     return {"r": float(result.statistic), "p": float(result.pvalue), "n": len(x)}
 
 
-def kendall(x, y, variant="b"):
+def kendall(x: ArrayLike, y: ArrayLike, variant: str = "b") -> Figure:
     """Kendall's tau-b (ties corrected) or tau-c (Stuart's, for rectangular tables), scipy.stats.kendalltau."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -77,7 +86,7 @@ def kendall(x, y, variant="b"):
     return {"r": float(result.statistic), "p": float(result.pvalue), "n": len(x)}
 
 
-def coefficient(name, x, y):
+def coefficient(name: str, x: ArrayLike, y: ArrayLike) -> Figure:
     """One coefficient by its report name: pearson, spearman, kendall_b or kendall_c."""
     if name == "pearson":
         return pearson(x, y)
@@ -88,7 +97,7 @@ def coefficient(name, x, y):
     raise ValueError(f"unknown correlation {name!r}; expected one of {', '.join(COEFFICIENTS)}")
 
 
-def coefficient_value(name, x, y):
+def coefficient_value(name: str, x: ArrayLike, y: ArrayLike) -> float:
     """Only the coefficient (no p-value); what bootstrap and permutation loops need."""
     x, y = _as_pair(x, y)
     if is_degenerate(x, y):
@@ -99,10 +108,10 @@ def coefficient_value(name, x, y):
         return float(np.corrcoef(stats.rankdata(x), stats.rankdata(y))[0, 1])
     if name in ("kendall_b", "kendall_c") and len(x) <= PAIRWISE_KENDALL_MAX_N:
         return _pairwise_kendall(x, y, name[-1])
-    return coefficient(name, x, y)["r"]
+    return float(coefficient(name, x, y)["r"])
 
 
-def _pairwise_kendall(x, y, variant):
+def _pairwise_kendall(x: FloatArray, y: FloatArray, variant: str) -> float:
     """Kendall's tau-b or tau-c from all pairs at once, as scipy.stats.kendalltau defines them.
 
     tau-b = S / sqrt((n0 - ties_x)(n0 - ties_y)), tau-c = 2 S / (n² (m - 1) / m), with S the
@@ -119,7 +128,7 @@ def _pairwise_kendall(x, y, variant):
     return s / math.sqrt(float(np.count_nonzero(dx)) * float(np.count_nonzero(dy)))
 
 
-def grouped(name, metric, human, groups):
+def grouped(name: str, metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> Figure:
     """Segment-level correlation grouped by instance.
 
     The coefficient is computed across the systems' outputs of each instance separately and
@@ -133,26 +142,46 @@ def grouped(name, metric, human, groups):
     return {
         "r": float(defined.mean()) if len(defined) else NAN,
         "p": None,
-        "n": int(len(metric)),
+        "n": int(np.size(metric)),
         "groups_used": int(len(defined)),
         "groups_undefined": int(len(values) - len(defined)),
     }
 
 
-def per_group_values(name, metric, human, groups):
-    """The coefficient within each group (in order of first appearance); NaN where undefined."""
+def per_group_values(name: str, metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> FloatArray:
+    """The coefficient within each group (in order of first appearance); NaN where undefined.
+
+    Groups of one size are correlated together, a matrix row per group (:func:`rowwise_coefficient`).
+    """
     metric, human = _as_pair(metric, human)
-    groups = np.asarray(groups)
-    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    values = np.full(len(first), NAN)
-    for slot, group in enumerate(order):
-        mask = inverse == group
-        values[slot] = coefficient_value(name, metric[mask], human[mask])
+    values = np.full(len(np.unique(groups)), NAN)
+    for slots, members in _groups_by_size(groups):
+        if members.shape[1] < MIN_POINTS or not (np.isfinite(metric).all() and np.isfinite(human).all()):
+            values[slots] = [coefficient_value(name, metric[row], human[row]) for row in members]
+        else:
+            values[slots] = rowwise_coefficient(name, metric[members], human[members])
     return values
 
 
-def wmt_pair_counts(metric, human, groups):
+def _groups_by_size(groups: ArrayLike) -> list[tuple[NDArray[np.int64], NDArray[np.intp]]]:
+    """[(slots, members)]: for each group size, the groups' slots (order of first appearance) and a
+    (groups, size) matrix of their positions, each row in the positions' order."""
+    groups = np.asarray(groups)
+    _, first, inverse, sizes = np.unique(groups, return_index=True, return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    slot_of = np.empty(len(first), dtype=np.int64)
+    slot_of[np.argsort(first, kind="stable")] = np.arange(len(first))
+    order = np.argsort(inverse, kind="stable")  # positions grouped, each group in position order
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    found = []
+    for size in np.unique(sizes):
+        chosen = np.flatnonzero(sizes == size)
+        members = order[starts[chosen][:, None] + np.arange(size)[None, :]]
+        found.append((slot_of[chosen], members))
+    return found
+
+
+def wmt_pair_counts(metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> NDArray[np.int64]:
     """Per group: (concordant, discordant) pairs for the WMT Kendall-like tau.
 
     Only pairs of outputs for the same instance whose human scores differ are counted.
@@ -160,38 +189,36 @@ def wmt_pair_counts(metric, human, groups):
     discordant (WMT 2018-2019 DARR convention: a metric gets no credit for a tie).
     """
     metric, human = _as_pair(metric, human)
-    groups = np.asarray(groups)
-    _, first, inverse = np.unique(groups, return_index=True, return_inverse=True)
-    counts = np.zeros((len(first), 2), dtype=np.int64)
-    for slot, group in enumerate(np.argsort(first)):
-        mask = inverse == group
-        m, h = metric[mask], human[mask]
-        human_diff = np.sign(h[:, None] - h[None, :])
-        metric_diff = np.sign(m[:, None] - m[None, :])
-        upper = np.triu(np.ones_like(human_diff, dtype=bool), k=1) & (human_diff != 0)
-        agree = (human_diff == metric_diff) & upper
-        counts[slot] = (agree.sum(), upper.sum() - agree.sum())
+    counts = np.zeros((len(np.unique(groups)), 2), dtype=np.int64)
+    for slots, members in _groups_by_size(groups):
+        m, h = metric[members], human[members]
+        human_diff = np.sign(h[:, :, None] - h[:, None, :])
+        metric_diff = np.sign(m[:, :, None] - m[:, None, :])
+        upper = np.triu(np.ones(human_diff.shape[1:], dtype=bool), k=1)[None] & (human_diff != 0)
+        agree = ((human_diff == metric_diff) & upper).sum(axis=(1, 2))
+        counts[slots, 0] = agree
+        counts[slots, 1] = upper.sum(axis=(1, 2)) - agree
     return counts
 
 
-def wmt_kendall_like(metric, human, groups):
+def wmt_kendall_like(metric: ArrayLike, human: ArrayLike, groups: ArrayLike) -> Figure:
     """WMT Kendall-like tau = (concordant - discordant) / (concordant + discordant); see :func:`wmt_pair_counts`."""
     concordant, discordant = wmt_pair_counts(metric, human, groups).sum(axis=0)
     return {
         "r": tau_from_counts(concordant, discordant),
         "p": None,
-        "n": int(len(metric)),
+        "n": int(np.size(metric)),
         "concordant": int(concordant),
         "discordant": int(discordant),
     }
 
 
-def tau_from_counts(concordant, discordant):
+def tau_from_counts(concordant: int | np.integer[Any], discordant: int | np.integer[Any]) -> float:
     pairs = concordant + discordant
     return float((concordant - discordant) / pairs) if pairs else NAN
 
 
-def williams_test(r12, r13, r23, n):
+def williams_test(r12: float, r13: float, r23: float, n: int) -> Figure:
     """Williams' test (Williams 1959) for r12 > r13 when both share variable 1 (the human scores).
 
     In the formulation of Graham & Baldwin (2014), with |R| = 1 - r12² - r13² - r23² + 2 r12 r13 r23:
@@ -211,14 +238,22 @@ def williams_test(r12, r13, r23, n):
     return {"t": t, "df": n - 3, "p": float(stats.t.sf(t, n - 3))}
 
 
-def standardize(values):
+def standardize(values: ArrayLike) -> FloatArray:
     """z-scores, so that two metrics on different scales can be swapped in a permutation test."""
-    values = np.asarray(values, dtype=float)
-    spread = values.std()
-    return (values - values.mean()) / spread if spread > 0 else values - values.mean()
+    array = np.asarray(values, dtype=float)
+    spread = array.std()
+    centred: FloatArray = array - array.mean()
+    return centred / spread if spread > 0 else centred
 
 
-def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples=METRIC_STUDY_PERMUTATIONS, rng=None):
+def paired_permutation_test(
+    metric_a: ArrayLike,
+    metric_b: ArrayLike,
+    human: ArrayLike,
+    name: str = "pearson",
+    resamples: int = METRIC_STUDY_PERMUTATIONS,
+    rng: np.random.Generator | None = None,
+) -> Figure:
     """Paired permutation test of corr(A, human) - corr(B, human) (Deutsch et al. 2021, PERM-BOTH style).
 
     Both metrics are standardised; in each permutation every unit (a system, or a segment)
@@ -232,12 +267,14 @@ def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples
         return {"delta": NAN, "p": NAN, "resamples": resamples}
     rng = rng if rng is not None else np.random.default_rng()
     za, zb = standardize(a), standardize(b)
-    swaps = rng.random((resamples, len(a))) < 0.5
+    swaps = coin_flips(rng, resamples, len(a))
     tolerance = 1e-12 * max(1.0, abs(observed))
     if name == "pearson":
         deltas = _swapped_pearson_deltas(za, zb, human, swaps, abs(observed) - tolerance)
     elif name == "kendall_b" and len(a) <= PAIRWISE_KENDALL_MAX_N:
         deltas = rowwise_kendall(np.where(swaps, zb, za), human) - rowwise_kendall(np.where(swaps, za, zb), human)
+    elif name == "kendall_b" and len(np.unique(human)) <= KENDALL_LEVELS_MAX:
+        deltas = _swapped_kendall_deltas(za, zb, human, swaps, abs(observed) - tolerance)
     else:
         left, right = np.where(swaps, zb, za), np.where(swaps, za, zb)
         deltas = np.array(
@@ -250,7 +287,23 @@ def paired_permutation_test(metric_a, metric_b, human, name="pearson", resamples
     return {"delta": float(observed), "p": float((1 + extreme) / (1 + resamples)), "resamples": resamples}
 
 
-def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
+def coin_flips(rng: np.random.Generator, rows: int, columns: int) -> NDArray[np.bool_]:
+    """``rng.random((rows, columns)) < 0.5``, bit for bit and leaving ``rng`` in the same state.
+
+    With PCG64 (NumPy's default generator) a double is the top 53 bits of one 64-bit output, so it
+    is below 1/2 exactly when that output's top bit is 0: read from the raw outputs, at half the
+    cost of making the doubles. Other bit generators draw the doubles as before.
+    """
+    if type(rng.bit_generator) is np.random.PCG64:
+        raw = rng.bit_generator.random_raw((rows, columns))
+        flips: NDArray[np.bool_] = (raw >> np.uint64(63)) == 0
+        return flips
+    return rng.random((rows, columns)) < 0.5
+
+
+def _swapped_pearson_deltas(
+    za: FloatArray, zb: FloatArray, human: FloatArray, swaps: NDArray[np.bool_], threshold: float
+) -> FloatArray:
     """corr(left, human) - corr(right, human) for every row of ``swaps``, without building the rows.
 
     A swapped row is ``za + s (zb - za)`` (s = 1 where swapped), so its sum, sum of squares and
@@ -285,7 +338,97 @@ def _swapped_pearson_deltas(za, zb, human, swaps, threshold):
     return deltas
 
 
-def rowwise_kendall(rows, y, variant="b"):
+def _swapped_kendall_deltas(
+    za: FloatArray, zb: FloatArray, human: FloatArray, swaps: NDArray[np.bool_], threshold: float
+) -> FloatArray:
+    """tau_b(left, human) - tau_b(right, human) for every row of ``swaps``, without sorting any row.
+
+    The right row is the left one's complement (each point takes the other metric's value), so in
+    the difference of the two rows' concordance sums S_left - S_right every product of two swaps
+    cancels: with t_p = +1 where point p is swapped and -1 where not, S_left - S_right equals
+    sum_p t_p g_p, where g_p depends only on p's two values against every other point's two values
+    (counted once, per human score level, with sorted values: :func:`_kendall_swap_weights`). The
+    rows' ties, and so the tau-b denominators, are counted from the groups of equal values among the
+    2n candidate values. Where the two denominators differ, S_left + S_right is not known, and the
+    difference is only bracketed (|tau| <= 1 bounds the unknown part); rows whose bracket, widened by
+    a rounding margin, holds ``threshold`` are computed directly as before, so the decision
+    ``|delta| >= threshold`` of every row is the direct computation's and the p-value is exactly
+    the one of the row-by-row loop. Exact integers throughout (sums stay far below 2**53).
+    """
+    n = len(za)
+    levels = np.unique(human, return_inverse=True)[1].ravel()
+    twice_g = _kendall_swap_weights(za, zb, levels)
+    pairs = n * (n - 1) / 2
+    level_sizes = np.bincount(levels).astype(float)
+    human_norm = math.sqrt(pairs - float((level_sizes * (level_sizes - 1) / 2).sum()))
+    # groups of equal values among the 2n candidates (za_p, zb_p); only groups of two or more tie
+    _, group = np.unique(np.concatenate([za, zb]), return_inverse=True)
+    group = group.ravel()
+    group_a, group_b = group[:n], group[n:]
+    sizes = np.bincount(group, minlength=2 * n)
+    tied = np.flatnonzero(sizes > 1)
+    slot = np.full(len(sizes), -1)
+    slot[tied] = np.arange(len(tied))
+    # left picks za_p where unswapped and zb_p where swapped: count = base + swaps @ change
+    base = np.bincount(slot[group_a][slot[group_a] >= 0], minlength=len(tied)).astype(float)
+    rows_a, rows_b = np.flatnonzero(slot[group_a] >= 0), np.flatnonzero(slot[group_b] >= 0)
+    change = sparse.csr_matrix(
+        (
+            np.r_[-np.ones(len(rows_a)), np.ones(len(rows_b))],
+            (np.r_[rows_a, rows_b], np.r_[slot[group_a][rows_a], slot[group_b][rows_b]]),
+        ),
+        shape=(n, len(tied)),
+    )
+    tied_sizes = sizes[tied].astype(float)
+    margin = KENDALL_ROUNDING_MARGIN * (1.0 + abs(threshold))
+    deltas = np.empty(len(swaps))
+    near = np.zeros(len(swaps), dtype=bool)
+    for start in range(0, len(swaps), SWAP_BLOCK):
+        s = swaps[start : start + SWAP_BLOCK].astype(float)
+        difference = ((2.0 * s - 1.0) @ twice_g) / 2.0  # S_left - S_right
+        left_count = base[None, :] + np.asarray((change.T @ s.T).T)
+        right_count = tied_sizes[None, :] - left_count
+        left_ties = (left_count * (left_count - 1) / 2).sum(axis=1)
+        right_ties = (right_count * (right_count - 1) / 2).sum(axis=1)
+        left_norm = np.sqrt(np.maximum(pairs - left_ties, 0.0))
+        right_norm = np.sqrt(np.maximum(pairs - right_ties, 0.0))
+        defined = (left_norm > 0) & (right_norm > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            estimate = difference / 2 * (1 / left_norm + 1 / right_norm) / human_norm
+            width = (left_norm + right_norm) * np.abs(right_norm - left_norm) / (2 * left_norm * right_norm)
+        block = slice(start, start + SWAP_BLOCK)
+        deltas[block] = estimate
+        near[block] = ~defined | (np.abs(np.abs(estimate) - threshold) <= width + margin)
+    if near.any():
+        rows = swaps[near]
+        left, right = np.where(rows, zb, za), np.where(rows, za, zb)
+        deltas[near] = [
+            coefficient_value("kendall_b", left[i], human) - coefficient_value("kendall_b", right[i], human)
+            for i in range(len(rows))
+        ]
+    return deltas
+
+
+def _kendall_swap_weights(za: FloatArray, zb: FloatArray, levels: NDArray[np.intp]) -> FloatArray:
+    """2 g_p of :func:`_swapped_kendall_deltas`, as integers.
+
+    g_p = (F(zb_p) - F(za_p)) over the other points' za plus the same over their zb, halved, where
+    F(v) = sum_q sign(level_p - level_q) sign(v - z_q): for each human score level m, the points of
+    that level below v less those above v (two binary searches in the level's sorted values).
+    """
+    twice_g = np.zeros(len(za))
+    for values in (za, zb):
+        for level in range(int(levels.max()) + 1):
+            ordered = np.sort(values[levels == level])
+            direction = np.sign(levels - level)
+            for query, sign in ((zb, 1.0), (za, -1.0)):
+                below = np.searchsorted(ordered, query, side="left")
+                above = len(ordered) - np.searchsorted(ordered, query, side="right")
+                twice_g += sign * direction * (below - above)
+    return twice_g
+
+
+def rowwise_kendall(rows: ArrayLike, y: ArrayLike, variant: str = "b") -> FloatArray:
     """Kendall's tau-b or tau-c of every row of ``rows`` with ``y`` (one vector, or one row per row), from all pairs.
 
     The vectorised form of :func:`_pairwise_kendall` for the few points of the system level:
@@ -312,11 +455,12 @@ def rowwise_kendall(rows, y, variant="b"):
     return result
 
 
-def _distinct_per_row(rows):
-    return 1 + np.count_nonzero(np.diff(np.sort(rows, axis=1), axis=1), axis=1)
+def _distinct_per_row(rows: FloatArray) -> NDArray[np.intp]:
+    distinct: NDArray[np.intp] = 1 + np.count_nonzero(np.diff(np.sort(rows, axis=1), axis=1), axis=1)
+    return distinct
 
 
-def rowwise_coefficient(name, rows_x, rows_y):
+def rowwise_coefficient(name: str, rows_x: ArrayLike, rows_y: ArrayLike) -> FloatArray:
     """``coefficient_value(name, x, y)`` of every pair of rows (complete rows: no NaN), vectorised.
 
     Pearson from centred products and Spearman as Pearson of average ranks (as np.corrcoef and
@@ -342,7 +486,7 @@ def rowwise_coefficient(name, rows_x, rows_y):
     return np.array([coefficient_value(name, x, y) for x, y in zip(rows_x, rows_y)])
 
 
-def _rowwise_pearson(rows, y):
+def _rowwise_pearson(rows: FloatArray, y: FloatArray) -> FloatArray:
     """Pearson's r of every row of a matrix with one vector (NaN for a constant row)."""
     rows = rows - rows.mean(axis=1, keepdims=True)
     y = y - y.mean()
@@ -351,7 +495,7 @@ def _rowwise_pearson(rows, y):
         return np.where(norms > 0, rows @ y / np.where(norms > 0, norms, 1), NAN)
 
 
-def top_k(names, human, k):
+def top_k(names: Sequence[str], human: Sequence[float], k: int) -> list[str]:
     """The k best systems by human score (ties broken by name, so the choice is reproducible)."""
     ranked = sorted(zip(names, human), key=lambda pair: (-pair[1], pair[0]))
     return [name for name, _ in ranked[:k]]

@@ -8,11 +8,17 @@ metric computed on the whole test set is recomputed on a resample of the test se
 per-segment sufficient statistics.
 """
 
-from collections.abc import Callable
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
+from threadpoolctl import threadpool_limits
 
 from core.defaults import (
     CONFIDENCE_LEVEL,
@@ -42,6 +48,14 @@ WMT_STATISTICS = {
     "acc_eq_grouped": "segment_level",
 }
 NAN = float("nan")
+FloatArray = NDArray[np.float64]
+Mask = NDArray[np.bool_]
+Figures = dict[str, Any]  # a section of the report, as it is printed
+Progress = Callable[[float, str], object]  # progress(fraction, detail)
+# per subset ("all", "top_k"): {"system_level": {metric: {coefficient: values}},
+#   "segment_level": {metric: {(section, coefficient or None): values}}}, values over the resamples
+Samples = dict[str, dict[str, dict[str, dict[Any, FloatArray]]]]
+Draws = dict[str, tuple[NDArray[np.int64], NDArray[np.int64]]]  # per domain: resampled indices, counts
 
 
 @dataclass
@@ -53,47 +67,47 @@ class Resampler:
     """
 
     domain: str
-    stats: np.ndarray
-    score: Callable[[np.ndarray], np.ndarray]
+    stats: FloatArray
+    score: Callable[[FloatArray], ArrayLike]
 
     @property
-    def size(self):
-        return self.stats.shape[1]
+    def size(self) -> int:
+        return int(self.stats.shape[1])
 
-    def scores(self, counts=None):
+    def scores(self, counts: ArrayLike | None = None) -> FloatArray:
         """System scores on the instances weighted by ``counts`` (how often each was drawn)."""
         if counts is None:
             summed = self.stats.sum(axis=1)
         else:
-            summed = np.tensordot(self.stats, counts, axes=([1], [0]))
+            summed = np.tensordot(self.stats, np.asarray(counts, float), axes=([1], [0]))
         return np.asarray(self.score(summed), dtype=float)
 
-    def rows(self, index):
+    def rows(self, index: ArrayLike) -> Resampler:
         """The same statistics for a subset of the systems."""
-        return Resampler(self.domain, self.stats[index], self.score)
+        return Resampler(self.domain, self.stats[np.asarray(index)], self.score)
 
-    def scores_many(self, counts):
+    def scores_many(self, counts: ArrayLike) -> FloatArray:
         """(resamples, systems) scores, one row per row of ``counts`` (resamples, instances)."""
-        counts = np.asarray(counts, float)
-        summed = np.tensordot(counts, self.stats, axes=([1], [1]))  # (resamples, systems, k)
+        weights = np.asarray(counts, float)
+        summed = np.tensordot(weights, self.stats, axes=([1], [1]))  # (resamples, systems, k)
         flat = np.asarray(self.score(summed.reshape(-1, summed.shape[-1])), float)
         return flat.reshape(summed.shape[0], summed.shape[1])
 
     @classmethod
-    def mean(cls, values, domain):
+    def mean(cls, values: ArrayLike, domain: str) -> Resampler:
         """Average of per-segment values (NaN = missing) as a ratio of sum to count."""
-        values = np.asarray(values, dtype=float)
-        present = np.isfinite(values)
-        stats = np.stack([np.where(present, values, 0.0), present.astype(float)], axis=-1)
+        array = np.asarray(values, dtype=float)
+        present = np.isfinite(array)
+        stats = np.stack([np.where(present, array, 0.0), present.astype(float)], axis=-1)
         return cls(domain, stats, _ratio)
 
     @classmethod
-    def ratio(cls, sums, counts, domain):
+    def ratio(cls, sums: ArrayLike, counts: ArrayLike, domain: str) -> Resampler:
         """Sum over count, e.g. formula (1): the sum of the ratings over their number."""
         return cls(domain, np.stack([np.asarray(sums, float), np.asarray(counts, float)], axis=-1), _ratio)
 
 
-def _ratio(summed):
+def _ratio(summed: FloatArray) -> FloatArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(summed[:, 1] > 0, summed[:, 0] / np.where(summed[:, 1] > 0, summed[:, 1], 1), NAN)
 
@@ -103,69 +117,88 @@ class MetricData:
     """One metric: its system scores, how to recompute them, its segment scores (may be absent)."""
 
     name: str
-    system: np.ndarray
+    system: FloatArray
     resampler: Resampler | None = None
-    segment: np.ndarray | None = None  # (systems, campaign instances), NaN where missing
+    segment: FloatArray | None = None  # (systems, campaign instances), NaN where missing
 
 
 @dataclass
 class StudyData:
-    systems: list
+    systems: list[str]
     human: Resampler  # domain "campaign": rating sums and counts per item
-    metrics: list = field(default_factory=list)
+    metrics: list[MetricData] = field(default_factory=list)
 
     @property
-    def human_system(self):
+    def human_system(self) -> FloatArray:
         return self.human.scores()
 
     @property
-    def human_segment(self):
+    def human_segment(self) -> FloatArray:
         """Mean rating of each (system, instance); NaN where unrated."""
         sums, counts = self.human.stats[..., 0], self.human.stats[..., 1]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(counts > 0, sums / np.where(counts > 0, counts, 1), NAN)
 
 
-def default_top_k(n_systems):
+def default_top_k(n_systems: int) -> int:
     """Half of the systems, rounded up, but at least DEFAULT_TOP_K_MIN (fewer points make no correlation)."""
     return min(n_systems, max(DEFAULT_TOP_K_MIN, -(-n_systems // 2)))
 
 
 def correlation_report(
-    data,
-    bootstrap=DEFAULT_RESAMPLES,
-    seed=DEFAULT_SEED,
-    top_k=None,
-    permutations=METRIC_STUDY_PERMUTATIONS,
-    confidence=CONFIDENCE_LEVEL,
-    progress=None,
-):
+    data: StudyData,
+    bootstrap: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    top_k: int | None = None,
+    permutations: int = METRIC_STUDY_PERMUTATIONS,
+    confidence: float = CONFIDENCE_LEVEL,
+    progress: Progress | None = None,
+) -> Figures:
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
     the WMT statistics (:func:`wmt_statistics`) of all systems.
 
-    ``progress(fraction, detail)``, when given, is called as the work advances.
+    ``progress(fraction, detail)``, when given, is called as the work advances. The matrix
+    products here are small and many: OpenBLAS's threads only spin against each other and against
+    the other processes of the machine (single-threaded, they took a tenth of the CPU time), so the
+    report runs with one BLAS thread.
     """
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress)
+
+
+def _correlation_report(
+    data: StudyData,
+    bootstrap: int,
+    seed: int,
+    top_k: int | None,
+    permutations: int,
+    confidence: float,
+    progress: Progress | None,
+) -> Figures:
     human = data.human_system
     k = top_k if top_k is not None else default_top_k(len(data.systems))
     best = corr.top_k(data.systems, [h if np.isfinite(h) else -np.inf for h in human], k)
     subsets = {"all": np.ones(len(data.systems), bool), "top_k": np.isin(np.asarray(data.systems, dtype=object), best)}
     figures = {name: _point_figures(data, mask) for name, mask in subsets.items()}
 
-    def correlation_step(fraction):
+    def correlation_step(done: int, total: int) -> None:
         if progress is not None:
             progress(
-                fraction * CORRELATION_SHARE, f"Bootstrap: {round(fraction * bootstrap):,} of {bootstrap:,} resamples"
+                done / max(1, total) * CORRELATION_SHARE,
+                f"Bootstrap of {bootstrap:,} resamples: {done:,} of {total:,} metric outputs",
             )
 
-    def wmt_step(fraction, detail):
+    def wmt_step(fraction: float, detail: str) -> None:
         if progress is not None:
             progress(CORRELATION_SHARE + fraction * (1 - CORRELATION_SHARE), detail)
 
+    # one matrix of resampled instances per domain for every statistic of a resample
+    draws = _domain_draws(_domain_sizes(data), bootstrap, seed) if bootstrap else {}
     if bootstrap:
-        samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step)
+        samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step, draws)
         for name in subsets:
             _attach_intervals(figures[name], samples[name], confidence)
-    wmt = wmt_statistics(data, bootstrap, seed, confidence, progress=wmt_step)
+    wmt = wmt_statistics(data, bootstrap, seed, confidence, progress=wmt_step, draws=draws)
     for level in ("system_level", "segment_level"):
         for metric, entries in wmt[level].items():
             figures["all"][level].setdefault(metric, {}).update(entries)
@@ -201,24 +234,40 @@ def correlation_report(
 # --- point estimates ---------------------------------------------------------------------
 
 
-def _system_vectors(data, metric, mask, metric_scores=None, human=None):
+def _system_vectors(
+    data: StudyData,
+    metric: MetricData,
+    mask: Mask,
+    metric_scores: FloatArray | None = None,
+    human: FloatArray | None = None,
+) -> tuple[FloatArray, FloatArray]:
     metric_scores = metric.system if metric_scores is None else metric_scores
     human = data.human_system if human is None else human
     keep = mask & np.isfinite(metric_scores) & np.isfinite(human)
     return np.asarray(metric_scores, float)[keep], np.asarray(human, float)[keep]
 
 
-def _segment_rows(data, metric, mask, columns=None):
+def _segment_of(metric: MetricData) -> FloatArray:
+    """The metric's segment scores; only called for metrics that have them."""
+    if metric.segment is None:
+        raise ValueError(f"metric {metric.name} has no segment scores")
+    return metric.segment
+
+
+def _segment_rows(
+    data: StudyData, metric: MetricData, mask: Mask, columns: ArrayLike | None = None
+) -> tuple[FloatArray, FloatArray, NDArray[np.intp]]:
     """Flattened (metric, human, instance) rows of the systems in ``mask`` with both scores."""
-    seg_metric, seg_human = metric.segment[mask], data.human_segment[mask]
+    seg_metric, seg_human = _segment_of(metric)[mask], data.human_segment[mask]
     instances = np.broadcast_to(np.arange(seg_metric.shape[1]), seg_metric.shape)
     if columns is not None:
-        seg_metric, seg_human, instances = seg_metric[:, columns], seg_human[:, columns], instances[:, columns]
+        chosen = np.asarray(columns, dtype=np.intp)
+        seg_metric, seg_human, instances = seg_metric[:, chosen], seg_human[:, chosen], instances[:, chosen]
     keep = np.isfinite(seg_metric) & np.isfinite(seg_human)
     return seg_metric[keep], seg_human[keep], instances[keep]
 
 
-def _point_figures(data, mask):
+def _point_figures(data: StudyData, mask: Mask) -> Figures:
     system_level, segment_level = {}, {}
     for metric in data.metrics:
         x, y = _system_vectors(data, metric, mask)
@@ -247,7 +296,7 @@ def _point_figures(data, mask):
 # --- bootstrap ---------------------------------------------------------------------------
 
 
-def _domain_sizes(data):
+def _domain_sizes(data: StudyData) -> dict[str, int]:
     sizes = {CAMPAIGN_DOMAIN: data.human.size}
     for metric in data.metrics:
         if metric.resampler is not None:
@@ -260,7 +309,7 @@ def _domain_sizes(data):
     return sizes
 
 
-def _segment_caches(data, mask):
+def _segment_caches(data: StudyData, mask: Mask) -> dict[str, dict[str, Any]]:
     """Per-instance grouped coefficients and WMT pair counts, so a resample only re-aggregates them."""
     caches = {}
     for metric in data.metrics:
@@ -280,7 +329,7 @@ def _segment_caches(data, mask):
     return caches
 
 
-def _domain_draws(sizes, resamples, seed):
+def _domain_draws(sizes: Mapping[str, int], resamples: int, seed: int) -> Draws:
     """Resampled instance indices and counts per domain, with the results module's resampler.
 
     The campaign's instances are drawn from ``seed`` itself, so the human scores see exactly
@@ -295,13 +344,20 @@ def _domain_draws(sizes, resamples, seed):
     return draws
 
 
-def _bootstrap(data, subsets, resamples, seed, progress=None):
-    """Every resample's coefficients. The system level is computed for all resamples at once
-    (one matrix of resampled system scores per metric); the segment level resample by resample."""
-    sizes = _domain_sizes(data)
-    draws = _domain_draws(sizes, resamples, seed)
+def _bootstrap(
+    data: StudyData,
+    subsets: Mapping[str, Mask],
+    resamples: int,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+    draws: Draws | None = None,
+) -> Samples:
+    """Every resample's coefficients, all resamples of a metric output at once: the system level from
+    one matrix of resampled system scores, the segment level from the instances' draw counts.
+    ``draws`` (:func:`_domain_draws` of the same seed) are the report's one set of resamples."""
+    draws = draws if draws is not None else _domain_draws(_domain_sizes(data), resamples, seed)
     caches = {subset: _segment_caches(data, mask) for subset, mask in subsets.items()}
-    samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
+    samples: Samples = {subset: {"system_level": {}, "segment_level": {}} for subset in subsets}
     human = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1])
     for metric in data.metrics:
         scores = (
@@ -313,30 +369,19 @@ def _bootstrap(data, subsets, resamples, seed, progress=None):
             samples[subset]["system_level"][metric.name] = _system_samples(scores[:, mask], human[:, mask])
     segment_metrics = [metric for metric in data.metrics if metric.segment is not None]
     counts = draws[CAMPAIGN_DOMAIN][1]
-    for metric in segment_metrics:
+    for position, metric in enumerate(segment_metrics):
         for subset, mask in subsets.items():
             flat = FlattenedPoints(*_segment_rows(data, metric, mask))
             bucket = samples[subset]["segment_level"].setdefault(metric.name, {})
-            for name in WEIGHTED_COEFFICIENTS:
+            for name in corr.SEGMENT_COEFFICIENTS:
                 bucket[("flattened", name)] = flat.coefficient_many(name, counts)
-    for b in range(resamples):
-        columns = draws[CAMPAIGN_DOMAIN][0][b]
-        for metric in segment_metrics:
-            for subset, mask in subsets.items():
-                _segment_sample(
-                    data,
-                    metric,
-                    mask,
-                    columns,
-                    caches[subset][metric.name],
-                    samples[subset]["segment_level"].setdefault(metric.name, {}),
-                )
-        if progress is not None and (b + 1) % PROGRESS_EVERY == 0:
-            progress((b + 1) / resamples)
+            _grouped_samples(caches[subset][metric.name], counts, bucket)
+        if progress is not None:
+            progress(position + 1, len(segment_metrics))
     return samples
 
 
-def _system_samples(scores, human):
+def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArray]:
     """{coefficient: values over the resamples} of the rows of (resamples, systems) ``scores`` and ``human``.
 
     A resample where some system has no score correlates only the systems with both (as
@@ -354,7 +399,11 @@ def _system_samples(scores, human):
     return result
 
 
-WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: every resample at once (FlattenedPoints)
+WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
+FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
+KENDALL_CHUNK = (
+    400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
+)
 RESAMPLE_BLOCK = 50  # resamples weighted together (memory: block x outputs floats per array)
 
 
@@ -362,14 +411,14 @@ class _SortedBlocks:
     """Values sorted once with their blocks of equal values, so that the average ranks of a weighted
     multiset (each value repeated as often as its weight) are cumulative sums of the weights."""
 
-    def __init__(self, values):
+    def __init__(self, values: FloatArray) -> None:
         self.order = np.argsort(values, kind="stable")
         ordered = values[self.order]
         new_block = np.r_[True, ordered[1:] != ordered[:-1]] if len(ordered) else np.zeros(0, bool)
         self.starts = np.flatnonzero(new_block)
         self.block_of = np.cumsum(new_block) - 1
 
-    def ranks(self, weights):
+    def ranks(self, weights: FloatArray) -> FloatArray:
         """(resamples, points) average ranks, as scipy.stats.rankdata gives them on the repeated values."""
         ordered = weights[:, self.order]
         totals = np.add.reduceat(ordered, self.starts, axis=1)
@@ -389,55 +438,179 @@ class FlattenedPoints:
     :func:`corr.coefficient_value` (the tests hold them to it), without a loop over resamples.
     """
 
-    def __init__(self, metric, human, instances):
+    def __init__(self, metric: FloatArray, human: FloatArray, instances: NDArray[np.intp]) -> None:
         self.metric, self.human, self.instances = metric, human, instances
         self.sorted = (_SortedBlocks(metric), _SortedBlocks(human))
 
-    def coefficient_many(self, name, counts):
+    def coefficient_many(self, name: str, counts: NDArray[np.int64]) -> FloatArray:
         values = np.full(len(counts), NAN)
         if len(self.metric) == 0:
             return values
+        if name == "kendall_b":
+            return self._kendall_many(counts)
+        if name == "pearson":
+            return self._pearson_many(counts)
+        spread = self._spread(np.asarray(counts, float))
         for start in range(0, len(counts), RESAMPLE_BLOCK):
-            weights = np.asarray(counts[start : start + RESAMPLE_BLOCK], float)[:, self.instances]
+            block = slice(start, start + RESAMPLE_BLOCK)
+            weights = np.asarray(counts[block], float)[:, self.instances]
             if name == "spearman":
                 x, y = self.sorted[0].ranks(weights), self.sorted[1].ranks(weights)
             else:
                 x, y = self.metric, self.human
-            values[start : start + RESAMPLE_BLOCK] = self._weighted_pearson(x, y, weights)
+            values[block] = self._weighted_pearson(x, y, weights, spread[block])
         return values
 
-    def _weighted_pearson(self, x, y, weights):
+    def _spread(self, counts: FloatArray) -> Mask:
+        """Per resample (row of instance draw counts): do the drawn points' metric and human scores both vary?
+        From each instance's highest and lowest score, so no (resamples, points) array is made."""
+        n_instances = counts.shape[1]
+        drawn = counts > 0
+        varies = np.ones(len(counts), dtype=bool)
+        for values in (self.metric, self.human):
+            high = np.full(n_instances, -np.inf)
+            low = np.full(n_instances, np.inf)
+            np.maximum.at(high, self.instances, values)
+            np.minimum.at(low, self.instances, values)
+            varies &= np.where(drawn, high, -np.inf).max(axis=1) - np.where(drawn, low, np.inf).min(axis=1) > 0
+        return varies
+
+    def _pearson_many(self, counts: NDArray[np.int64]) -> FloatArray:
+        """Pearson's r of every resample from per-instance sums: a resample's weighted sums of 1, x, y,
+        x², y² and xy are the draw counts times the instances' sums (x and y centred on their plain
+        means first, so the moments lose no digits to cancellation)."""
+        weights = np.asarray(counts, float)
+        n_instances = weights.shape[1]
+        x, y = self.metric - self.metric.mean(), self.human - self.human.mean()
+        columns = (np.ones_like(x), x, y, x * x, y * y, x * y)
+        per_instance = np.stack([np.bincount(self.instances, weights=c, minlength=n_instances) for c in columns], 1)
+        total, sx, sy, sxx, syy, sxy = (weights @ per_instance).T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = (sxy - sx * sy / total) / np.sqrt((sxx - sx * sx / total) * (syy - sy * sy / total))
+        defined = (total >= corr.MIN_POINTS) & self._spread(weights)
+        return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
+
+    def _kendall_many(self, counts: NDArray[np.int64]) -> FloatArray:
+        """Kendall's tau-b of every resample's repeated points, as scipy.stats.kendalltau gives it.
+
+        Its numerator S (concordant less discordant pairs) is a quadratic form in the instances'
+        draw counts c: S = c' M c / 2, where M[i, j] sums sign(dx) sign(dy) over the ordered pairs of
+        points of instances i and j (a point's copies tie with one another and add nothing). M is
+        built once: the points sorted by metric score are cut into chunks at boundaries between
+        distinct values; a pair in two chunks has its metric order given by the chunks, so those
+        pairs add up per (instance, human score level) with one matrix product, and only the pairs
+        inside a chunk are compared one by one. The ties of either side per resample are weighted
+        counts of the groups of equal values. Human scores with more than ``KENDALL_LEVELS_MAX``
+        distinct values fall back to SciPy per resample.
+        """
+        weights = np.asarray(counts, float)
+        values = np.full(len(weights), NAN)
+        x, y, instances = self.metric, self.human, np.asarray(self.instances)
+        level_values, levels = np.unique(y, return_inverse=True)
+        levels = levels.ravel()
+        if len(level_values) > corr.KENDALL_LEVELS_MAX:
+            for b, row in enumerate(weights):
+                repeat = row[instances].astype(np.int64)
+                values[b] = corr.coefficient_value("kendall_b", np.repeat(x, repeat), np.repeat(y, repeat))
+            return values
+        n_instances, n_levels = weights.shape[1], len(level_values)
+        pair_matrix = _kendall_pair_matrix(x, levels, instances, n_instances, n_levels)
+        s = 0.5 * ((weights @ pair_matrix) * weights).sum(axis=1)
+        points = np.bincount(instances, minlength=n_instances).astype(float)
+        total = weights @ points
+        pairs = total * (total - 1) / 2
+        x_ties = _weighted_ties(self.sorted[0], instances, weights, n_instances)
+        y_ties = _weighted_ties(self.sorted[1], instances, weights, n_instances)
+        defined = (pairs - x_ties > 0) & (pairs - y_ties > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            tau = s / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
+        values[defined] = np.clip(tau[defined], -1.0, 1.0)
+        return values
+
+    def _weighted_pearson(self, x: FloatArray, y: FloatArray, weights: FloatArray, spread: Mask) -> FloatArray:
+        """Pearson's r of each row of weights; ``spread``: the row's drawn points vary in both scores."""
         total = weights.sum(axis=1)
-        present = weights > 0
-        spread = [
-            np.where(present, v, -np.inf).max(axis=1) - np.where(present, v, np.inf).min(axis=1)
-            for v in (self.metric, self.human)
-        ]
         with np.errstate(invalid="ignore", divide="ignore"):
             xc = x - ((weights * x).sum(axis=1) / total)[:, None]
             yc = y - ((weights * y).sum(axis=1) / total)[:, None]
             r = (weights * xc * yc).sum(axis=1) / np.sqrt(
                 (weights * xc * xc).sum(axis=1) * (weights * yc * yc).sum(axis=1)
             )
-        defined = (total >= corr.MIN_POINTS) & (spread[0] > 0) & (spread[1] > 0)
+        defined = (total >= corr.MIN_POINTS) & spread
         return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
 
-def _segment_sample(data, metric, mask, columns, cache, bucket):
-    """One resample's segment-level figures that are not weighted sums: Kendall's tau-b of the
-    flattened points, and the re-aggregated per-instance and WMT figures."""
-    m, h, _ = _segment_rows(data, metric, mask, columns)
+def _kendall_pair_matrix(
+    x: FloatArray, levels: NDArray[np.intp], instances: NDArray[np.intp], n_instances: int, n_levels: int
+) -> FloatArray:
+    """(instances, instances) sums of sign(x_p - x_q) sign(y_p - y_q) over ordered pairs of points; see
+    :meth:`FlattenedPoints._kendall_many`."""
+    order = np.argsort(x, kind="stable")
+    ordered = x[order]
+    block_starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    bounds, last = [0], 0
+    for start in block_starts[1:]:
+        if start - last >= KENDALL_CHUNK:
+            bounds.append(int(start))
+            last = start
+    bounds.append(len(x))
+    # Y[l, m] = sign(level_p - level_q) * sign(x_p - x_q) for p in an earlier chunk than q: -sign(l - m)
+    level_index = np.arange(n_levels)
+    y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(float)
+    per_chunk = []
+    within = np.zeros(n_instances * n_instances)
+    for first, end in zip(bounds[:-1], bounds[1:]):
+        points = order[first:end]
+        cell = instances[points] * n_levels + levels[points]
+        per_chunk.append(np.bincount(cell, minlength=n_instances * n_levels).reshape(n_instances, n_levels))
+        if ordered[first] != ordered[end - 1]:
+            dx = np.sign(x[points][:, None] - x[points][None, :])
+            dy = np.sign(levels[points][:, None] - levels[points][None, :])
+            flat = (instances[points][:, None] * n_instances + instances[points][None, :]).ravel()
+            within += np.bincount(flat, weights=(dx * dy).ravel(), minlength=n_instances * n_instances)
+    chunks = np.stack(per_chunk).astype(float)  # (chunks, instances, levels)
+    later = np.cumsum(chunks[::-1], axis=0)[::-1] - chunks  # the points of every later chunk
+    left = (chunks @ y_sign).transpose(1, 0, 2).reshape(n_instances, -1)
+    right = later.transpose(1, 0, 2).reshape(n_instances, -1)
+    cross = left @ right.T
+    matrix: FloatArray = cross + cross.T + within.reshape(n_instances, n_instances)
+    return matrix
+
+
+def _weighted_ties(
+    blocks: _SortedBlocks, instances: NDArray[np.intp], counts: FloatArray, n_instances: int
+) -> FloatArray:
+    """Per resample, the tied pairs of the repeated points: sum over groups of equal values of t (t - 1) / 2,
+    t being the group's points weighted by their instances' draw counts."""
+    membership = sparse.csr_matrix(
+        (np.ones(len(instances)), (blocks.block_of, instances[blocks.order])),
+        shape=(len(blocks.starts), n_instances),
+    )
+    ties: FloatArray = np.zeros(len(counts))
+    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
+        sizes = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
+        ties[start : start + FLAT_ACCURACY_BLOCK] = (sizes * (sizes - 1) / 2).sum(axis=0)
+    return ties
+
+
+def _grouped_samples(cache: Mapping[str, Any], counts: NDArray[np.int64], bucket: dict[Any, FloatArray]) -> None:
+    """Every resample's per-instance figures at once: the mean of the defined per-instance coefficients
+    over the drawn instances (each as often as drawn), and the WMT tau from the drawn instances' pairs."""
+    weights = np.asarray(counts, float)
     for name in corr.SEGMENT_COEFFICIENTS:
-        if name not in WEIGHTED_COEFFICIENTS:
-            bucket.setdefault(("flattened", name), []).append(corr.coefficient_value(name, m, h))
-        values = cache["grouped"][name][columns]
-        values = values[np.isfinite(values)]
-        bucket.setdefault(("grouped_by_instance", name), []).append(values.mean() if len(values) else NAN)
-    concordant, discordant = cache["pairs"][columns].sum(axis=0)
-    bucket.setdefault(("wmt_kendall", None), []).append(corr.tau_from_counts(concordant, discordant))
+        per_instance = cache["grouped"][name]
+        defined = np.isfinite(per_instance)
+        used = weights @ defined
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = (weights @ np.where(defined, per_instance, 0.0)) / used
+        bucket[("grouped_by_instance", name)] = np.where(used > 0, mean, NAN)
+    concordant, discordant = (np.asarray(counts, np.int64) @ cache["pairs"]).T
+    together = concordant + discordant
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bucket[("wmt_kendall", None)] = np.where(together > 0, (concordant - discordant) / together, NAN)
 
 
-def interval(values, confidence):
+def interval(values: ArrayLike, confidence: float) -> list[float]:
     """Percentile bootstrap interval over the defined resample values; NaN when none is defined."""
     values = np.asarray(values, dtype=float)
     if not np.isfinite(values).any():
@@ -446,7 +619,9 @@ def interval(values, confidence):
     return [float(low), float(high)]
 
 
-def _attach_intervals(figures, samples, confidence):
+def _attach_intervals(
+    figures: Figures, samples: Mapping[str, dict[str, dict[Any, FloatArray]]], confidence: float
+) -> None:
     for metric, by_name in samples["system_level"].items():
         for name, values in by_name.items():
             entry = figures["system_level"][metric][name]
@@ -464,7 +639,7 @@ def _attach_intervals(figures, samples, confidence):
 # --- comparisons -------------------------------------------------------------------------
 
 
-def _comparisons(data, mask, permutations, rng):
+def _comparisons(data: StudyData, mask: Mask, permutations: int, rng: np.random.Generator) -> list[dict[str, Any]]:
     """Williams' test and paired permutation tests for every pair of metrics, system and segment level."""
     results = []
     for first, second in combinations(data.metrics, 2):
@@ -480,19 +655,32 @@ def _comparisons(data, mask, permutations, rng):
     return results
 
 
-def _paired_system(data, first, second, mask):
+def _paired_system(
+    data: StudyData, first: MetricData, second: MetricData, mask: Mask
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     human = data.human_system
     keep = mask & np.isfinite(first.system) & np.isfinite(second.system) & np.isfinite(human)
     return np.asarray(first.system)[keep], np.asarray(second.system)[keep], human[keep]
 
 
-def _paired_segment(data, first, second, mask):
-    a, b, h = first.segment[mask], second.segment[mask], data.human_segment[mask]
+def _paired_segment(
+    data: StudyData, first: MetricData, second: MetricData, mask: Mask
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    a, b, h = _segment_of(first)[mask], _segment_of(second)[mask], data.human_segment[mask]
     keep = np.isfinite(a) & np.isfinite(b) & np.isfinite(h)
     return a[keep], b[keep], h[keep]
 
 
-def _compare(name_a, name_b, a, b, human, level, permutations, rng):
+def _compare(
+    name_a: str,
+    name_b: str,
+    a: FloatArray,
+    b: FloatArray,
+    human: FloatArray,
+    level: str,
+    permutations: int,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
     """Orders the pair so that metric_a has the higher Pearson r; Williams' p is then one-sided for r_a > r_b."""
     r_a, r_b = corr.coefficient_value("pearson", a, human), corr.coefficient_value("pearson", b, human)
     if np.isfinite(r_b) and (not np.isfinite(r_a) or r_b > r_a):
@@ -509,26 +697,27 @@ def _compare(name_a, name_b, a, b, human, level, permutations, rng):
 # --- the WMT metrics tasks' statistics ----------------------------------------------------
 
 
-def _entry(value, samples, confidence, **extra):
+def _entry(value: float | None, samples: FloatArray | None, confidence: float, **extra: Any) -> dict[str, Any]:
     ci = interval(samples, confidence) if samples is not None and len(samples) else [NAN, NAN]
     return {"value": _plain(value), "ci": ci, **extra}
 
 
-def _plain(value):
+def _plain(value: float | None) -> float:
     return float(value) if value is not None and np.isfinite(value) else NAN
 
 
 def wmt_statistics(
-    data,
-    resamples,
-    seed,
-    confidence=CONFIDENCE_LEVEL,
-    spa_permutations=SPA_PERMUTATIONS,
-    spa_resamples=SPA_BOOTSTRAP_RESAMPLES,
-    spa_resample_permutations=SPA_BOOTSTRAP_PERMUTATIONS,
-    alpha=RANKING_ALPHA,
-    progress=None,
-):
+    data: StudyData,
+    resamples: int,
+    seed: int,
+    confidence: float = CONFIDENCE_LEVEL,
+    spa_permutations: int = SPA_PERMUTATIONS,
+    spa_resamples: int = SPA_BOOTSTRAP_RESAMPLES,
+    spa_resample_permutations: int = SPA_BOOTSTRAP_PERMUTATIONS,
+    alpha: float = RANKING_ALPHA,
+    progress: Progress | None = None,
+    draws: Draws | None = None,
+) -> Figures:
     """Pairwise accuracy, soft pairwise accuracy, acc_eq, acc_eq grouped and the metric ranking.
 
     Each statistic carries a 95% bootstrap interval over the same resamples of instances as
@@ -541,12 +730,14 @@ def wmt_statistics(
     """
     step = progress or (lambda fraction, detail: None)
     sizes = _domain_sizes(data)
-    draws = _domain_draws(sizes, resamples, seed) if resamples else {}
+    if draws is None:
+        draws = _domain_draws(sizes, resamples, seed) if resamples else {}
     human_system = data.human_system
-    human_boot = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1]) if resamples else None
-    system_level, segment_level = {}, {}
-    samples = {name: {} for name in WMT_STATISTICS}
-    values = {name: {} for name in WMT_STATISTICS}
+    human_boot = data.human.scores_many(draws[CAMPAIGN_DOMAIN][1]) if resamples else np.zeros((0, len(data.systems)))
+    system_level: dict[str, dict[str, Any]] = {}
+    segment_level: dict[str, dict[str, Any]] = {}
+    samples: dict[str, dict[str, FloatArray | None]] = {name: {} for name in WMT_STATISTICS}
+    values: dict[str, dict[str, float | None]] = {name: {} for name in WMT_STATISTICS}
     # pairwise accuracy
     for metric in data.metrics:
         value = meta_evaluation.pairwise_accuracy(human_system, metric.system)
@@ -566,6 +757,7 @@ def wmt_statistics(
     human_segment = data.human_segment
     for position, metric in enumerate(segment_metrics):
         step(0.1 + 0.3 * position / max(1, len(segment_metrics)), f"acc_eq: {metric.name}")
+        assert metric.segment is not None  # segment_metrics holds only the metrics with segment scores
         flat = tie_calibration.FlatPairs(human_segment, metric.segment)
         result = tie_calibration.flat_accuracy(human_segment, metric.segment)
         grouped = tie_calibration.GroupedPairs(human_segment, metric.segment)
@@ -575,14 +767,7 @@ def wmt_statistics(
             counts = draws[CAMPAIGN_DOMAIN][1]
             n_systems = human_segment.shape[0]
             flat_boot = (
-                np.array(
-                    [
-                        tie_calibration.flat_accuracy_at(flat, result.epsilon, np.tile(row, n_systems)[flat.keep])
-                        for row in counts
-                    ]
-                )
-                if np.isfinite(result.epsilon)
-                else None
+                _flat_accuracy_many(flat, result.epsilon, counts, n_systems) if np.isfinite(result.epsilon) else None
             )
             grouped_boot, _ = grouped.optimise_many(counts)
         segment_level[metric.name] = {
@@ -633,7 +818,31 @@ def wmt_statistics(
     }
 
 
-def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutations, step):
+def _flat_accuracy_many(flat: Any, epsilon: float, counts: NDArray[np.int64], n_systems: int) -> FloatArray:
+    """acc_eq (flattened) of every resample at the full sample's epsilon, as ``tie_calibration.flat_accuracy_at``
+    gives it resample by resample: each output weighted by its instance's draw count."""
+    values = np.full(len(counts), NAN)
+    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):
+        block = np.asarray(counts[start : start + FLAT_ACCURACY_BLOCK], float)
+        weights = np.tile(block, (1, n_systems))[:, flat.keep]
+        total = weights.sum(axis=1)
+        agreeing = np.asarray(flat.agreement_many(epsilon, weights), float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values[start : start + FLAT_ACCURACY_BLOCK] = np.where(
+                total >= 2, agreeing / (total * (total - 1) / 2), NAN
+            )
+    return values
+
+
+def _soft_pairwise(
+    data: StudyData,
+    draws: Draws,
+    seed: int,
+    permutations: int,
+    resamples: int,
+    resample_permutations: int,
+    step: Progress,
+) -> tuple[dict[str, tuple[float, FloatArray | None]], dict[str, Any]]:
     """{metric: (SPA, bootstrap values)} and the per-pair p-values (human and each metric)."""
     domains = sorted({CAMPAIGN_DOMAIN} | {m.resampler.domain for m in data.metrics if m.resampler is not None})
     rngs = {
@@ -647,13 +856,14 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
     }
     human_stats = soft_pairwise.Prepared(data.human.stats)
     human_p = soft_pairwise.pairwise_p_values(human_stats, data.human.score, signs[CAMPAIGN_DOMAIN])
-    metrics = [m for m in data.metrics if m.resampler is not None]
-    prepared = {m.name: soft_pairwise.Prepared(m.resampler.stats) for m in metrics}
+    metrics = [(m.name, m.resampler) for m in data.metrics if m.resampler is not None]
+    prepared = {name: soft_pairwise.Prepared(resampler.stats) for name, resampler in metrics}
     metric_p = {
-        m.name: soft_pairwise.pairwise_p_values(prepared[m.name], m.resampler.score, signs[m.resampler.domain])
-        for m in metrics
+        name: soft_pairwise.pairwise_p_values(prepared[name], resampler.score, signs[resampler.domain])
+        for name, resampler in metrics
     }
-    result = {m.name: [soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[m.name]), []] for m in metrics}
+    spa = {name: soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[name]) for name, _ in metrics}
+    boot: dict[str, list[float]] = {name: [] for name, _ in metrics}
     for b in range(resamples):
         if b % PROGRESS_EVERY == 0:
             step(b / max(1, resamples), f"Soft pairwise accuracy: {b:,} of {resamples:,} resamples")
@@ -664,12 +874,12 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
         human_b = soft_pairwise.pairwise_p_values(
             human_stats, data.human.score, resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN]
         )
-        for m in metrics:
-            domain = m.resampler.domain
+        for name, resampler in metrics:
+            domain = resampler.domain
             metric_b = soft_pairwise.pairwise_p_values(
-                prepared[m.name], m.resampler.score, resample_signs[domain], counts[domain]
+                prepared[name], resampler.score, resample_signs[domain], counts[domain]
             )
-            result[m.name][1].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
+            boot[name].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
     first, second = np.triu_indices(len(data.systems), 1)
     pairs = [
         {
@@ -687,4 +897,4 @@ def _soft_pairwise(data, draws, seed, permutations, resamples, resample_permutat
         "test": "one-sided paired permutation test over instances: p(a better than b)",
         "pairs": pairs,
     }
-    return {name: (value, np.asarray(boot) if boot else None) for name, (value, boot) in result.items()}, details
+    return {name: (spa[name], np.asarray(boot[name]) if boot[name] else None) for name, _ in metrics}, details

@@ -8,10 +8,16 @@ metric starts a new rank when some metric of the current rank is significantly b
 (p <= alpha); otherwise it shares the current rank.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 
-def assign_ranks(sig_matrix, alpha):
+def assign_ranks(sig_matrix: NDArray[np.float64], alpha: float) -> list[int]:
     """Ranks (1, 2, ...) from an upper-triangular p-value matrix of metrics sorted best first."""
     n = sig_matrix.shape[0]
     ranks, current, start = [], 1, 0
@@ -23,7 +29,9 @@ def assign_ranks(sig_matrix, alpha):
     return ranks
 
 
-def rank_metrics(values, samples, alpha):
+def rank_metrics(
+    values: Mapping[str, float | None], samples: Mapping[str, Any], alpha: float
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """Order metrics by value and cluster them.
 
     ``values``: {metric: statistic}; ``samples``: {metric: bootstrap values, aligned across
@@ -31,11 +39,11 @@ def rank_metrics(values, samples, alpha):
     ranking is a list of {"metric", "value", "rank"} best first; p-values {"a|b": p} for a
     above b.
     """
-    names = [name for name, value in values.items() if value is not None and np.isfinite(value)]
-    names.sort(key=lambda name: -values[name])
+    defined = {name: float(value) for name, value in values.items() if value is not None and np.isfinite(value)}
+    names = sorted(defined, key=lambda name: -defined[name])
     n = len(names)
     sig = np.full((n, n), np.nan)
-    p_values = {}
+    p_values: dict[str, float] = {}
     for i in range(n):
         for j in range(i + 1, n):
             a, b = (
@@ -47,5 +55,5 @@ def rank_metrics(values, samples, alpha):
             sig[i, j] = p
             p_values[f"{names[i]}|{names[j]}"] = p
     ranks = assign_ranks(sig, alpha)
-    ranking = [{"metric": name, "value": float(values[name]), "rank": rank} for name, rank in zip(names, ranks)]
+    ranking = [{"metric": name, "value": defined[name], "rank": rank} for name, rank in zip(names, ranks)]
     return ranking, p_values

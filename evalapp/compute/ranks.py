@@ -6,26 +6,29 @@ better. Rounding is half-up on the shortest decimal representation of the float,
 shows as 1.85 (Python's ``round`` would give 1.84 from the binary value 1.84499...).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 
 BLEU_DIGITS = 1
 HUMAN_DIGITS = 2
 
 
-def display_round(value, digits):
+def display_round(value: float | None, digits: int) -> Decimal | None:
     """``value`` rounded half-up to ``digits`` decimals as a Decimal; None stays None."""
     if value is None:
         return None
     return Decimal(repr(float(value))).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
 
 
-def display(value, digits, missing="-"):
+def display(value: float | None, digits: int, missing: str = "-") -> str:
     """The text shown for ``value``: rounded to ``digits`` decimals, ``missing`` for None."""
     rounded = display_round(value, digits)
     return missing if rounded is None else f"{rounded:.{digits}f}"
 
 
-def competition_ranks(values, digits):
+def competition_ranks(values: Sequence[float | None], digits: int) -> list[int | None]:
     """Competition ranks (1 = highest) of ``values`` after rounding to ``digits``; None ranks None.
 
     ``competition_ranks([2.1, 1.84, 1.8444, 1.5], 2) == [1, 2, 2, 4]``.

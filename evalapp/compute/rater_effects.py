@@ -35,12 +35,17 @@ ratings, so a rater's effect cannot be told from the noise), both are left empty
 as 0.00 and as a "rater variance 0" fit.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 from scipy import linalg, optimize, stats
 from threadpoolctl import threadpool_limits
 
@@ -64,7 +69,7 @@ Z_DIGITS = 12
 THETA_GRID = (0.0, 0.2, 0.5, 1.0, 2.0)
 
 
-def secondary_problem(rating_ids, raters):
+def secondary_problem(rating_ids: ArrayLike, raters: ArrayLike) -> str | None:
     """Why ``human_z`` and ``human_adjusted`` cannot be estimated (None when they can).
 
     ``rating_ids``/``raters`` are parallel per-(rating, system) rows; each distinct rating counts once.
@@ -80,7 +85,7 @@ def secondary_problem(rating_ids, raters):
     return ratings_per_rater_problem(per_rater)
 
 
-def ratings_per_rater_problem(per_rater):
+def ratings_per_rater_problem(per_rater: ArrayLike) -> str | None:
     """:func:`secondary_problem` from the number of distinct counted ratings of each rater (grouped sums)."""
     per_rater = np.asarray(per_rater)
     if not len(per_rater) or not per_rater.sum():
@@ -95,7 +100,7 @@ def ratings_per_rater_problem(per_rater):
     return None
 
 
-def rater_z_scores(raters, scores):
+def rater_z_scores(raters: ArrayLike, scores: ArrayLike) -> NDArray[np.float64]:
     """The z-score of each rating within its rater (ddof 0; a rater with SD 0 gives 0 everywhere)."""
     scores = np.asarray(scores, dtype=float)
     if not len(scores):
@@ -109,7 +114,9 @@ def rater_z_scores(raters, scores):
     return np.where(spread > 0, deviations / np.where(spread > 0, spread, 1.0), 0.0)
 
 
-def system_z_means(rating_ids, raters, scores, systems, names):
+def system_z_means(
+    rating_ids: ArrayLike, raters: ArrayLike, scores: ArrayLike, systems: ArrayLike, names: Iterable[str]
+) -> dict[str, float | None]:
     """``{name: mean z or None}`` over per-(rating, system) rows.
 
     ``rating_ids``, ``raters``, ``scores`` and ``systems`` are parallel: one row per counted rating
@@ -129,7 +136,9 @@ def system_z_means(rating_ids, raters, scores, systems, names):
     return result
 
 
-def system_z_from_sums(raters, cells, names):
+def system_z_from_sums(
+    raters: Iterable[tuple[Any, int, int, int]], cells: Iterable[tuple[str, Any, int, int]], names: Iterable[str]
+) -> dict[str, float | None]:
     """``{name: mean z or None}`` from grouped sums, the figures :func:`system_z_means` gives from rows.
 
     ``raters``: (rater, ratings, sum, sum of squares) of each rater's distinct counted ratings;
@@ -142,7 +151,8 @@ def system_z_from_sums(raters, cells, names):
     """
     result = dict.fromkeys(names)
     per_rater = {rater: (int(n), int(total), int(squares)) for rater, n, total, squares in raters}
-    z_sums, rows = {}, {}
+    z_sums: dict[str, float] = {}
+    rows: dict[str, int] = {}
     for system, rater, count, total in cells:
         n, rater_total, squares = per_rater[rater]
         spread = n * squares - rater_total * rater_total
@@ -155,6 +165,39 @@ def system_z_from_sums(raters, cells, names):
     return result
 
 
+def system_z_from_totals(
+    rater_ids: NDArray[np.int64],
+    rater_counts: NDArray[np.int64],
+    rater_sums: NDArray[np.int64],
+    rater_squares: NDArray[np.int64],
+    cell_systems: Sequence[str],
+    cell_raters: NDArray[np.int64],
+    cell_counts: NDArray[np.int64],
+    cell_sums: NDArray[np.int64],
+    names: Iterable[str],
+) -> dict[str, float | None]:
+    """:func:`system_z_from_sums` on arrays: the same figures, bit for bit, for a million ratings' few thousand
+    cells without a Python step per cell. ``rater_ids`` sorted; each cell's rater among them; a system's cells
+    are added in the order given (as :func:`system_z_from_sums` adds them)."""
+    result: dict[str, float | None] = dict.fromkeys(names)
+    if not len(cell_counts):
+        return result
+    at = np.searchsorted(rater_ids, cell_raters)
+    n, total, squares = rater_counts[at], rater_sums[at], rater_squares[at]
+    spread = n * squares - total * total
+    numerator = n * cell_sums - cell_counts * total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z_sums = np.where(spread > 0, numerator / np.sqrt(np.where(spread > 0, spread, 1).astype(float)), 0.0)
+    labels, system_codes = np.unique(np.asarray(cell_systems, dtype=object), return_inverse=True)
+    system_codes = system_codes.reshape(-1)
+    z_totals = np.bincount(system_codes, weights=z_sums, minlength=len(labels))
+    rows = np.bincount(system_codes, weights=cell_counts, minlength=len(labels))
+    for label, z_total, count in zip(labels.tolist(), z_totals.tolist(), rows.tolist()):
+        if label in result and count:
+            result[label] = round(z_total / int(count), Z_DIGITS)
+    return result
+
+
 @dataclass(frozen=True)
 class AdjustedScore:
     """One system's effect in the mixed model, with its Wald interval."""
@@ -163,7 +206,7 @@ class AdjustedScore:
     low: float | None
     high: float | None
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {"estimate": self.estimate, "low": self.low, "high": self.high}
 
 
@@ -174,7 +217,7 @@ NOT_ESTIMATED = AdjustedScore(None, None, None)
 class MixedModelFit:
     """The mixed model's system effects and variance components (None when it could not be fitted)."""
 
-    scores: dict  # {system name: AdjustedScore}
+    scores: dict[str, AdjustedScore]  # {system name: AdjustedScore}
     converged: bool
     rater_variance: float | None
     instance_variance: float | None
@@ -182,7 +225,7 @@ class MixedModelFit:
     level: float
     problem: str | None = None  # why there is no estimate, when there is none
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "method": ADJUSTED_METHOD,
             "level": self.level,
@@ -194,11 +237,11 @@ class MixedModelFit:
         }
 
 
-def _rounded(value):
+def _rounded(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else round(float(value), ADJUSTED_DIGITS)
 
 
-def shared_weights(rating_ids):
+def shared_weights(rating_ids: ArrayLike) -> NDArray[np.float64]:
     """1/m for each row of a rating that appears in m rows (a shared item's rating counts for m systems)."""
     rating_ids = np.asarray(rating_ids)
     if not len(rating_ids):
@@ -207,7 +250,15 @@ def shared_weights(rating_ids):
     return 1.0 / counts[inverse]
 
 
-def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVEL, weights=None):
+def mixed_model(
+    instances: ArrayLike,
+    systems: ArrayLike,
+    raters: ArrayLike,
+    scores: ArrayLike,
+    names: Iterable[str],
+    level: float = CONFIDENCE_LEVEL,
+    weights: ArrayLike | None = None,
+) -> MixedModelFit:
     """Fit the module's mixed model on per-(rating, system) rows; every system of ``names`` gets a score.
 
     ``weights`` (default 1 per row): a shared rating's rows carry 1/m each (:func:`shared_weights`).
@@ -220,7 +271,7 @@ def mixed_model(instances, systems, raters, scores, names, level=CONFIDENCE_LEVE
     rater_codes, rater_labels = pd.factorize(np.asarray(raters, dtype=object))
     instance_codes, instance_labels = pd.factorize(np.asarray(instances, dtype=object))
 
-    def failed(problem):
+    def failed(problem: str) -> MixedModelFit:
         return MixedModelFit(dict.fromkeys(names, NOT_ESTIMATED), False, None, None, None, level, problem)
 
     if len(rater_labels) < 2 or len(instance_labels) < 2:
@@ -270,7 +321,7 @@ class VarianceComponents:
     converged: bool
     problem: str | None = None
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "rater": self.rater,
             "instance": self.instance,
@@ -281,7 +332,9 @@ class VarianceComponents:
         }
 
 
-def variance_components(instances, systems, raters, scores, weights=None):
+def variance_components(
+    instances: ArrayLike, systems: ArrayLike, raters: ArrayLike, scores: ArrayLike, weights: ArrayLike | None = None
+) -> VarianceComponents:
     """:class:`VarianceComponents` of per-(rating, system) rows, by REML with a system x instance term
     (the study planner's decomposition; ``weights`` as in :func:`mixed_model`)."""
     y = np.asarray(scores, dtype=float)
@@ -326,9 +379,9 @@ def variance_components(instances, systems, raters, scores, weights=None):
 @dataclass(frozen=True)
 class _Solution:
     deviance: float  # -2 x the REML log-likelihood
-    beta: np.ndarray  # the system effects
+    beta: NDArray[np.float64]  # the system effects
     rss: float  # the penalised residual sum of squares
-    schur_factor: np.ndarray  # Cholesky factor of X' V^-1 X (times the residual variance)
+    schur_factor: NDArray[np.float64]  # Cholesky factor of X' V^-1 X (times the residual variance)
 
 
 class _Design:
@@ -340,7 +393,14 @@ class _Design:
     Rows carry weights w (a residual variance sigma^2 / w): every cross-product is weighted and n is the sum
     of the weights (the number of distinct ratings), which leaves unweighted data exactly as before."""
 
-    def __init__(self, y, systems, p, factors, weights=None):
+    def __init__(
+        self,
+        y: NDArray[np.float64],
+        systems: NDArray[np.int64],
+        p: int,
+        factors: Sequence[tuple[NDArray[np.int64], int]],
+        weights: ArrayLike | None = None,
+    ) -> None:
         """``factors``: [(level codes per row, number of levels)] of the crossed random intercepts."""
         weights = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
         self.n, self.p = float(weights.sum()), p
@@ -360,7 +420,7 @@ class _Design:
         self.yty = float((weights * y) @ y)
         self.q = q
 
-    def solve(self, theta):
+    def solve(self, theta: ArrayLike) -> _Solution:
         lam = np.repeat(np.asarray(theta, dtype=float), self.sizes)
         if len(self.sizes) > 2:
             return self._solve_blocked(lam)
@@ -369,7 +429,7 @@ class _Design:
         w_y = linalg.solve_triangular(factor, lam * self.zty, lower=True)
         return self._finish(2 * np.log(np.diag(factor)).sum(), w_x.T @ w_x, w_x.T @ w_y, w_y @ w_y)
 
-    def _finish(self, log_det, xmx, xmy, ymy):
+    def _finish(self, log_det: float, xmx: NDArray[np.float64], xmy: NDArray[np.float64], ymy: float) -> _Solution:
         """The solution from log|A| and the quadratic forms X'Z Lambda A^-1 Lambda Z'X, ... (lme4's profiling)."""
         schur = linalg.cholesky(np.diag(self.xtx) - xmx, lower=True)
         right = self.xty - xmy
@@ -379,7 +439,7 @@ class _Design:
         deviance = log_det + 2 * np.log(np.diag(schur)).sum() + dof * (1 + np.log(2 * np.pi * rss / dof))
         return _Solution(float(deviance), beta, float(rss), schur)
 
-    def _solve_blocked(self, lam):
+    def _solve_blocked(self, lam: NDArray[np.float64]) -> _Solution:
         """:meth:`solve` for three or more factors (the planner's system x instance cells): every factor's own
         block of Z'Z is diagonal (a row has one level of it), so the largest factor is eliminated first and
         only the Schur complement of the others is factored. The same figures as the dense path, in
@@ -408,7 +468,7 @@ class _Design:
         log_det = np.log(diagonal).sum() + 2 * np.log(np.diag(complement)).sum()
         return self._finish(log_det, forms[: self.p, : self.p], forms[: self.p, self.p], forms[self.p, self.p])
 
-    def optimize(self):
+    def optimize(self) -> tuple[NDArray[np.float64], bool]:
         """(theta, converged): the best point of a coarse grid (zero included), refined by L-BFGS-B on
         theta >= 0. When L-BFGS-B reports no convergence (its finite-difference gradient carries rounding
         noise of order 0.01 near the optimum, which can end its line search "abnormally" at the optimum),

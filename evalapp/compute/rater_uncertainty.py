@@ -49,14 +49,20 @@ The pieces are reusable (issue 23's sequential stopping reads them): :func:`clus
 :func:`robust_variance` and :func:`effective_clusters_df` work on any linear statistic given its weights.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
 import numpy as np
-from scipy import stats
+from numpy.typing import ArrayLike, NDArray
+from scipy import sparse, stats
 
 from core.defaults import CONFIDENCE_LEVEL, RATER_AWARE_MIN_RATERS, SCORE_MAX, SCORE_MIN
+from evalapp.compute.human_score import CountedRatings, dense_codes
 
 MIN_RATERS = RATER_AWARE_MIN_RATERS
 TWO_WAY = (
@@ -66,7 +72,7 @@ TWO_WAY = (
 ONE_WAY = "cluster-robust variance over instances only, t over instances"
 
 
-def method_name(kind, fallback_reason=None):
+def method_name(kind: str, fallback_reason: str | None = None) -> str:
     """The method's name as every export prints it; ``kind`` is 'interval' or 'test'."""
     base = TWO_WAY if fallback_reason is None else f"{ONE_WAY} (raters not accounted for: {fallback_reason})"
     if kind == "interval":
@@ -82,16 +88,18 @@ class RatingDesign:
     the same instance and rater codes, so its weight lands in the same clusters (it is one rating).
     """
 
-    systems: list  # system names, row codes index into it
-    system_codes: np.ndarray
-    instance_codes: np.ndarray
-    rater_codes: np.ndarray
-    scores: np.ndarray
+    systems: list[str]  # system names, row codes index into it
+    system_codes: NDArray[np.int64]
+    instance_codes: NDArray[np.int64]
+    rater_codes: NDArray[np.int64]
+    scores: NDArray[np.float64]
     n_instances: int
     n_raters: int
 
     @classmethod
-    def from_rows(cls, systems, instances, raters, scores, names):
+    def from_rows(
+        cls, systems: ArrayLike, instances: ArrayLike, raters: ArrayLike, scores: ArrayLike, names: Sequence[str]
+    ) -> RatingDesign:
         """From parallel arrays of system names, instance ids, rater ids and scores; ``names`` fixes the order."""
         index = {name: k for k, name in enumerate(names)}
         systems = np.asarray(systems, dtype=object)
@@ -109,16 +117,39 @@ class RatingDesign:
             int(rater_codes.max(initial=-1)) + 1,
         )
 
-    def counts(self):
+    @classmethod
+    def from_counted(
+        cls, counted: CountedRatings, system_names: Mapping[int, str], names: Sequence[str]
+    ) -> RatingDesign:
+        """From a campaign's :class:`~evalapp.compute.human_score.CountedRatings` (integer codes throughout);
+        ``system_names`` names its system ids, ``names`` fixes the order (rows of other systems are left out)."""
+        index = {name: k for k, name in enumerate(names)}
+        system_ids, system_of_row = dense_codes(counted.row_system)
+        code_of_system = np.array([index.get(system_names[pk], -1) for pk in system_ids.tolist()], dtype=np.int64)
+        system_codes = code_of_system[system_of_row] if len(system_ids) else np.empty(0, dtype=np.int64)
+        keep = system_codes >= 0
+        _, instance_codes = dense_codes(counted.row_instance[keep])
+        _, rater_codes = dense_codes(counted.row_rater[keep])
+        return cls(
+            list(names),
+            system_codes[keep],
+            instance_codes,
+            rater_codes,
+            counted.row_score[keep].astype(float),
+            int(instance_codes.max(initial=-1)) + 1,
+            int(rater_codes.max(initial=-1)) + 1,
+        )
+
+    def counts(self) -> NDArray[np.int64]:
         return np.bincount(self.system_codes, minlength=len(self.systems))
 
-    def means(self):
+    def means(self) -> NDArray[np.float64]:
         counts = self.counts()
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.bincount(self.system_codes, weights=self.scores, minlength=len(self.systems)) / counts
 
 
-def rater_fallback_reason(rater_codes, min_raters=MIN_RATERS):
+def rater_fallback_reason(rater_codes: ArrayLike, min_raters: int = MIN_RATERS) -> str | None:
     """Why the rater term cannot be estimated (None when it can): too few raters, or none with two ratings.
 
     A small pure rule shared by the intervals and the secondary columns' estimability.
@@ -135,23 +166,37 @@ def rater_fallback_reason(rater_codes, min_raters=MIN_RATERS):
     return None
 
 
-def cluster_totals(weighted, system_codes, cluster_codes, n_systems, n_clusters):
+def cluster_totals(
+    weighted: NDArray[np.float64],
+    system_codes: NDArray[np.int64],
+    cluster_codes: NDArray[np.int64],
+    n_systems: int,
+    n_clusters: int,
+) -> NDArray[np.float64]:
     """``(systems x clusters)`` totals of ``weighted`` (u_j e_j) per system and cluster."""
     flat = system_codes * n_clusters + cluster_codes
-    return np.bincount(flat, weights=weighted, minlength=n_systems * n_clusters).reshape(n_systems, n_clusters)
+    totals = np.bincount(flat, weights=weighted, minlength=n_systems * n_clusters)
+    return np.asarray(totals, dtype=np.float64).reshape(n_systems, n_clusters)  # float (the stub says integer)
 
 
-def small_sample_factor(n_clusters):
+def small_sample_factor(n_clusters: int) -> float:
     """CGM's ``G / (G - 1)`` (1 for a single cluster, whose term is 0 anyway)."""
     return n_clusters / (n_clusters - 1) if n_clusters > 1 else 1.0
 
 
-def robust_variance(instance_part, rater_part, cell_part):
+def robust_variance(
+    instance_part: NDArray[np.float64], rater_part: NDArray[np.float64], cell_part: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """``V_I + V_R - V_IR``, floored at the larger one-way term (each part already scaled by its c_G)."""
     return np.maximum(instance_part + rater_part - cell_part, np.maximum(instance_part, rater_part))
 
 
-def effective_clusters_df(variance, instance_fourth, rater_fourth, max_df):
+def effective_clusters_df(
+    variance: NDArray[np.float64],
+    instance_fourth: NDArray[np.float64] | float,
+    rater_fourth: NDArray[np.float64] | float,
+    max_df: float,
+) -> NDArray[np.float64]:
     """``V^2 / (sum of the scaled fourth powers)``, bounded to [1, max_df] (see the module doc)."""
     denominator = instance_fourth + rater_fourth
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -167,18 +212,36 @@ class Contrasts:
     ``pairs`` (a < b, :func:`itertools.combinations` order), for ``means[a] - means[b]``.
     """
 
-    means: np.ndarray
-    counts: np.ndarray
-    mean_variance: np.ndarray
-    mean_df: np.ndarray
-    pairs: list
-    pair_variance: np.ndarray
-    pair_df: np.ndarray
+    means: NDArray[np.float64]
+    counts: NDArray[np.int64]
+    mean_variance: NDArray[np.float64]
+    mean_df: NDArray[np.float64]
+    pairs: list[tuple[int, int]]
+    pair_variance: NDArray[np.float64]
+    pair_df: NDArray[np.float64]
     fallback_reason: str | None
 
 
-def contrasts(design, min_raters=MIN_RATERS):
-    """:class:`Contrasts` of ``design`` (every system, every pair), two-way or, visibly, one-way."""
+# Pairs x clusters up to which every pair's cluster totals are formed and summed directly (the figures of the
+# definition, float for float); above it (hundreds of systems: billions of totals) the sums come from moment
+# matrices of the systems' totals (see :func:`contrasts`).
+DIRECT_PAIR_ELEMENTS = 20_000_000
+# Pairs x clusters formed at once when summing directly (memory bound).
+PAIR_BLOCK_ELEMENTS = 4_000_000
+# Clusters up to which the moment matrices are dense products (instances, raters; not the instance-rater cells).
+DENSE_MOMENT_CLUSTERS = 20_000
+
+
+def contrasts(design: RatingDesign, min_raters: int = MIN_RATERS) -> Contrasts:
+    """:class:`Contrasts` of ``design`` (every system, every pair), two-way or, visibly, one-way.
+
+    Every pair's variance needs the sums over clusters of its difference's totals, squared (and to the fourth
+    power for the degrees of freedom). Up to :data:`DIRECT_PAIR_ELEMENTS` pairs x clusters they are formed
+    pair by pair, in blocks of pairs. Beyond, they come from the systems' own totals ``T`` (systems x clusters)
+    through ``sum_g (s_a - s_b)^2 = G_aa + G_bb - 2 G_ab`` with ``G = T T'``, and the binomial expansion of the
+    fourth power (``T^3 T'``, ``T^2 T^2'``): a few (systems x systems) products, sparse for the instance-rater
+    cells (a system is rated in few of them). The two ways agree to rounding (tests/results/test_table6_speed.py).
+    """
     n_systems = len(design.systems)
     counts = design.counts()
     means = design.means()
@@ -187,42 +250,113 @@ def contrasts(design, min_raters=MIN_RATERS):
     residual = design.scores - np.nan_to_num(means)[design.system_codes]
     weighted = residual / safe_counts[design.system_codes]
     codes = design.system_codes
-    instance = cluster_totals(weighted, codes, design.instance_codes, n_systems, design.n_instances)
-    c_i = small_sample_factor(design.n_instances)
-    parts = {"instance": (instance, c_i)}
+    pairs = list(combinations(range(n_systems), 2))
+    firsts, seconds = np.array(pairs, dtype=np.int64).reshape(-1, 2).T
+    clusters = {"instance": (design.instance_codes, design.n_instances)}
     max_df = max(design.n_instances - 1, 1)
     if fallback is None:
-        rater = cluster_totals(weighted, codes, design.rater_codes, n_systems, design.n_raters)
-        cell_codes, cell_index = np.unique(
-            design.instance_codes * design.n_raters + design.rater_codes, return_inverse=True
-        )
-        cell = cluster_totals(weighted, codes, cell_index, n_systems, len(cell_codes))
-        parts["rater"] = (rater, small_sample_factor(design.n_raters))
-        parts["cell"] = (cell, small_sample_factor(len(cell_codes)))
+        cell_codes, cell_index = dense_codes(design.instance_codes * max(design.n_raters, 1) + design.rater_codes)
+        clusters["rater"] = (design.rater_codes, design.n_raters)
+        clusters["cell"] = (cell_index, len(cell_codes))
         max_df = design.n_instances + design.n_raters - 2
+    direct = len(pairs) * sum(size for _, size in clusters.values()) <= DIRECT_PAIR_ELEMENTS
+    mean_squares: dict[str, NDArray[np.float64]] = {}
+    mean_fourth: dict[str, NDArray[np.float64]] = {}
+    pair_squares: dict[str, NDArray[np.float64]] = {}
+    pair_fourth: dict[str, NDArray[np.float64]] = {}
+    for name, (cluster_codes, size) in clusters.items():
+        factor, fourth = small_sample_factor(size), name != "cell"
+        if direct:
+            matrix = cluster_totals(weighted, codes, cluster_codes, n_systems, size)
+            mean_squares[name] = factor * (matrix**2).sum(axis=-1)
+            if fourth:
+                mean_fourth[name] = (factor**2) * (matrix**4).sum(axis=-1)
+            pair_squares[name], pair_fourth[name] = _direct_pair_sums(matrix, factor, firsts, seconds, fourth)
+        else:
+            totals: NDArray[np.float64] | sparse.csr_matrix = (
+                cluster_totals(weighted, codes, cluster_codes, n_systems, size)
+                if size <= DENSE_MOMENT_CLUSTERS
+                else sparse.csr_matrix((weighted, (codes, cluster_codes)), shape=(n_systems, size))
+            )
+            squares, fourths, pair_squares[name], pair_fourth[name] = _moment_pair_sums(
+                totals, factor, firsts, seconds, fourth
+            )
+            mean_squares[name], mean_fourth[name] = squares, fourths
 
-    def variance_and_df(totals_of):
-        """(variance, df) of the contrasts whose cluster totals ``totals_of(matrix)`` gives."""
-        squares = {name: factor * (totals_of(matrix) ** 2).sum(axis=-1) for name, (matrix, factor) in parts.items()}
-        fourth = {
-            name: (factor**2) * (totals_of(matrix) ** 4).sum(axis=-1)
-            for name, (matrix, factor) in parts.items()
-            if name != "cell"
-        }
+    def variance_and_df(
+        squares: dict[str, NDArray[np.float64]], fourth: dict[str, NDArray[np.float64]]
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(variance, df) of contrasts from each part's scaled sums of squared and fourth-power totals."""
         if fallback is None:
             variance = robust_variance(squares["instance"], squares["rater"], squares["cell"])
             return variance, effective_clusters_df(variance, fourth["instance"], fourth["rater"], max_df)
         variance = squares["instance"]
         return variance, effective_clusters_df(variance, fourth["instance"], 0.0, max_df)
 
-    mean_variance, mean_df = variance_and_df(lambda matrix: matrix)
-    pairs = list(combinations(range(n_systems), 2))
+    mean_variance, mean_df = variance_and_df(mean_squares, mean_fourth)
     if pairs:
-        firsts, seconds = np.array(pairs).T
-        pair_variance, pair_df = variance_and_df(lambda matrix: matrix[firsts] - matrix[seconds])
+        pair_variance, pair_df = variance_and_df(pair_squares, pair_fourth)
     else:
         pair_variance = pair_df = np.empty(0)
     return Contrasts(means, counts, mean_variance, mean_df, pairs, pair_variance, pair_df, fallback)
+
+
+def _direct_pair_sums(
+    matrix: NDArray[np.float64], factor: float, firsts: NDArray[np.int64], seconds: NDArray[np.int64], fourth: bool
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``factor * sum_g (T_a - T_b)^2`` and ``factor^2 * sum_g (T_a - T_b)^4`` per pair (a, b), the totals
+    formed in blocks of pairs (the fourth powers only when ``fourth``)."""
+    squares, fourths = np.empty(len(firsts)), np.zeros(len(firsts))
+    block = max(1, PAIR_BLOCK_ELEMENTS // max(matrix.shape[1], 1))
+    for start in range(0, len(firsts), block):
+        totals = matrix[firsts[start : start + block]] - matrix[seconds[start : start + block]]
+        squares[start : start + block] = factor * (totals**2).sum(axis=-1)
+        if fourth:
+            fourths[start : start + block] = (factor**2) * (totals**4).sum(axis=-1)
+    return squares, fourths
+
+
+def _moment_pair_sums(
+    totals: NDArray[np.float64] | sparse.csr_matrix,
+    factor: float,
+    firsts: NDArray[np.int64],
+    seconds: NDArray[np.int64],
+    fourth: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """(per system: ``factor * sum_g T^2``, ``factor^2 * sum_g T^4``; per pair: the same of ``T_a - T_b``) from
+    moment matrices of the totals ``T`` (dense for instances and raters, sparse for the instance-rater cells)
+    instead of every pair's totals."""
+
+    def products(
+        left: NDArray[np.float64] | sparse.csr_matrix, right: NDArray[np.float64] | sparse.csr_matrix
+    ) -> NDArray[np.float64]:
+        product = left @ right.T
+        if isinstance(product, np.ndarray):
+            return np.asarray(product, dtype=np.float64)
+        return np.asarray(product.toarray(), dtype=np.float64)
+
+    def power(matrix: NDArray[np.float64] | sparse.csr_matrix, k: int) -> NDArray[np.float64] | sparse.csr_matrix:
+        return matrix**k if isinstance(matrix, np.ndarray) else matrix.power(k).tocsr()
+
+    second = power(totals, 2)
+    gram = products(totals, totals)
+    own = np.diag(gram)
+    squares = factor * own
+    pair_squares = factor * np.maximum(own[firsts] + own[seconds] - 2.0 * gram[firsts, seconds], 0.0)
+    if not fourth:
+        return squares, np.zeros(len(own)), pair_squares, np.zeros(len(firsts))
+    third = power(totals, 3)
+    cubes = products(third, totals)  # sum_g T_a^3 T_b
+    both = products(second, second)  # sum_g T_a^2 T_b^2
+    quartic = np.diag(both)
+    pair_quartic = (
+        quartic[firsts]
+        - 4.0 * cubes[firsts, seconds]
+        + 6.0 * both[firsts, seconds]
+        - 4.0 * cubes[seconds, firsts]
+        + quartic[seconds]
+    )
+    return squares, (factor**2) * quartic, pair_squares, (factor**2) * np.maximum(pair_quartic, 0.0)
 
 
 @dataclass(frozen=True)
@@ -235,7 +369,7 @@ class TInterval:
     df: float | None
     level: float
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "low": self.low,
             "high": self.high,
@@ -245,13 +379,15 @@ class TInterval:
         }
 
 
-def _finite(value, digits=12):
+def _finite(value: float | None, digits: int = 12) -> float | None:
     """Rounded to ``digits`` decimals (far below any displayed figure, so files are identical across
     platforms' last-bit differences); None when not finite."""
     return round(float(value), digits) if value is not None and math.isfinite(value) else None
 
 
-def intervals(found, level=CONFIDENCE_LEVEL, bounds=(SCORE_MIN, SCORE_MAX)):
+def intervals(
+    found: Contrasts, level: float = CONFIDENCE_LEVEL, bounds: tuple[float, float] = (SCORE_MIN, SCORE_MAX)
+) -> list[TInterval]:
     """``[TInterval]`` per system of :func:`contrasts` (None bounds for a system without ratings).
 
     The interval is cut to ``bounds``, the score scale: a mean of 0-3 scores lies in [0, 3], so the
@@ -268,11 +404,11 @@ def intervals(found, level=CONFIDENCE_LEVEL, bounds=(SCORE_MIN, SCORE_MAX)):
     return result
 
 
-def one_sided_pvalues(differences, variances, dfs):
+def one_sided_pvalues(differences: ArrayLike, variances: ArrayLike, dfs: ArrayLike) -> NDArray[np.float64]:
     """``P(t_df >= d / sqrt(V))`` per comparison (0.5 for a zero difference; 0 or 1 when V is 0)."""
     differences = np.asarray(differences, dtype=float)
     errors = np.sqrt(np.maximum(np.asarray(variances, dtype=float), 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
         t = np.where(errors > 0, differences / np.where(errors > 0, errors, 1.0), np.sign(differences) * np.inf)
     t = np.where(differences == 0, 0.0, t)
-    return stats.t.sf(t, np.asarray(dfs, dtype=float))
+    return np.asarray(stats.t.sf(t, np.asarray(dfs, dtype=float)), dtype=np.float64)

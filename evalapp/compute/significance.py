@@ -32,10 +32,15 @@ study planner's simulation still do): its comparisons come from the rater-aware 
 one-sided p-values, :func:`assign_ranks`).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from core.defaults import DEFAULT_PERMUTATIONS, DEFAULT_SEED, SIGNIFICANCE_ALPHA
 
@@ -50,7 +55,7 @@ BLOCK_PERMUTATIONS = 2000
 BLOCK_PAIRS = 512
 
 
-def sign_patterns(n_items, permutations, seed):
+def sign_patterns(n_items: int, permutations: int, seed: int | None) -> tuple[NDArray[np.float64], bool]:
     """(patterns, exact): every +-1 pattern when 2**n_items <= permutations, else seeded random ones."""
     if n_items <= np.log2(max(permutations, 1)):
         return np.array(list(product((1.0, -1.0), repeat=n_items))).reshape(-1, n_items), True
@@ -58,7 +63,9 @@ def sign_patterns(n_items, permutations, seed):
     return rng.choice((1.0, -1.0), size=(permutations, n_items)), False
 
 
-def paired_permutation_pvalues(differences, permutations=DEFAULT_PERMUTATIONS, seed=DEFAULT_SEED):
+def paired_permutation_pvalues(
+    differences: ArrayLike, permutations: int = DEFAULT_PERMUTATIONS, seed: int | None = DEFAULT_SEED
+) -> NDArray[np.float64]:
     """Two-sided p-values of mean(d) != 0 for each row of ``differences`` (NaN = instance not shared).
 
     Every row uses the same sign patterns (common random numbers); a NaN difference is set to 0,
@@ -73,7 +80,7 @@ def paired_permutation_pvalues(differences, permutations=DEFAULT_PERMUTATIONS, s
     return np.minimum(pvalues, 1.0)
 
 
-def holm(pvalues):
+def holm(pvalues: ArrayLike) -> NDArray[np.float64]:
     """Holm step-down adjusted p-values (same order as given)."""
     pvalues = np.asarray(pvalues, dtype=float)
     m = len(pvalues)
@@ -93,7 +100,7 @@ class Comparison:
     p_holm: float
     significant: bool
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "better": self.better,
             "worse": self.worse,
@@ -105,8 +112,12 @@ class Comparison:
 
 
 def compare_systems(
-    systems, instance_means, permutations=DEFAULT_PERMUTATIONS, seed=DEFAULT_SEED, alpha=SIGNIFICANCE_ALPHA
-):
+    systems: Sequence[str],
+    instance_means: ArrayLike,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int | None = DEFAULT_SEED,
+    alpha: float = SIGNIFICANCE_ALPHA,
+) -> list[Comparison]:
     """All pairwise comparisons of ``systems`` (rows of the systems x instances ``instance_means``).
 
     Each pair is oriented so that ``better`` has the higher mean over the shared instances.
@@ -125,15 +136,21 @@ def compare_systems(
     return result
 
 
-def _pairwise_tests(means, permutations, seed):
+def _pairwise_tests(
+    means: NDArray[np.float64], permutations: int, seed: int | None
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(mean difference over shared instances, p-value) of every pair a < b, in ``combinations`` order."""
     n_systems, n_items = means.shape
     patterns, exact = sign_patterns(n_items, permutations, seed)
-    complete = np.isfinite(means).all(axis=1)
+    complete = np.asarray(np.isfinite(means).all(axis=1), dtype=bool)
     filled_means = np.where(complete[:, None], means, 0.0)
     projected = patterns @ filled_means.T  # (patterns x systems)
     error_scale = ROUNDING_SAFETY * n_items * np.finfo(float).eps * np.abs(filled_means).sum(axis=1)
-    deltas, hits, thresholds, unshared, direct_pairs = [], [], [], [], []
+    delta_blocks: list[NDArray[np.float64]] = []
+    hit_blocks: list[NDArray[np.float64]] = []
+    threshold_blocks: list[NDArray[np.float64]] = []
+    unshared: list[NDArray[np.bool_]] = []
+    direct_pairs: list[tuple[int, int]] = []
     for a in range(n_systems - 1):
         differences = means[a] - means[a + 1 :]
         shared = np.isfinite(differences)
@@ -141,7 +158,7 @@ def _pairwise_tests(means, permutations, seed):
         n_shared = shared.sum(axis=1)
         unshared.append(n_shared == 0)
         with np.errstate(invalid="ignore", divide="ignore"):
-            deltas.append(np.where(n_shared > 0, filled.sum(axis=1) / n_shared, 0.0))
+            delta_blocks.append(np.where(n_shared > 0, filled.sum(axis=1) / n_shared, 0.0))
         observed = np.abs(filled.sum(axis=1))
         threshold = observed * (1 - STAT_TOLERANCE)
         safe = observed * STAT_TOLERANCE > error_scale[a] + error_scale[a + 1 :]
@@ -151,21 +168,23 @@ def _pairwise_tests(means, permutations, seed):
         hits_a = np.count_nonzero(permuted >= threshold, axis=0).astype(float)
         hits_a[direct] = np.nan  # the direct product decides these below
         direct_pairs += [(a, a + 1 + k) for k in np.flatnonzero(direct).tolist()]
-        hits.append(hits_a)
-        thresholds.append(threshold)
-    hits, thresholds = np.concatenate(hits), np.concatenate(thresholds)
+        hit_blocks.append(hits_a)
+        threshold_blocks.append(threshold)
+    hits, thresholds = np.concatenate(hit_blocks), np.concatenate(threshold_blocks)
     pending = np.flatnonzero(np.isnan(hits))
     for start in range(0, len(pending), BLOCK_PAIRS):
         firsts, seconds = np.array(direct_pairs[start : start + BLOCK_PAIRS]).T
         block = pending[start : start + BLOCK_PAIRS]
         hits[block] = _hits(patterns, np.nan_to_num(means[firsts] - means[seconds], nan=0.0), thresholds[block])
-    deltas = np.concatenate(deltas)
+    deltas = np.concatenate(delta_blocks)
     pvalues = hits / len(patterns) if exact else (hits + 1) / (len(patterns) + 1)
     pvalues[np.concatenate(unshared)] = 1.0  # nothing shared: no evidence
     return deltas, np.minimum(pvalues, 1.0)
 
 
-def _hits(patterns, filled, threshold):
+def _hits(
+    patterns: NDArray[np.float64], filled: NDArray[np.float64], threshold: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """How many sign patterns give a statistic at least ``threshold`` for each row of ``filled``."""
     hits = np.zeros(filled.shape[0])
     for start in range(0, len(patterns), BLOCK_PERMUTATIONS):
@@ -174,12 +193,20 @@ def _hits(patterns, filled, threshold):
     return hits
 
 
-def clusters(ordered_systems, comparisons):
-    """Cluster numbers (1 = best) for ``ordered_systems`` (best first), by the rule in the module doc."""
-    beats = {(c.better, c.worse) for c in comparisons if c.significant}
+def clusters(ordered_systems: Sequence[str], comparisons: Sequence[Comparison | RuledComparison]) -> list[int]:
+    """Cluster numbers (1 = best) for ``ordered_systems`` (best first), by the rule in the module doc.
+
+    A boundary before position k needs every (upper, lower) pair across it significant: a matrix of the
+    significant pairs read block by block (hundreds of systems: a million pairs looked up otherwise)."""
+    position = {name: k for k, name in enumerate(ordered_systems)}
+    n = len(ordered_systems)
+    beats = np.zeros((n, n), dtype=bool)
+    for c in comparisons:
+        if c.significant and c.better in position and c.worse in position:
+            beats[position[c.better], position[c.worse]] = True
     numbers, current = [], 1
-    for k in range(len(ordered_systems)):
-        if k and all((upper, lower) in beats for upper in ordered_systems[:k] for lower in ordered_systems[k:]):
+    for k in range(n):
+        if k and bool(beats[:k, k:].all()):
             current += 1
         numbers.append(current)
     return numbers
@@ -216,7 +243,7 @@ class RuledComparison:
     p_holm: float
     significant: bool
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         return {
             "better": self.better,
             "worse": self.worse,
@@ -229,7 +256,7 @@ class RuledComparison:
         }
 
 
-def assign_ranks(sig_matrix, alpha):
+def assign_ranks(sig_matrix: ArrayLike, alpha: float) -> list[int]:
     """mt-metrics-eval's ``AssignRanks`` (``mt_metrics_eval/data.py``), restated line for line.
 
     ``sig_matrix[i, j]`` (i < j, rows in decreasing order of the score) is the p-value for the null
@@ -251,7 +278,15 @@ def assign_ranks(sig_matrix, alpha):
     return ranks
 
 
-def ruled_comparisons(ordered, differences, errors, dfs, one_sided, alpha, rule):
+def ruled_comparisons(
+    ordered: Sequence[str],
+    differences: NDArray[np.float64],
+    errors: NDArray[np.float64],
+    dfs: NDArray[np.float64],
+    one_sided: NDArray[np.float64],
+    alpha: float,
+    rule: str,
+) -> list[RuledComparison]:
     """:class:`RuledComparison` of every pair (a, b), a < b in ``ordered`` (best first), with its significance
     under ``rule``; the arrays are indexed like ``combinations(range(len(ordered)), 2)``."""
     if rule not in RULE_TEXT:
@@ -277,7 +312,9 @@ def ruled_comparisons(ordered, differences, errors, dfs, one_sided, alpha, rule)
     return result
 
 
-def ruled_clusters(ordered, comparisons, alpha, rule):
+def ruled_clusters(
+    ordered: Sequence[str], comparisons: Sequence[RuledComparison], alpha: float, rule: str
+) -> list[int]:
     """Cluster numbers (1 = best) of ``ordered`` under ``rule`` (see :data:`RULE_TEXT`)."""
     if rule == "wmt":
         n = len(ordered)

@@ -307,6 +307,29 @@ class FlatPairs:
                 best_value, best_t, found = top, float(thresholds[int(np.argmax(values == top))]), True
         return best_value, best_t
 
+    def agreement_many(self, threshold: float, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """:meth:`agreement` at one threshold for every row of ``weights`` (resamples, n) at once.
+
+        The positions found by the threshold do not depend on the weights, so they are searched
+        once and every resample only sums cumulative weights (added for the metric study's
+        bootstrap, issue 22; equal to calling :meth:`agreement` row by row).
+        """
+        thresholds = np.array([float(threshold)])
+        w = np.atleast_2d(np.asarray(weights, float))
+        total: NDArray[np.float64] = (w * (w - 1) / 2).sum(axis=1)
+        for members, higher in zip(self.levels, self.higher):
+            x = self.metric[members]
+            wx = w[:, members]
+            cumulative = np.concatenate([np.zeros((len(w), 1)), np.cumsum(wx, axis=1)], axis=1)
+            k = _first_above(x, x, thresholds)[:, 0]
+            total += (wx * (cumulative[:, k] - cumulative[:, 1 : len(x) + 1])).sum(axis=1)
+            if len(higher):
+                y = self.metric[higher]
+                cumulative_y = np.concatenate([np.zeros((len(w), 1)), np.cumsum(w[:, higher], axis=1)], axis=1)
+                k = _first_above(y, x, thresholds)[:, 0]
+                total += (wx * (cumulative_y[:, -1:] - cumulative_y[:, k])).sum(axis=1)
+        return total
+
 
 def _gather(values: FloatArray, anchors: FloatArray, starts: IntArray, stops: IntArray) -> FloatArray:
     """``abs(values[j] - anchors[i])`` for every i and j in [starts[i], stops[i])."""

@@ -1,19 +1,22 @@
-"""Table 6 of the task paper: its rows as typed records, and the table as CSV, JSON, Markdown and LaTeX.
+"""Table 6 rendered: CSV, JSON, Markdown and LaTeX, and the cells the page shows. No Django imports.
 
-No Django imports. :class:`Table6Row` and :class:`Table6` carry the figures and know how to
-show them, as sacreBLEU's score objects do: the services fill them, and every renderer, web
-page and API reads the same objects. CSV and JSON carry the unrounded figures (S5); Markdown
-and LaTeX show them as the paper does (BLEU one decimal, Human two), the Human row with "-"
-for what it does not have, and an incomplete system's score marked with a dagger and
-explained under the table.
+The figures are the typed results of :mod:`evalapp.compute.table6` (:class:`~evalapp.compute.table6.Table6`,
+:class:`~evalapp.compute.table6.Table6Row`), which the services fill; every renderer here, the web page and the
+API read them by attribute. CSV and JSON carry the unrounded figures (S5; JSON is the versioned form of
+:meth:`~evalapp.compute.table6.Table6.as_dict`); Markdown and LaTeX show them as the paper does (BLEU one
+decimal, Human two), the Human row with "-" for what it does not have, and an incomplete system's score marked
+with a dagger and explained under the table.
 """
+
+from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from core.defaults import TEAM_MARKERS
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, display
+from evalapp.compute.table6 import Table6, Table6Row
 from evalapp.formats.csvfile import write_csv
 from evalapp.formats.latex import escape
 
@@ -24,7 +27,8 @@ INCOMPLETE_MARK = "†"
 SECONDARY_MISSING_MARK = "‡"
 LATEX_SECONDARY_MISSING_MARK = r"$^\ddagger$"
 LATEX_INCOMPLETE_MARK = r"$^\dagger$"
-JSON_KEYS = (
+# The CSV columns, in the order of the JSON rows' keys.
+CSV_KEYS = (
     "team",
     "marker",
     "bleu",
@@ -48,112 +52,89 @@ LATEX_SECONDARY_HEADER = ("$z$", "Adj.")
 Z_DIGITS = HUMAN_DIGITS
 
 
-@dataclass(frozen=True)
-class Table6Row:
-    """One row of Table 6: a team, or the Human pseudo-system (human score only)."""
+def cells(row: Table6Row, mark: str = INCOMPLETE_MARK) -> list[str]:
+    """(team, BLEU, BLEU rank, Human, Human rank) as displayed; ``mark`` flags an incomplete score."""
+    human = display(row.human, HUMAN_DIGITS, MISSING)
+    if not row.complete and row.human is not None:
+        human += mark
+    return [
+        row.label,
+        display(row.bleu, BLEU_DIGITS, MISSING),
+        _rank(row.bleu_rank),
+        human,
+        _rank(row.human_rank),
+    ]
 
-    team: str
-    marker: str
-    bleu: float | None
-    bleu_rank: int | None
-    human: float | None
-    human_rank: int | None
-    ratings: int
-    expected_ratings: int
-    complete: bool
-    is_human: bool = False
-    ci: dict | None = None  # the bootstrap interval (low, high, level, ...), when computed
-    cluster: int | None = None  # the significance cluster of a team, when computed
-    human_z: float | None = None  # secondary: mean per-rater z-score
-    human_adjusted: float | None = None  # secondary: the mixed model's system effect
-    human_adjusted_low: float | None = None  # its Wald interval
-    human_adjusted_high: float | None = None
 
-    @property
-    def label(self):
-        """The team as the paper prints it: name and marker."""
-        return f"{self.team}{self.marker}"
+def interval_cells(row: Table6Row) -> list[str]:
+    """(95% CI, cluster) as displayed."""
+    ci = row.ci
+    interval = (
+        MISSING
+        if ci is None or ci.low is None
+        else f"[{display(ci.low, HUMAN_DIGITS)}, {display(ci.high, HUMAN_DIGITS)}]"
+    )
+    return [interval, MISSING if row.cluster is None else str(row.cluster)]
 
-    @property
-    def coverage(self):
-        return self.ratings / self.expected_ratings if self.expected_ratings else 0.0
 
-    def cells(self, mark=INCOMPLETE_MARK):
-        """(team, BLEU, BLEU rank, Human, Human rank) as displayed; ``mark`` flags an incomplete score."""
-        human = display(self.human, HUMAN_DIGITS, MISSING)
-        if not self.complete and self.human is not None:
-            human += mark
-        return [
-            self.label,
-            display(self.bleu, BLEU_DIGITS, MISSING),
-            _rank(self.bleu_rank),
-            human,
-            _rank(self.human_rank),
-        ]
-
-    def interval_cells(self):
-        """(95% CI, cluster) as displayed."""
-        ci = self.ci
-        interval = (
-            MISSING
-            if not ci or ci["low"] is None
-            else (f"[{display(ci['low'], HUMAN_DIGITS)}, {display(ci['high'], HUMAN_DIGITS)}]")
+def secondary_cells(row: Table6Row, missing: str = MISSING) -> list[str]:
+    """(human z, adjusted with its interval) as displayed; ``missing`` stands for an empty figure
+    (a dash with the not-estimable mark when the table cannot estimate them)."""
+    adjusted = display(row.human_adjusted, HUMAN_DIGITS, missing)
+    if row.human_adjusted is not None and row.human_adjusted_low is not None:
+        adjusted += (
+            f" [{display(row.human_adjusted_low, HUMAN_DIGITS)}, {display(row.human_adjusted_high, HUMAN_DIGITS)}]"
         )
-        return [interval, MISSING if self.cluster is None else str(self.cluster)]
-
-    def secondary_cells(self, missing=MISSING):
-        """(human z, adjusted with its interval) as displayed; ``missing`` stands for an empty figure
-        (a dash with the not-estimable mark when the table cannot estimate them)."""
-        adjusted = display(self.human_adjusted, HUMAN_DIGITS, missing)
-        if self.human_adjusted is not None and self.human_adjusted_low is not None:
-            adjusted += (
-                f" [{display(self.human_adjusted_low, HUMAN_DIGITS)}, "
-                f"{display(self.human_adjusted_high, HUMAN_DIGITS)}]"
-            )
-        return [display(self.human_z, Z_DIGITS, missing), adjusted]
-
-    def latex_human(self, inline_interval):
-        """The Human cell of LaTeX: with ``inline_interval`` and an interval, ``1.84 {\\small [1.71, 1.97]}``."""
-        cell = escape(display(self.human, HUMAN_DIGITS, MISSING))
-        if not self.complete and self.human is not None:
-            cell += LATEX_INCOMPLETE_MARK
-        ci = self.ci
-        if inline_interval and ci and ci.get("low") is not None:
-            cell += _latex_interval(ci["low"], ci["high"])
-        return cell
-
-    def latex_secondary(self, inline_interval, mark=""):
-        """($z$, Adj.) of LaTeX; with ``inline_interval`` the adjusted score carries its interval; ``mark``
-        follows a dash that stands for a figure the table cannot estimate."""
-        adjusted = escape(display(self.human_adjusted, HUMAN_DIGITS, MISSING))
-        if self.human_adjusted is None:
-            adjusted += mark
-        if inline_interval and self.human_adjusted is not None and self.human_adjusted_low is not None:
-            adjusted += _latex_interval(self.human_adjusted_low, self.human_adjusted_high)
-        z = escape(display(self.human_z, Z_DIGITS, MISSING)) + (mark if self.human_z is None else "")
-        return [z, adjusted]
-
-    def as_json(self, with_intervals=False):
-        """The S5 record of the row (unrounded), with ``ci`` and ``cluster`` when intervals were computed."""
-        entry = {key: getattr(self, key) for key in JSON_KEYS}
-        if with_intervals:
-            entry["ci"], entry["cluster"] = self.ci, self.cluster
-        return entry
-
-    def csv_cells(self, with_intervals=False):
-        cells = [_blank(getattr(self, key)) for key in JSON_KEYS]
-        if with_intervals:
-            ci = self.ci or {}
-            cells += [_blank(ci.get("low")), _blank(ci.get("high")), _blank(self.cluster)]
-        return cells
-
-    def coverage_text(self):
-        """How much of the system was rated: ``name 200 of 300 (67%)``, the percentage rounded to nearest."""
-        share = percent_text(self.ratings, self.expected_ratings)
-        return f"{self.team} {self.ratings} of {self.expected_ratings} ({share})"
+    return [display(row.human_z, Z_DIGITS, missing), adjusted]
 
 
-def percent_text(part, whole):
+def latex_human(row: Table6Row, inline_interval: bool) -> str:
+    """The Human cell of LaTeX: with ``inline_interval`` and an interval, ``1.84 {\\small [1.71, 1.97]}``."""
+    cell = escape(display(row.human, HUMAN_DIGITS, MISSING))
+    if not row.complete and row.human is not None:
+        cell += LATEX_INCOMPLETE_MARK
+    ci = row.ci
+    if inline_interval and ci is not None and ci.low is not None and ci.high is not None:
+        cell += _latex_interval(ci.low, ci.high)
+    return cell
+
+
+def latex_secondary(row: Table6Row, inline_interval: bool, mark: str = "") -> list[str]:
+    """($z$, Adj.) of LaTeX; with ``inline_interval`` the adjusted score carries its interval; ``mark``
+    follows a dash that stands for a figure the table cannot estimate."""
+    adjusted = escape(display(row.human_adjusted, HUMAN_DIGITS, MISSING))
+    if row.human_adjusted is None:
+        adjusted += mark
+    if (
+        inline_interval
+        and row.human_adjusted is not None
+        and row.human_adjusted_low is not None
+        and row.human_adjusted_high is not None
+    ):
+        adjusted += _latex_interval(row.human_adjusted_low, row.human_adjusted_high)
+    z = escape(display(row.human_z, Z_DIGITS, MISSING)) + (mark if row.human_z is None else "")
+    return [z, adjusted]
+
+
+def csv_cells(row: Table6Row, with_intervals: bool = False) -> list[object]:
+    record = row.as_dict()
+    values: list[object] = [_blank(record[key]) for key in CSV_KEYS]
+    if with_intervals:
+        ci = row.ci
+        values += [
+            _blank(None if ci is None else ci.low),
+            _blank(None if ci is None else ci.high),
+            _blank(row.cluster),
+        ]
+    return values
+
+
+def coverage_text(row: Table6Row) -> str:
+    """How much of the system was rated: ``name 200 of 300 (67%)``, the percentage rounded to nearest."""
+    return f"{row.team} {row.ratings} of {row.expected_ratings} ({percent_text(row.ratings, row.expected_ratings)})"
+
+
+def percent_text(part: int, whole: int) -> str:
     """``part / whole`` as a whole percentage rounded to nearest (half up), but never "100%" for a part
     short of the whole nor "0%" for a part above nothing: 999 of 1000 is "99%", 1 of 1000 is "1%"."""
     if not whole:
@@ -166,157 +147,145 @@ def percent_text(part, whole):
     return f"{value}%"
 
 
-def _latex_interval(low, high):
+def _latex_interval(low: float, high: float) -> str:
     return f" {{\\small [{display(low, HUMAN_DIGITS)}, {display(high, HUMAN_DIGITS)}]}}"
 
 
-@dataclass(frozen=True)
-class Table6:
-    """Table 6 of the task paper for one campaign, with its intervals and clusters when computed."""
+def secondary_missing(table: Table6) -> str:
+    """What an empty secondary figure shows: a dash, marked when the table cannot estimate the columns."""
+    if table.rater_effects is not None and table.rater_effects.not_estimable:
+        return MISSING + SECONDARY_MISSING_MARK
+    return MISSING
 
-    campaign: str
-    rows: tuple
-    raters_per_item: int
-    instances: int
-    intervals: dict | None = None  # bootstrap settings (method, resamples, seed, level)
-    significance: dict | None = None  # test, alpha, permutations, seed, clusters, comparisons
-    rater_effects: dict | None = None  # the secondary columns' methods and the mixed model's fit
-    counted: dict | None = None  # what was left out: excluded raters and their ratings, control items
-    retired: tuple = ()  # (system, instances) retired by racing (stopping early)
-    retired_instances: tuple = ()  # (instance id, reason) of each instance the organizer retired
 
-    @property
-    def with_intervals(self):
-        return self.intervals is not None
+def marker_notes(table: Table6) -> list[str]:
+    """What the markers used in the table mean (the markers' legend), in the paper's order."""
+    used = {row.marker for row in table.rows}
+    return [note for marker, note in TEAM_MARKERS.items() if marker in used]
 
-    @property
-    def secondary_missing(self):
-        """What an empty secondary figure shows: a dash, marked when the table cannot estimate the columns."""
-        if self.rater_effects and self.rater_effects.get("not_estimable"):
-            return MISSING + SECONDARY_MISSING_MARK
-        return MISSING
 
-    def marker_notes(self):
-        """What the markers used in the table mean (the markers' legend), in the paper's order."""
-        used = {row.marker for row in self.rows}
-        return [note for marker, note in TEAM_MARKERS.items() if marker in used]
+def incomplete_note(table: Table6) -> str | None:
+    """One line for every incomplete system (None when all are complete)."""
+    incomplete = [coverage_text(row) for row in table.rows if not row.complete]
+    if not incomplete:
+        return None
+    tested = (
+        "; the intervals and tests are of these same means and their displayed differences"
+        if table.with_intervals
+        else ""
+    )
+    return (
+        f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
+        f"each score is the mean over the ratings present{tested}"
+    )
 
-    def incomplete_note(self):
-        """One line for every incomplete system (None when all are complete)."""
-        incomplete = [row.coverage_text() for row in self.rows if not row.complete]
-        if not incomplete:
-            return None
-        tested = (
-            "; the intervals and tests are of these same means and their displayed differences"
-            if self.with_intervals
-            else ""
+
+def counted_notes(table: Table6) -> list[str]:
+    """What was left out of every figure: excluded raters (and their ratings), control items."""
+    counted = table.counted
+    if counted is None:
+        return []
+    lines = []
+    if counted.excluded_raters:
+        lines.append(
+            f"Excluded: {_plural(counted.excluded_raters, 'rater')} excluded by the organizer, "
+            f"{_plural(counted.excluded_ratings, 'rating')} not counted"
         )
-        return (
-            f"{INCOMPLETE_MARK} incomplete (ratings present of expected): {', '.join(incomplete)}; "
-            f"each score is the mean over the ratings present{tested}"
+    if counted.control_items:
+        lines.append(
+            f"Control items: {_plural(counted.control_items, 'item')} with known answers "
+            f"({_plural(counted.control_ratings, 'rating')}) check the raters and are not counted"
         )
+    return lines
 
-    def counted_notes(self):
-        """What was left out of every figure: excluded raters (and their ratings), control items."""
-        counted = self.counted or {}
-        lines = []
-        if counted.get("excluded_raters"):
-            lines.append(
-                f"Excluded: {_plural(counted['excluded_raters'], 'rater')} excluded by the organizer, "
-                f"{_plural(counted['excluded_ratings'], 'rating')} not counted"
-            )
-        if counted.get("control_items"):
-            lines.append(
-                f"Control items: {_plural(counted['control_items'], 'item')} with known answers "
-                f"({_plural(counted['control_ratings'], 'rating')}) check the raters and are not counted"
-            )
-        return lines
 
-    def retired_note(self):
-        """One line naming the systems a racing campaign stopped rating (None when there are none)."""
-        if not self.retired:
-            return None
-        named = ", ".join(f"{name} after {count} instances" for name, count in self.retired)
-        return (
-            f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
-            "over the instances it was rated on"
+def retired_note(table: Table6) -> str | None:
+    """One line naming the systems a racing campaign stopped rating (None when there are none)."""
+    if not table.retired:
+        return None
+    named = ", ".join(f"{name} after {count} instances" for name, count in table.retired)
+    return (
+        f"Retired by racing once all its comparisons were decided: {named}; its Human score is formula (1) "
+        "over the instances it was rated on"
+    )
+
+
+def retired_instances_note(table: Table6) -> str | None:
+    """Which instances the organizer retired (their statement was broken), or None: they count for no system."""
+    if not table.retired_instances:
+        return None
+    listed = ", ".join(f"{instance} ({reason})" if reason else instance for instance, reason in table.retired_instances)
+    return f"Retired instances (statement broken; their ratings count for no system and N excludes them): {listed}"
+
+
+def secondary_notes(table: Table6) -> list[str]:
+    """What the secondary columns are, and whether the mixed model could be fitted."""
+    effects = table.rater_effects
+    if effects is None:
+        return []
+    fit = effects.fit
+    lines = [
+        (
+            "Secondary columns (rater effects; Human, formula (1), is the headline): Human z = mean of "
+            "per-rater z-scores (WMT DA, population SD); Human adjusted = system effect of a linear mixed model "
+            "with raters and instances as crossed random effects (REML, the model of statsmodels MixedLM), "
+            f"{_percent(fit.level)} Wald interval"
         )
+    ]
+    if effects.not_estimable:
+        lines.append(f"{SECONDARY_MISSING_MARK} Human z and Human adjusted are empty, {effects.not_estimable}")
+    elif fit.problem:
+        lines.append(f"Human adjusted: {fit.problem}")
+    elif not fit.converged:
+        lines.append("Human adjusted: the mixed model did not converge; read it with care")
+    return lines
 
-    def retired_instances_note(self):
-        """Which instances the organizer retired (their statement was broken), or None: they count for no system."""
-        if not self.retired_instances:
-            return None
-        listed = ", ".join(
-            f"{instance} ({reason})" if reason else instance for instance, reason in self.retired_instances
+
+def notes(table: Table6) -> list[str]:
+    """The lines printed under a text table: markers used, incomplete systems, intervals and test."""
+    lines = marker_notes(table)
+    incomplete = incomplete_note(table)
+    lines += [incomplete] if incomplete else []
+    lines += counted_notes(table)
+    retired = retired_note(table)
+    lines += [retired] if retired else []
+    retired_instances = retired_instances_note(table)
+    lines += [retired_instances] if retired_instances else []
+    if table.intervals is not None:
+        lines.append(
+            f"95% CI: {table.intervals.method}; {table.intervals.raters} raters, {table.intervals.instances} instances"
         )
-        return f"Retired instances (statement broken; their ratings count for no system and N excludes them): {listed}"
-
-    def secondary_notes(self):
-        """What the secondary columns are, and whether the mixed model could be fitted."""
-        if self.rater_effects is None:
-            return []
-        effects = self.rater_effects
-        fit = effects.get("human_adjusted") or {}
-        lines = [
-            (
-                "Secondary columns (rater effects; Human, formula (1), is the headline): Human z = mean of "
-                "per-rater z-scores (WMT DA, population SD); Human adjusted = system effect of a linear mixed model "
-                "with raters and instances as crossed random effects (REML, the model of statsmodels MixedLM), "
-                f"{_percent(fit.get('level', 0.95))} Wald interval"
-            )
-        ]
-        if effects.get("not_estimable"):
-            lines.append(f"{SECONDARY_MISSING_MARK} Human z and Human adjusted are empty, {effects['not_estimable']}")
-        elif fit.get("problem"):
-            lines.append(f"Human adjusted: {fit['problem']}")
-        elif not fit.get("converged"):
-            lines.append("Human adjusted: the mixed model did not converge; read it with care")
-        return lines
-
-    def notes(self):
-        """The lines printed under a text table: markers used, incomplete systems, intervals and test."""
-        lines = self.marker_notes()
-        incomplete = self.incomplete_note()
-        lines += [incomplete] if incomplete else []
-        lines += self.counted_notes()
-        retired = self.retired_note()
-        lines += [retired] if retired else []
-        retired_instances = self.retired_instances_note()
-        lines += [retired_instances] if retired_instances else []
-        if self.with_intervals:
-            lines.append(
-                f"95% CI: {self.intervals['method']}; {self.intervals['raters']} raters, "
-                f"{self.intervals['instances']} instances"
-            )
-            lines.append(
-                f"Clusters: {self.significance['test']}, alpha {self.significance['alpha']}; rule "
-                f"{self.significance['rule_description']}"
-            )
-        return lines + self.secondary_notes()
-
-    def render(self, fmt, halves=False, latex_intervals=False):
-        """The table in format ``fmt`` (one of :data:`FORMATS`); ``halves``: LaTeX in two side-by-side halves;
-        ``latex_intervals``: LaTeX with every interval beside its score (``1.84 {\\small [1.71, 1.97]}``)."""
-        if fmt not in RENDERERS:
-            raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-        if fmt == "latex":
-            return to_latex(self, halves=halves, intervals=latex_intervals)
-        return RENDERERS[fmt](self)
+    if table.significance is not None:
+        lines.append(
+            f"Clusters: {table.significance.test}, alpha {table.significance.alpha}; rule "
+            f"{table.significance.rule_description}"
+        )
+    return lines + secondary_notes(table)
 
 
-def _percent(level):
+def render(table: Table6, fmt: str, halves: bool = False, latex_intervals: bool = False) -> str:
+    """The table in format ``fmt`` (one of :data:`FORMATS`); ``halves``: LaTeX in two side-by-side halves;
+    ``latex_intervals``: LaTeX with every interval beside its score (``1.84 {\\small [1.71, 1.97]}``)."""
+    if fmt not in RENDERERS:
+        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt == "latex":
+        return to_latex(table, halves=halves, intervals=latex_intervals)
+    return RENDERERS[fmt](table)
+
+
+def _percent(level: float) -> str:
     return f"{level * 100:g}%"
 
 
-def _plural(count, noun):
+def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def _rank(rank):
+def _rank(rank: int | None) -> str:
     return MISSING if rank is None else str(rank)
 
 
-def _blank(value):
+def _blank(value: object) -> object:
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -324,35 +293,18 @@ def _blank(value):
     return value
 
 
-def to_json(table):
-    """The S5 contract: ``{"campaign", "rows": [...]}`` plus intervals and the significance test when computed."""
-    document = {
-        "campaign": table.campaign,
-        "instances": table.instances,
-        "raters_per_item": table.raters_per_item,
-        "rows": [row.as_json(table.with_intervals) for row in table.rows],
-    }
-    if table.counted is not None:
-        document["counted"] = table.counted
-    if table.with_intervals:
-        document["intervals"] = table.intervals
-        document["significance"] = table.significance
-    if table.rater_effects is not None:
-        document["secondary"] = table.rater_effects
-    if table.retired_instances:
-        document["retired_instances"] = [
-            {"instance": instance, "reason": reason} for instance, reason in table.retired_instances
-        ]
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+def to_json(table: Table6) -> str:
+    """The S5 contract: the versioned JSON form (:meth:`evalapp.compute.table6.Table6.as_dict`)."""
+    return json.dumps(table.as_dict(), indent=2, ensure_ascii=False) + "\n"
 
 
-def to_csv(table):
+def to_csv(table: Table6) -> str:
     """One row per system with the unrounded figures; empty cells for what a row does not have."""
-    header = list(JSON_KEYS) + (["ci_low", "ci_high", "cluster"] if table.with_intervals else [])
-    return write_csv([row.csv_cells(table.with_intervals) for row in table.rows], header)
+    header = list(CSV_KEYS) + (["ci_low", "ci_high", "cluster"] if table.with_intervals else [])
+    return write_csv([csv_cells(row, table.with_intervals) for row in table.rows], header)
 
 
-def to_markdown(table):
+def to_markdown(table: Table6) -> str:
     header = list(HEADER) + (list(INTERVAL_HEADER) if table.with_intervals else []) + list(SECONDARY_HEADER)
     lines = [
         f"Table 6: {_markdown_cell(table.campaign)}",
@@ -361,17 +313,17 @@ def to_markdown(table):
         "|" + "---|" + "---:|" * (len(header) - 1),
     ]
     for row in table.rows:
-        cells = (
-            row.cells(INCOMPLETE_MARK)
-            + (row.interval_cells() if table.with_intervals else [])
-            + row.secondary_cells(table.secondary_missing)
+        shown = (
+            cells(row, INCOMPLETE_MARK)
+            + (interval_cells(row) if table.with_intervals else [])
+            + secondary_cells(row, secondary_missing(table))
         )
-        lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
-    footer = ["- " + _markdown_cell(note) for note in table.notes()]
+        lines.append("| " + " | ".join(_markdown_cell(c) for c in shown) + " |")
+    footer = ["- " + _markdown_cell(note) for note in notes(table)]
     return "\n".join(lines + ([""] + footer if footer else [])) + "\n"
 
 
-def _markdown_cell(text):
+def _markdown_cell(text: object) -> str:
     """Text that Markdown shows as the text itself, in a cell, a heading or a note: HTML in a name is
     written as entities (a renderer would otherwise run it), emphasis, code, link and table syntax is
     escaped, and a line break becomes a space (it would end the table row or the heading, and start
@@ -382,16 +334,16 @@ def _markdown_cell(text):
     return text.replace("](", "]\\(").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _latex_cells(row, with_intervals, inline, mark=""):
-    cells = row.cells(LATEX_INCOMPLETE_MARK)
-    cells = [escape(cells[0]), escape(cells[1]), escape(cells[2]), row.latex_human(inline), escape(cells[4])]
+def _latex_cells(row: Table6Row, with_intervals: bool, inline: bool, mark: str = "") -> list[str]:
+    shown = cells(row, LATEX_INCOMPLETE_MARK)
+    result = [escape(shown[0]), escape(shown[1]), escape(shown[2]), latex_human(row, inline), escape(shown[4])]
     if with_intervals:
-        interval, cluster = row.interval_cells()
-        cells += [escape(cluster)] if inline else [escape(interval), escape(cluster)]
-    return cells + row.latex_secondary(inline, mark)
+        interval, cluster = interval_cells(row)
+        result += [escape(cluster)] if inline else [escape(interval), escape(cluster)]
+    return result + latex_secondary(row, inline, mark)
 
 
-def to_latex(table, halves=False, intervals=False):
+def to_latex(table: Table6, halves: bool = False, intervals: bool = False) -> str:
     """A booktabs tabular; ``halves`` puts the rows in two side-by-side halves as the paper does.
 
     In halves the Human row opens the left half alone, then the teams fill the left half
@@ -403,20 +355,22 @@ def to_latex(table, halves=False, intervals=False):
     header = list(LATEX_HEADER) + (ci_header if table.with_intervals else []) + list(LATEX_SECONDARY_HEADER)
     width = len(header)
     spec = "l" + "r" * (width - 1)
-    mark = LATEX_SECONDARY_MISSING_MARK if table.secondary_missing != MISSING else ""
-    cells = [_latex_cells(row, table.with_intervals, intervals, mark) for row in table.rows]
+    mark = LATEX_SECONDARY_MISSING_MARK if secondary_missing(table) != MISSING else ""
+    table_cells = [_latex_cells(row, table.with_intervals, intervals, mark) for row in table.rows]
     if halves:
-        humans = [c for c, row in zip(cells, table.rows) if row.is_human]
-        teams = [c for c, row in zip(cells, table.rows) if not row.is_human]
+        humans = [c for c, row in zip(table_cells, table.rows) if row.is_human]
+        teams = [c for c, row in zip(table_cells, table.rows) if not row.is_human]
         split = math.ceil(len(teams) / 2)
-        left, right = humans + teams[:split], [None] * len(humans) + teams[split:]
+        left: list[list[str] | None] = [*humans, *teams[:split]]
+        right: list[list[str] | None] = [*([None] * len(humans)), *teams[split:]]
         empty = [""] * width
-        body = [(lhs or empty) + (rhs or empty) for lhs, rhs in zip(left, right + [None] * (len(left) - len(right)))]
+        padded: list[list[str] | None] = [*right, *([None] * (len(left) - len(right)))]
+        body = [(lhs or empty) + (rhs or empty) for lhs, rhs in zip(left, padded)]
         spec = spec + "@{\\hspace{2em}}" + spec
         header = header * 2
         width *= 2
     else:
-        body = cells
+        body = table_cells
     lines = [
         f"% Table 6: {escape(table.campaign)}",
         f"\\begin{{tabular}}{{{spec}}}",
@@ -426,7 +380,7 @@ def to_latex(table, halves=False, intervals=False):
     ]
     lines += [" & ".join(row) + " \\\\" for row in body]
     lines.append("\\bottomrule")
-    for note in table.notes():
+    for note in notes(table):
         note = (
             escape(note)
             .replace(INCOMPLETE_MARK, LATEX_INCOMPLETE_MARK)
@@ -437,4 +391,9 @@ def to_latex(table, halves=False, intervals=False):
     return "\n".join(lines) + "\n"
 
 
-RENDERERS = {"csv": to_csv, "json": to_json, "markdown": to_markdown, "latex": to_latex}
+RENDERERS: dict[str, Callable[[Table6], str]] = {
+    "csv": to_csv,
+    "json": to_json,
+    "markdown": to_markdown,
+    "latex": to_latex,
+}

@@ -12,11 +12,18 @@ No style is computed here: every shape carries class names that ``static/css/app
 (the Content-Security-Policy forbids inline styles). Text is returned as is; the template escapes it.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
 from evalapp.compute.ranks import HUMAN_DIGITS, display
+from evalapp.compute.table6 import Table6Row
+
+# One drawn shape (kind: line, rect, circle, text; and its attributes as the SVG gets them).
+Shape = dict[str, str]
 
 WIDTH = 640
 ROW = 26  # height of one system's row
@@ -44,7 +51,7 @@ class Layout:
     label_width: int
     right: int
     label_chars: int
-    ticks: tuple
+    ticks: tuple[float, ...]
     scatter_height: int
     scatter_left: int
     scatter_right: int
@@ -56,12 +63,12 @@ WIDE = Layout(WIDTH, LABEL_WIDTH, RIGHT, LABEL_CHARS, TICKS, SCATTER_HEIGHT, SCA
 NARROW = Layout(336, 118, 34, 13, (0.0, 1.0, 2.0, 3.0), 300, 36, 14, 5)
 
 
-def _f(value):
+def _f(value: float) -> str:
     """A coordinate as the SVG gets it (one decimal)."""
     return f"{value:.1f}"
 
 
-def short(name, chars=LABEL_CHARS):
+def short(name: str, chars: int = LABEL_CHARS) -> str:
     return name if len(name) <= chars else name[: chars - 1] + "…"
 
 
@@ -70,28 +77,28 @@ class Chart:
     width: int
     height: int
     title: str
-    shapes: list = field(default_factory=list)  # dicts: kind (line, rect, circle, text) and attributes
-    ticks: list = field(default_factory=list)  # axis ticks: dicts x, y, label
-    missing: list = field(default_factory=list)  # labels of the systems the chart cannot place
-    unlabelled: list = field(default_factory=list)  # placed, but no room for the name beside the point
+    shapes: list[Shape] = field(default_factory=list)  # dicts: kind (line, rect, circle, text) and attributes
+    ticks: list[Shape] = field(default_factory=list)  # axis ticks: dicts x, y, label
+    missing: list[str] = field(default_factory=list)  # labels of the systems the chart cannot place
+    unlabelled: list[str] = field(default_factory=list)  # placed, but no room for the name beside the point
 
     @property
-    def view_box(self):
+    def view_box(self) -> str:
         return f"0 0 {self.width} {self.height}"
 
 
-def _x_score(value, layout=WIDE):
+def _x_score(value: float, layout: Layout = WIDE) -> float:
     left, right = layout.label_width, layout.width - layout.right
     return left + (right - left) * max(0.0, min(SCALE_MAX, value)) / SCALE_MAX
 
 
-def interval_chart(rows, layout=WIDE):
+def interval_chart(rows: Sequence[Table6Row], layout: Layout = WIDE) -> Chart:
     """Dots and interval bars of the rows that have a human score, best first; bands mark the clusters.
 
     ``rows``: Table 6 rows (anything with ``label``, ``human``, ``ci``, ``cluster``, ``is_human``).
     The axis is the rubric's whole 0-3 range, at every ``layout``, so every dot and bar is on it.
     """
-    rated = sorted((row for row in rows if row.human is not None), key=lambda row: (-row.human, row.label))
+    rated = sorted((row for row in rows if row.human is not None), key=lambda row: (-(row.human or 0.0), row.label))
     height = TOP + ROW * len(rated) + BOTTOM
     width = layout.width
     x_score = partial(_x_score, layout=layout)
@@ -133,24 +140,24 @@ def interval_chart(rows, layout=WIDE):
                 "title": row.label,
             }
         )
-        ci = row.ci or {}
-        if ci.get("low") is not None:
+        ci = row.ci
+        if ci is not None and ci.low is not None and ci.high is not None:
             chart.shapes.append(
                 {
                     "kind": "line",
-                    "x1": _f(x_score(ci["low"])),
-                    "x2": _f(x_score(ci["high"])),
+                    "x1": _f(x_score(ci.low)),
+                    "x2": _f(x_score(ci.high)),
                     "y1": _f(middle),
                     "y2": _f(middle),
                     "cls": "interval",
-                    "title": f"{row.label}: 95% interval [{display(ci['low'], HUMAN_DIGITS)}, "
-                    f"{display(ci['high'], HUMAN_DIGITS)}]",
+                    "title": f"{row.label}: 95% interval [{display(ci.low, HUMAN_DIGITS)}, "
+                    f"{display(ci.high, HUMAN_DIGITS)}]",
                 }
             )
         chart.shapes.append(
             {
                 "kind": "circle",
-                "cx": _f(x_score(row.human)),
+                "cx": _f(x_score(row.human or 0.0)),
                 "cy": _f(middle),
                 "r": "4.5",
                 "cls": "point" + (" human" if row.is_human else ""),
@@ -166,12 +173,12 @@ def interval_chart(rows, layout=WIDE):
     return chart
 
 
-def _nice_max(value):
+def _nice_max(value: float) -> float:
     """The axis end above ``value``: the next multiple of 5 (at least 5)."""
     return max(5.0, math.ceil(value / 5.0) * 5.0)
 
 
-def scatter_chart(rows, layout=WIDE):
+def scatter_chart(rows: Sequence[Table6Row], layout: Layout = WIDE) -> Chart:
     """One labelled point per team with both a BLEU and a human score: BLEU across, human score up.
 
     BLEU runs from 0 to the next multiple of 5 above the highest, human score over 0-3: every team is inside.
@@ -180,12 +187,12 @@ def scatter_chart(rows, layout=WIDE):
     chart = Chart(layout.width, layout.scatter_height, "Official BLEU against human score, one point per team")
     left, right = layout.scatter_left, layout.width - layout.scatter_right
     top, bottom = TOP + 10, layout.scatter_height - 44
-    x_max = _nice_max(max((row.bleu for row in teams), default=0.0))
+    x_max = _nice_max(max((row.bleu or 0.0 for row in teams), default=0.0))
 
-    def x_of(bleu):
+    def x_of(bleu: float) -> float:
         return left + (right - left) * bleu / x_max
 
-    def y_of(score):
+    def y_of(score: float) -> float:
         return bottom - (bottom - top) * max(0.0, min(SCALE_MAX, score)) / SCALE_MAX
 
     for tick in layout.ticks:
@@ -207,9 +214,10 @@ def scatter_chart(rows, layout=WIDE):
         )
         chart.ticks.append({"x": _f(x_of(value)), "y": _f(bottom + 16), "label": f"{value:g}"})
     chart.ticks.append({"x": _f((left + right) / 2), "y": _f(bottom + 34), "label": "official BLEU"})
-    placed = []  # the boxes of the labels drawn so far: (x0, y0, x1, y1)
-    for row in sorted(teams, key=lambda row: (row.bleu, row.human)):
-        x, y = x_of(row.bleu), y_of(row.human)
+    placed: list[tuple[float, float, float, float]] = []  # the boxes of the labels drawn so far: (x0, y0, x1, y1)
+    for row in sorted(teams, key=lambda row: (row.bleu or 0.0, row.human or 0.0)):
+        bleu, human = row.bleu or 0.0, row.human or 0.0  # every team here has both
+        x, y = x_of(bleu), y_of(human)
         chart.shapes.append(
             {
                 "kind": "circle",
@@ -217,7 +225,7 @@ def scatter_chart(rows, layout=WIDE):
                 "cy": _f(y),
                 "r": "4.5",
                 "cls": "point",
-                "title": f"{row.label}: BLEU {row.bleu:.1f}, human {display(row.human, HUMAN_DIGITS)}",
+                "title": f"{row.label}: BLEU {bleu:.1f}, human {display(human, HUMAN_DIGITS)}",
             }
         )
         text = short(row.label, layout.label_chars)
@@ -241,13 +249,20 @@ def scatter_chart(rows, layout=WIDE):
     return chart
 
 
-def _label_box(x, y, text, anchor):
+def _label_box(x: float, y: float, text: str, anchor: str) -> tuple[float, float, float, float]:
     width = CHAR_WIDTH * len(text)
     x0 = x - width if anchor == "end" else x
     return x0, y - LABEL_HEIGHT + 2, x0 + width, y + 2
 
 
-def _free_label_place(x, y, text, prefer_left, placed, width):
+def _free_label_place(
+    x: float,
+    y: float,
+    text: str,
+    prefer_left: bool,
+    placed: list[tuple[float, float, float, float]],
+    width: float,
+) -> tuple[float, float, str] | None:
     """Where a point's label goes: above or below it, on its preferred side first, then the other; None
     when every place would overlap a label already drawn or leave the drawing (the label is then left
     out and the team named under the chart, rather than two names printed over each other)."""
@@ -264,7 +279,9 @@ def _free_label_place(x, y, text, prefer_left, placed, width):
     return None
 
 
-def distribution_chart(rows, distribution, layout=WIDE):
+def distribution_chart(
+    rows: Sequence[Table6Row], distribution: Mapping[str, Sequence[int]], layout: Layout = WIDE
+) -> Chart:
     """A 100% stacked bar per system: the shares of its counted 0, 1, 2 and 3 scores.
 
     ``distribution``: ``{system name: [count of 0, of 1, of 2, of 3]}``.
@@ -288,7 +305,7 @@ def distribution_chart(rows, distribution, layout=WIDE):
                 "title": row.label,
             }
         )
-        x = left
+        x: float = left
         for score, count in zip(SCORES, counts):
             width = (right - left) * count / total
             if count:

@@ -13,18 +13,26 @@ Models never come from the network at run time: the default is all-MiniLM-L6-v2 
 directory or a hub name already in the local Hugging Face cache.
 """
 
+from __future__ import annotations
+
 import hashlib
 import importlib.metadata
 import os
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from evalapp.metrics.base import (
+    Hypotheses,
     Metric,
     MetricOutput,
+    Progress,
+    References,
     count_detail,
     distribution_version,
     report_progress,
@@ -59,7 +67,7 @@ class ModelChoice:
     weights: str = ""
 
 
-def resolve_model(model=None, layer=None):
+def resolve_model(model: str | None = None, layer: int | None = None) -> ModelChoice:
     """The default packaged model, a local directory, or a hub name from the local cache only."""
     from bert_score.utils import model2layers
 
@@ -95,7 +103,7 @@ def resolve_model(model=None, layer=None):
 
 
 @lru_cache(maxsize=1)
-def load(path, layer):
+def load(path: str, layer: int) -> tuple[Any, Any]:
     """bert_score's tokenizer and its model truncated to ``layer`` layers (kept for the next run)."""
     from bert_score.utils import get_model, get_tokenizer
 
@@ -105,13 +113,13 @@ def load(path, layer):
         raise BertScoreUnavailable(str(exc)) from None
 
 
-def default_device():
+def default_device() -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def encode(tokenizer, sentence):
+def encode(tokenizer: Any, sentence: str) -> list[int]:
     """bert_score's ``sent_encode``, with a transformers 5 shim for the empty sentence.
 
     bert_score encodes an empty sentence with ``build_inputs_with_special_tokens([])``, which
@@ -120,28 +128,29 @@ def encode(tokenizer, sentence):
     from bert_score.utils import sent_encode
 
     if not sentence.strip():
-        return tokenizer.encode("", add_special_tokens=True)
-    return sent_encode(tokenizer, sentence)
+        return list(tokenizer.encode("", add_special_tokens=True))
+    return list(sent_encode(tokenizer, sentence))
 
 
 class EmbeddingCache:
     """Contextual embeddings of sentences under one model and layer, each computed once."""
 
-    def __init__(self, choice, device=None, batch_size=EMBED_BATCH_SIZE):
+    def __init__(self, choice: ModelChoice, device: str | None = None, batch_size: int = EMBED_BATCH_SIZE) -> None:
         self.choice = choice
         self.tokenizer, self.model = load(choice.path, choice.layer)
         self.device = device or default_device()
         self.model.to(self.device)
         self.batch_size = batch_size
-        self.embeddings = {}
-        self.token_ids = {}
+        self.embeddings: dict[str, Any] = {}  # sentence: its token embeddings (a torch tensor)
+        self.token_ids: dict[str, list[int]] = {}
         self.forward_passed = 0
+        self.embedded = 0  # sentences embedded, kept after :meth:`release`
 
     @staticmethod
-    def key(sentence):
+    def key(sentence: str) -> str:
         return sentence.strip()  # bert_score strips before encoding
 
-    def ensure(self, sentences, progress=None):
+    def ensure(self, sentences: Iterable[str], progress: Progress | None = None) -> None:
         """Embed every sentence not embedded yet, longest first, in batches."""
         import torch
         from bert_score.utils import bert_encode, padding
@@ -157,27 +166,37 @@ class EmbeddingCache:
                 self.embeddings[sentence] = output[row, : lengths[row]]
                 self.token_ids[sentence] = ids[sentence]
             self.forward_passed += len(batch)
+            self.embedded += len(batch)
             report_progress(
                 progress, (start + len(batch)) / len(todo), count_detail(start + len(batch), len(todo), "sentences")
             )
 
-    def __len__(self):
-        return len(self.embeddings)
+    def __len__(self) -> int:
+        return self.embedded
+
+    def release(self) -> None:
+        """Drop the embeddings once the pairs are matched: the report's statistics that follow in the same
+        process then reuse their memory instead of adding to the peak (the counts stay)."""
+        self.embeddings.clear()
+        self.token_ids.clear()
 
 
-def idf_weights(tokenizer, references, use_idf):
+def idf_weights(tokenizer: Any, references: References, use_idf: bool) -> Mapping[int, float]:
     """bert_score's token weights: 1 for every token except [CLS]/[SEP] (0), or idf over the references."""
     from bert_score.utils import get_idf_dict
 
     if use_idf:
-        return get_idf_dict([ref for refs in references for ref in refs], tokenizer, nthreads=0)
-    weights = defaultdict(lambda: 1.0)
+        idf: Mapping[int, float] = get_idf_dict([ref for refs in references for ref in refs], tokenizer, nthreads=0)
+        return idf
+    weights: defaultdict[int, float] = defaultdict(lambda: 1.0)
     weights[tokenizer.sep_token_id] = 0
     weights[tokenizer.cls_token_id] = 0
     return weights
 
 
-def padding_floors(cache, pairs, batch_size=BERT_SCORE_BATCH_SIZE):
+def padding_floors(
+    cache: EmbeddingCache, pairs: Sequence[tuple[str, str]], batch_size: int = BERT_SCORE_BATCH_SIZE
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
     """Which pairs ``bert_score.score`` pads, for one system's pairs in its order.
 
     ``bert_score`` multiplies the similarities by the padding mask before taking the maximum,
@@ -196,7 +215,13 @@ def padding_floors(cache, pairs, batch_size=BERT_SCORE_BATCH_SIZE):
     return hyp_floor, ref_floor
 
 
-def greedy_match(cache, pairs, floors, weights, device):
+def greedy_match(
+    cache: EmbeddingCache,
+    pairs: Sequence[tuple[str, str]],
+    floors: tuple[NDArray[np.bool_], NDArray[np.bool_]],
+    weights: Mapping[int, float],
+    device: str,
+) -> NDArray[np.float32]:
     """(P, R, F1) of each (candidate, reference) pair, computed as bert_score's greedy_cos_idf.
 
     Cosine similarity of every candidate token with every reference token; precision is the
@@ -207,9 +232,9 @@ def greedy_match(cache, pairs, floors, weights, device):
     import torch
     from torch.nn.utils.rnn import pad_sequence
 
-    weight_of = {}
+    weight_of: dict[str, Any] = {}
 
-    def stack(sentences):
+    def stack(sentences: list[str]) -> tuple[Any, Any, Any]:
         for s in sentences:
             if s not in weight_of:
                 weight_of[s] = torch.tensor([weights[i] for i in cache.token_ids[s]], dtype=torch.float)
@@ -240,10 +265,10 @@ def greedy_match(cache, pairs, floors, weights, device):
             empty = (hyp_mask.sum(dim=1) == SPECIAL_TOKENS) | (ref_mask.sum(dim=1) == SPECIAL_TOKENS)
             precision, recall = precision.masked_fill(empty, 0.0), recall.masked_fill(empty, 0.0)
             results.append(torch.stack((precision, recall, f1), dim=-1).cpu())
-    return torch.cat(results).numpy() if results else np.empty((0, 3))
+    return torch.cat(results).numpy() if results else np.empty((0, 3), dtype=np.float32)
 
 
-def rescale_baselines(choice, use_rescale):
+def rescale_baselines(choice: ModelChoice, use_rescale: bool) -> NDArray[np.float32] | None:
     """bert_score's baseline (P, R, F) for the model and layer, or None when rescaling is off."""
     if not use_rescale:
         return None
@@ -253,7 +278,8 @@ def rescale_baselines(choice, use_rescale):
     path = os.path.join(os.path.dirname(bert_score.__file__), "rescale_baseline", "en", f"{choice.label}.tsv")
     if not os.path.isfile(path):
         raise BertScoreUnavailable(f"bert_score ships no English rescaling baseline for '{choice.label}'")
-    return pd.read_csv(path).iloc[choice.layer].to_numpy()[1:].astype(np.float32)
+    baselines: NDArray[np.float32] = pd.read_csv(path).iloc[choice.layer].to_numpy()[1:].astype(np.float32)
+    return baselines
 
 
 class BertScore(Metric):
@@ -263,19 +289,27 @@ class BertScore(Metric):
     label = "BERTScore"
     description = "BERTScore precision, recall and F1 (bert-score package), max over the references"
 
-    def __init__(self, model=None, layer=None, idf=False, rescale=False, device=None, batch_size=EMBED_BATCH_SIZE):
+    def __init__(
+        self,
+        model: str | None = None,
+        layer: int | None = None,
+        idf: bool = False,
+        rescale: bool = False,
+        device: str | None = None,
+        batch_size: int = EMBED_BATCH_SIZE,
+    ) -> None:
         self.model_name, self.layer, self.idf, self.rescale = model, layer, idf, rescale
         self.device, self.batch_size = device, batch_size
-        self.cache = None
+        self.cache: EmbeddingCache | None = None
 
-    def output_names(self):
+    def output_names(self) -> list[str]:
         return list(OUTPUT_NAMES)
 
     @property
-    def whole_corpus(self):
+    def whole_corpus(self) -> bool:  # type: ignore[override]  # a property over the base class attribute
         return bool(self.idf)  # idf weights come from all the references
 
-    def signature_for(self, references):
+    def signature_for(self, references: References) -> str:
         nrefs = sorted({len(refs) for refs in references})
         signature = self.signature(resolve_model(self.model_name, self.layer), nrefs[0] if len(nrefs) == 1 else "var")
         if self.idf:
@@ -283,7 +317,7 @@ class BertScore(Metric):
             signature += f"|idf-refs:{digest[:16]}"
         return signature
 
-    def signature(self, choice, nrefs):
+    def signature(self, choice: ModelChoice, nrefs: int | str) -> str:
         """Model, layer, options and the installed versions of bert-score, transformers and torch.
 
         bert_score's own hash string names ``bert_score.__version__`` and
@@ -314,7 +348,9 @@ class BertScore(Metric):
         parts.append("hash:" + bert_hash)
         return "|".join(parts)
 
-    def compute(self, hypotheses, references, progress=None):
+    def compute(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
         self.check_shapes(hypotheses, references)
         choice = resolve_model(self.model_name, self.layer)
         baselines = rescale_baselines(choice, self.rescale)
@@ -323,9 +359,12 @@ class BertScore(Metric):
             h for outputs in hypotheses for h in outputs if h is not None
         ]
         cache.ensure(sentences, lambda f, detail=None: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS, detail))
-        pairs, slots, hyp_floor, ref_floor = [], [], [], []
+        pairs: list[tuple[str, str]] = []
+        slots: list[tuple[int, int]] = []
+        hyp_floor: list[NDArray[np.bool_]] = []
+        ref_floor: list[NDArray[np.bool_]] = []
         for k, outputs in enumerate(hypotheses):
-            system_pairs = []
+            system_pairs: list[tuple[str, str]] = []
             for i, hypothesis in enumerate(outputs):
                 if hypothesis is not None:
                     system_pairs.extend((hypothesis, ref) for ref in references[i])
@@ -338,10 +377,11 @@ class BertScore(Metric):
         report_progress(progress, EMBED_SHARE_OF_PROGRESS, f"matching {len(pairs):,} sentence pairs")
         weights = idf_weights(cache.tokenizer, references, self.idf)
         scores = greedy_match(cache, pairs, floors, weights, cache.device)
+        cache.release()
         best = np.full((len(hypotheses), len(references), 3), -np.inf)
         if len(slots):
-            slots = np.asarray(slots)
-            np.maximum.at(best, (slots[:, 0], slots[:, 1]), scores)
+            where = np.asarray(slots)
+            np.maximum.at(best, (where[:, 0], where[:, 1]), scores)
         best[np.isinf(best)] = np.nan
         if baselines is not None:
             best = (best - baselines) / (1 - baselines)

@@ -26,6 +26,7 @@ from core.defaults import (
 )
 from core.models import Campaign
 from evalapp.formats import metric_report
+from evalapp.formats import table6 as table6_format
 from evalapp.formats.csvfile import write_csv
 from evalapp.services import crowd, results
 
@@ -139,7 +140,11 @@ def table6(
         if part
     )
     export = _export(
-        TABLE6, campaign.name, fmt, table.render(fmt, halves=halves, latex_intervals=latex_intervals), suffix
+        TABLE6,
+        campaign.name,
+        fmt,
+        table6_format.render(table, fmt, halves=halves, latex_intervals=latex_intervals),
+        suffix,
     )
     # The organizer's checklist follows exports: every download (web, API, command) comes through here.
     Campaign.objects.filter(pk=campaign.pk).update(table6_exported_at=timezone.now())

@@ -1,7 +1,7 @@
 """Planning and stopping: the study planner and the ranking's stability, from a campaign's counted ratings.
 
 Commands (``plan_study``), pages and the API call these functions. The ratings that count are those of
-:func:`evalapp.services.results._counted_ratings`, read through the same score matrix as Table 6.
+:meth:`core.models.RatingQuerySet.counted`, read through the same score matrix as Table 6.
 Results are kept in Django's cache under a digest of the ratings they were made from.
 """
 

@@ -32,8 +32,8 @@ from core.flags import review_queue
 from core.models import Campaign
 from core.progress import campaign_progress, campaign_stall
 from core.quality import rater_quality
+from evalapp.formats import table6 as table6_format
 from evalapp.formats import table6_charts
-from evalapp.formats.table6 import INCOMPLETE_MARK
 from evalapp.services import exports, planning, results, sequential
 from evalapp.views.common import (
     BAD_REQUEST,
@@ -89,8 +89,8 @@ def dashboard(request, campaign_id):
         "table6_page": reverse("results:table6_page", args=(campaign.pk,)),
         "plan_page": reverse("results:plan", args=(campaign.pk,)),
         "sequential": sequential.sequential_status(campaign),
-        "preview": [row.cells(INCOMPLETE_MARK) for row in table.rows],
-        "notes": table.notes(),
+        "preview": [table6_format.cells(row) for row in table.rows],
+        "notes": table6_format.notes(table),
     }
     return render(request, "results/dashboard.html", context)
 
@@ -130,9 +130,9 @@ def table6_page(request, campaign_id):
     rows = [
         {
             "row": row,
-            "cells": row.cells(INCOMPLETE_MARK),
-            "interval": row.interval_cells(),
-            "secondary": row.secondary_cells(table.secondary_missing),
+            "cells": table6_format.cells(row),
+            "interval": table6_format.interval_cells(row),
+            "secondary": table6_format.secondary_cells(row, table6_format.secondary_missing(table)),
         }
         for row in table.rows
     ]
@@ -143,7 +143,7 @@ def table6_page(request, campaign_id):
             "campaign": campaign,
             "table": table,
             "rows": rows,
-            "notes": table.notes(),
+            "notes": table6_format.notes(table),
             **_charts(table.rows, results.score_distribution(campaign)),
             "latex_url": reverse("results:table6", args=(campaign.pk, "latex")),
             "default_resamples": DEFAULT_RESAMPLES,
@@ -236,7 +236,7 @@ def plan(request, campaign_id):
     mdd = None
     if found:
         raters = sorted({entry["raters_per_item"] for entry in found["mdd"]})
-        table = {}
+        table: dict[int, dict[int, float]] = {}
         for entry in found["mdd"]:
             table.setdefault(entry["instances"], {})[entry["raters_per_item"]] = entry["mdd"]
         mdd = {"raters": raters, "rows": [(n, [table[n][m] for m in raters]) for n in sorted(table)]}

@@ -63,3 +63,28 @@ def test_aggregate_bench_smoke():
     assert "= 90 ratings" in output
     assert "Table 6 + 20 bootstrap resamples" in output and "agreement (run 1)" in output
     assert "human_z from every rating row" in output and "Table 6 with every column, fit in the cache" in output
+
+
+def test_aggregate_bench_before_and_after_smoke():
+    """``--baseline REV`` times Table 6 with the code of a git revision and of the checkout, on the same data."""
+    output = run_script(
+        "bench/aggregate_bench.py",
+        "--database",
+        "sqlite",
+        "--systems",
+        "3",
+        "--instances",
+        "8",
+        "--raters-per-item",
+        "3",
+        "--raters",
+        "6",
+        "--bootstrap",
+        "20",
+        "--baseline",
+        "HEAD",
+        "--baseline-intervals",
+    )
+    assert "baseline HEAD (load" in output and "this checkout (load" in output
+    assert "Table 6 with every column, first export" in output
+    assert "Table 6 with every column + intervals and clusters (20)" in output and "not run" not in output

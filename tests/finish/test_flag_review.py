@@ -15,6 +15,7 @@ from core import engine, flags
 from core.engine import SubmissionRefused
 from core.models import Assignment, CampaignInstance, Item, ItemFlag, Rating
 from core.progress import campaign_progress, campaign_stall, rater_progress
+from evalapp.formats import table6 as table6_format
 from evalapp.services import results
 from evalapp.services.campaigns import create_campaign
 from tests.engine.builders import build_dataset
@@ -142,10 +143,10 @@ def test_retiring_an_instance_takes_it_out_of_every_mean_and_of_n(stalled):
         "Retired instances (statement broken; their ratings count for no system and N excludes them): "
         "2 (the statement makes sense)"
     )
-    assert note in table.notes()
+    assert note in table6_format.notes(table)
     for fmt in ("markdown", "latex"):
-        assert "Retired instances" in table.render(fmt)
-    assert '"retired_instances": [' in table.render("json")
+        assert "Retired instances" in table6_format.render(table, fmt)
+    assert '"retired_instances": [' in table6_format.render(table, "json")
 
 
 def test_excluding_a_rater_of_a_retired_item_keeps_it_full(stalled):

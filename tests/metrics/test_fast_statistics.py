@@ -40,10 +40,57 @@ def test_permutation_p_values_are_the_direct_ones(n, seed):
     human = np.round(rng.normal(2, 0.7, n) * 3) / 3  # few distinct values, as mean ratings
     a = human + rng.normal(0, 1, n)
     b = np.round(human + rng.normal(0, 1.3, n), 1)  # ties in one metric
-    names = ["pearson"] + (["kendall_b"] if n <= corr.PAIRWISE_KENDALL_MAX_N else [])
-    for name in names:
+    for name in ("pearson", "kendall_b"):
         found = corr.paired_permutation_test(a, b, human, name, 500, np.random.default_rng(seed + 10))
         assert found["p"] == _direct_permutation_p(a, b, human, name, 500, seed + 10)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segment_kendall_permutation_p_values_are_the_direct_ones_with_heavy_ties(seed):
+    """Beyond the system level, Kendall's permutation test counts S_left - S_right as a linear form in the
+    swaps and the ties of each row from the candidates' groups of equal values; a metric with many
+    ties (a BLEU of zero, rounded scores) makes the two rows' tau-b denominators differ, and rows near
+    the threshold are computed directly: the p-value is the row-by-row loop's in every case."""
+    rng = np.random.default_rng(seed)
+    n = 1500
+    human = np.round(rng.normal(2, 0.7, n) * 3) / 3
+    close = human + rng.normal(0, 1, n)
+    cases = [
+        (np.round(close), np.round(human + rng.normal(0, 1.3, n), 1)),  # ties on both sides
+        (np.maximum(close - 1.5, 0), close),  # a third of the outputs score 0
+        (close, close + rng.normal(0, 0.02, n)),  # nearly the same metric: p near 1
+        (close, np.clip(human + rng.normal(0, 0.3, n), 0, 3)),  # clearly different: p = 1 / (1 + resamples)
+    ]
+    for a, b in cases:
+        found = corr.paired_permutation_test(a, b, human, "kendall_b", 200, np.random.default_rng(seed + 3))
+        assert found["p"] == _direct_permutation_p(a, b, human, "kendall_b", 200, seed + 3)
+
+
+def _tied_pairs(values):
+    _, sizes = np.unique(values, return_counts=True)
+    return float((sizes * (sizes - 1) / 2).sum())
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_swapped_kendall_deltas_equal_scipy_row_by_row(tied):
+    """Without ties the linear form is the difference itself; with ties it is within the bracket that
+    |tau| <= 1 gives around the unknown S_left + S_right, (d_l + d_r) |d_r - d_l| / (2 d_l d_r)."""
+    rng = np.random.default_rng(9)
+    n = 400
+    human = rng.integers(0, 10, n) / 3
+    a = human + rng.normal(0, 1, n)
+    b = np.maximum(human + rng.normal(0, 1, n) - 1, 0) if tied else human + rng.normal(0, 1.5, n)
+    za, zb = corr.standardize(a), corr.standardize(b)
+    swaps = rng.random((60, n)) < 0.5
+    found = corr._swapped_kendall_deltas(za, zb, human, swaps, threshold=10.0)  # no row near: all by the linear form
+    pairs = n * (n - 1) / 2
+    for i, row in enumerate(swaps):
+        left, right = np.where(row, zb, za), np.where(row, za, zb)
+        expected = stats.kendalltau(left, human).statistic - stats.kendalltau(right, human).statistic
+        d_left, d_right = np.sqrt(pairs - _tied_pairs(left)), np.sqrt(pairs - _tied_pairs(right))
+        assert (d_left != d_right) == tied
+        width = (d_left + d_right) * abs(d_right - d_left) / (2 * d_left * d_right)
+        assert abs(found[i] - expected) <= width + 1e-12
 
 
 def test_permutation_of_a_metric_with_itself_and_its_copy():
@@ -96,7 +143,7 @@ def test_system_samples_leave_out_missing_systems_as_before():
             assert found[name][b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
-@pytest.mark.parametrize("name", ["pearson", "spearman"])
+@pytest.mark.parametrize("name", ["pearson", "spearman", "kendall_b"])
 def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(name):
     from evalapp.compute.correlation_study import FlattenedPoints
 
@@ -117,3 +164,141 @@ def test_flattened_coefficients_of_resamples_are_those_of_the_repeated_points(na
         present = np.isfinite(m)
         expected = corr.coefficient_value(name, m[present], h[present])
         assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+def test_flattened_kendall_of_resamples_over_many_chunks_and_a_large_tie():
+    """Enough points for the pair matrix to be cut into several chunks, one of them a single block of equal
+    scores (a BLEU of zero), and human scores with few levels."""
+    from evalapp.compute import correlation_study
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(8)
+    n_systems, n_instances = 9, 150
+    human = rng.integers(0, 10, (n_systems, n_instances)) / 3
+    metric = np.maximum(human + rng.normal(0, 1, human.shape) - 1, 0)  # about a third exactly 0
+    metric[rng.random(human.shape) < 0.05] = np.nan
+    keep = np.isfinite(metric)
+    instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
+    assert keep.sum() > 3 * correlation_study.KENDALL_CHUNK
+    flat = FlattenedPoints(metric[keep], human[keep], instances)
+    draws = rng.integers(0, n_instances, (12, n_instances))
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    found = flat.coefficient_many("kendall_b", counts)
+    for b, columns in enumerate(draws):
+        m, h = metric[:, columns], human[:, columns]
+        present = np.isfinite(m)
+        assert found[b] == pytest.approx(stats.kendalltau(m[present], h[present]).statistic, abs=1e-12)
+
+
+def test_grouped_and_wmt_samples_are_the_mean_over_the_drawn_instances():
+    from evalapp.compute.correlation_study import _grouped_samples
+
+    rng = np.random.default_rng(3)
+    n_instances = 30
+    grouped = {name: rng.normal(size=n_instances) for name in corr.SEGMENT_COEFFICIENTS}
+    grouped["spearman"][[2, 5]] = np.nan  # undefined for two instances
+    pairs = rng.integers(0, 20, (n_instances, 2))
+    draws = rng.integers(0, n_instances, (25, n_instances))
+    draws[0] = 2  # only an undefined instance drawn
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    bucket = {}
+    _grouped_samples({"grouped": grouped, "pairs": pairs}, counts, bucket)
+    for b, columns in enumerate(draws):
+        for name in corr.SEGMENT_COEFFICIENTS:
+            values = grouped[name][columns]
+            values = values[np.isfinite(values)]
+            expected = values.mean() if len(values) else np.nan
+            assert bucket[("grouped_by_instance", name)][b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+        concordant, discordant = pairs[columns].sum(axis=0)
+        assert bucket[("wmt_kendall", None)][b] == pytest.approx(corr.tau_from_counts(concordant, discordant))
+
+
+@pytest.mark.parametrize("name", corr.SEGMENT_COEFFICIENTS)
+def test_per_group_values_equal_the_group_by_group_loop(name):
+    """Groups of unequal sizes (missing outputs), in order of first appearance, one constant group."""
+    rng = np.random.default_rng(12)
+    groups = rng.integers(0, 40, 500) * 7 + 3
+    human = rng.integers(0, 10, 500) / 3
+    metric = np.round(human + rng.normal(0, 1, 500), 1)
+    metric[groups == groups[0]] = 1.0
+    found = corr.per_group_values(name, metric, human, groups)
+    _, first = np.unique(groups, return_index=True)
+    keys = groups[np.sort(first)]
+    expected = [corr.coefficient_value(name, metric[groups == key], human[groups == key]) for key in keys]
+    np.testing.assert_allclose(found, expected, rtol=0, atol=1e-12)
+    assert np.isnan(found[0])
+    pairs = corr.wmt_pair_counts(metric, human, groups)
+    for slot, key in enumerate(keys):
+        m, h = metric[groups == key], human[groups == key]
+        first_i, second_i = np.triu_indices(len(m), 1)
+        differ = h[first_i] != h[second_i]
+        agree = np.sign(h[first_i] - h[second_i]) == np.sign(m[first_i] - m[second_i])
+        assert list(pairs[slot]) == [int((agree & differ).sum()), int((~agree & differ).sum())]
+
+
+def test_swaps_of_resampled_instances_are_binomial():
+    """The bits of a random byte give 2 Binomial(c, 1/2) - c for c up to 8 copies (NumPy's binomial beyond):
+    every total's frequency is the binomial's within 4 standard errors."""
+    from scipy.stats import binom
+
+    from evalapp.compute.soft_pairwise import swap_signs
+
+    counts = np.arange(0, 12)
+    signs = swap_signs(40_000, counts, np.random.default_rng(5))
+    for column, c in enumerate(counts):
+        heads = (signs[:, column] + c) / 2
+        assert np.all(heads == np.round(heads)) and heads.min() >= 0 and heads.max() <= c
+        for k in range(c + 1):
+            expected = binom.pmf(k, c, 0.5)
+            found = np.mean(heads == k)
+            assert abs(found - expected) <= 4 * np.sqrt(expected * (1 - expected) / len(signs)) + 1e-12
+
+
+def test_integer_statistics_in_float32_give_the_float64_products():
+    from evalapp.compute.soft_pairwise import Prepared, swap_signs
+
+    rng = np.random.default_rng(6)
+    stats = rng.integers(0, 40, (5, 300, 4)).astype(float)
+    prepared = Prepared(stats)
+    assert prepared.matrix32 is not None
+    counts = np.bincount(rng.integers(0, 300, 300), minlength=300)
+    signs = swap_signs(50, counts, rng)
+    drawn = np.flatnonzero(counts > 0)
+    assert np.array_equal(prepared.swapped(signs, drawn), signs @ prepared.matrix)
+    assert Prepared(stats + 0.5).matrix32 is None  # fractional statistics stay in float64
+
+
+def test_flat_accuracy_of_every_resample_equals_one_at_a_time():
+    """acc_eq's bootstrap values at the full sample's epsilon, all resamples at once, equal flat_accuracy_at's."""
+    from evalapp.compute import tie_calibration
+    from evalapp.compute.correlation_study import _flat_accuracy_many
+
+    rng = np.random.default_rng(13)
+    n_systems, n_instances = 7, 90
+    human = rng.integers(0, 10, (n_systems, n_instances)) / 3
+    metric = np.round(human + rng.normal(0, 1, human.shape), 1)  # ties within and across levels
+    human[rng.random(human.shape) < 0.1] = np.nan
+    flat = tie_calibration.FlatPairs(human, metric)
+    epsilon = tie_calibration.flat_accuracy(human, metric).epsilon
+    counts = np.stack(
+        [np.bincount(rng.integers(0, n_instances, n_instances), minlength=n_instances) for _ in range(30)]
+    )
+    counts[0] = 0
+    counts[0, 4] = 1  # one output drawn once per system: fewer than two outputs for no system, but one instance
+    found = _flat_accuracy_many(flat, epsilon, counts, n_systems)
+    for b, row in enumerate(counts):
+        expected = tie_calibration.flat_accuracy_at(flat, epsilon, np.tile(row, n_systems)[flat.keep])
+        assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_coin_flips_are_the_uniform_draws_below_one_half(seed):
+    """The permutation tests' swaps, read from PCG64's raw outputs, are ``rng.random(...) < 0.5`` bit for bit,
+    and the generator ends in the same state; another bit generator draws the doubles as before."""
+    first, second = np.random.default_rng(seed), np.random.default_rng(seed)
+    first.integers(0, 10, 3)  # a generator already in use
+    second.integers(0, 10, 3)
+    assert np.array_equal(corr.coin_flips(first, 40, 333), second.random((40, 333)) < 0.5)
+    assert first.random() == second.random()
+    other, again = (np.random.Generator(np.random.MT19937(seed)) for _ in range(2))
+    assert np.array_equal(corr.coin_flips(other, 5, 7), again.random((5, 7)) < 0.5)

@@ -14,6 +14,7 @@ from statsmodels.regression.mixed_linear_model import MixedLM
 
 from core.models import Item, ItemOutput, Rater, RaterExclusion, SystemOutput
 from evalapp.compute import rater_effects
+from evalapp.formats import table6 as table6_format
 from evalapp.services import results
 from tests.results.factories import add_ratings, make_campaign, make_dataset, make_raters, make_system, rated_campaign
 
@@ -258,4 +259,4 @@ def test_too_many_levels_is_not_fitted_and_says_so(incomplete, monkeypatch):
     assert found.fit.scores["A"] == rater_effects.NOT_ESTIMATED and "more than 5" in found.fit.problem
     assert found.z["A"] is not None
     table = results.table6(incomplete)
-    assert "Human adjusted: not fitted: more than 5 raters and instances together" in table.notes()
+    assert "Human adjusted: not fitted: more than 5 raters and instances together" in table6_format.notes(table)

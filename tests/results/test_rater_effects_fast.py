@@ -18,6 +18,7 @@ from django_tasks_db.models import DBTaskResult
 
 from core.models import Item, Rater, RaterExclusion
 from evalapp.compute import rater_effects
+from evalapp.formats import table6 as table6_format
 from evalapp.services import results
 from evalapp.tasks import fit_rater_effects_task
 from tests.results.factories import add_ratings, make_raters, rated_campaign
@@ -105,7 +106,7 @@ def test_a_large_campaign_is_fitted_in_the_background_once(incomplete, monkeypat
     assert first.fit.problem == again.fit.problem == results.ADJUSTED_BEING_COMPUTED
     assert first.fit.scores["A"] == rater_effects.NOT_ESTIMATED and first.z["A"] is not None
     assert DBTaskResult.objects.count() == queued + 1  # queued once, not once per export
-    assert f"Human adjusted: {results.ADJUSTED_BEING_COMPUTED}" in results.table6(incomplete).notes()
+    assert f"Human adjusted: {results.ADJUSTED_BEING_COMPUTED}" in table6_format.notes(results.table6(incomplete))
     fit_rater_effects_task.call(incomplete.pk, ["A", "B"])  # what the worker runs
     ready = results.rater_effects(incomplete)
     assert ready.fit.problem is None and ready.fit.scores["A"].estimate is not None

@@ -6,8 +6,9 @@ import re
 import pytest
 from django.urls import reverse
 
+from evalapp.compute.rater_uncertainty import TInterval
+from evalapp.compute.table6 import Table6Row
 from evalapp.formats import table6_charts
-from evalapp.formats.table6 import Table6Row
 from evalapp.services import results
 from tests.results.factories import rated_campaign
 
@@ -55,8 +56,7 @@ def test_page_shows_intervals_clusters_and_the_test(client, organizer, campaign)
     rows = {entry["row"].team: entry for entry in response.context["rows"]}
     ci = rows["good"]["row"].ci
     assert (
-        rows["good"]["interval"][0] == f"[{ci['low']:.2f}, {ci['high']:.2f}]"
-        and ci["low"] < rows["good"]["row"].human < ci["high"]
+        rows["good"]["interval"][0] == f"[{ci.low:.2f}, {ci.high:.2f}]" and ci.low < rows["good"]["row"].human < ci.high
     )
     assert "Human z" in body and "(secondary)" in body
 
@@ -118,7 +118,7 @@ def _row(team, human, low=None, high=None, cluster=None, bleu=None, is_human=Fal
         3,
         True,
         is_human=is_human,
-        ci=None if low is None else {"low": low, "high": high},
+        ci=None if low is None else TInterval(low, high, None, None, 0.95),
         cluster=cluster,
     )
 

@@ -14,6 +14,7 @@ from core import engine
 from core.models import Campaign, Item, ItemOutput, Rater, SystemRetirement
 from core.problems import FormatError
 from evalapp.compute import sequential as compute
+from evalapp.formats import table6 as table6_format
 from evalapp.services import results
 from evalapp.services.campaigns import create_campaign
 from evalapp.services.sequential import retire_decided_systems, sequential_status
@@ -188,7 +189,7 @@ def test_racing_retires_a_decided_system_and_the_engine_stops_giving_its_items(o
         assert system_of[assignment.item_id] not in retired
         engine.submit_rating(assignment.pk, rater, score[system_of[assignment.item_id]])
     table = results.table6(campaign, secondary=False)
-    assert any(f"{name} after 20 instances" in note for note in table.notes() for name in retired)
+    assert any(f"{name} after 20 instances" in note for note in table6_format.notes(table) for name in retired)
     rows = {row.team: row for row in table.rows}
     for name in retired:
         assert rows[name].human == pytest.approx(score[name]) and rows[name].ratings == 20

@@ -17,8 +17,11 @@ on at least ``quality.MIN_CONTROL_RATINGS`` control ratings in the campaign (the
 flags a rater on the quality page). Without a screening code everyone gets the completion code.
 """
 
+from __future__ import annotations
+
 import re
 import secrets
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -26,13 +29,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 
 from core import engine
-from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out, session_ratings
+from core.crowd import CROWD_PLATFORMS, MTURK, PROLIFIC, code_for, is_screened_out
 from core.defaults import CROWD_ACCOUNT_SUFFIX_BYTES
-from core.models import CrowdSession, Rater
-from core.progress import RaterProgress, rater_progress
+from core.models import Campaign, CrowdSession, Rater
 from core.retry import retry_on_contention
 
 # MTurk's preview value; the second spelling is the product spec's. Both: "not accepted yet".
@@ -47,7 +51,7 @@ PLATFORM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 SESSION_KEY = "comve_crowd_sessions"  # in the Django session: {campaign id: CrowdSession id}
 
 # Which URL parameter carries each part of a visit, per platform.
-PARAMETERS = {
+PARAMETERS: dict[str, dict[str, str]] = {
     MTURK: {"worker_id": "workerId", "session_id": "assignmentId", "task_id": "hitId", "submit_to": "turkSubmitTo"},
     PROLIFIC: {"worker_id": "PROLIFIC_PID", "session_id": "SESSION_ID", "task_id": "STUDY_ID"},
 }
@@ -56,7 +60,7 @@ PARAMETERS = {
 class CrowdParameterError(ValueError):
     """A platform URL parameter is missing or wrong; ``parameter`` names it."""
 
-    def __init__(self, parameter, message):
+    def __init__(self, parameter: str, message: str) -> None:
         super().__init__(f"{parameter}: {message}")
         self.parameter = parameter
         self.message = message
@@ -65,7 +69,7 @@ class CrowdParameterError(ValueError):
 class CrowdEntryRefused(Exception):
     """The visit cannot be let in (``message`` is written for the worker); nothing was changed."""
 
-    def __init__(self, message):
+    def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
@@ -80,26 +84,26 @@ class Visit:
     task_id: str
     submit_to: str = ""  # MTurk: the allowed origin that turkSubmitTo names
 
-    def parameters(self):
+    def parameters(self) -> list[tuple[str, str]]:
         """``(name, value)`` pairs under the platform's own parameter names (for the start form)."""
         return [(name, getattr(self, part)) for part, name in PARAMETERS[self.platform].items()]
 
 
-def _origins(values):
+def _origins(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(value.strip().rstrip("/").lower() for value in values if value.strip())
 
 
-def submit_origins():
+def submit_origins() -> tuple[str, ...]:
     """Origins that ``turkSubmitTo`` may name: MTurk's two, plus ``COMVE_MTURK_SUBMIT_HOSTS`` (tests)."""
     return (*MTURK_SUBMIT_ORIGINS, *_origins(settings.COMVE_MTURK_SUBMIT_HOSTS))
 
 
-def frame_origins():
+def frame_origins() -> tuple[str, ...]:
     """Origins allowed to show the rater screens in a frame (CSP ``frame-ancestors``)."""
     return (*MTURK_FRAME_ORIGINS, *_origins(settings.COMVE_MTURK_SUBMIT_HOSTS))
 
 
-def submit_origin(value):
+def submit_origin(value: str | None) -> str:
     """The allowed origin that ``turkSubmitTo`` names, or :class:`CrowdParameterError`.
 
     Only a bare origin (``https://www.mturk.com`` with at most a trailing slash) on the
@@ -121,13 +125,13 @@ def submit_origin(value):
     return origin
 
 
-def is_mturk_preview(params):
+def is_mturk_preview(params: Mapping[str, str]) -> bool:
     """MTurk shows the HIT before the worker accepts it: no assignmentId, or the preview value."""
     assignment = params.get(PARAMETERS[MTURK]["session_id"], "").strip()
     return not assignment or assignment in PREVIEW_ASSIGNMENT_IDS
 
 
-def visit_from(platform, params):
+def visit_from(platform: str, params: Mapping[str, str]) -> Visit:
     """The :class:`Visit` that the URL (or form) parameters describe; CrowdParameterError otherwise."""
     values = {}
     for part, name in PARAMETERS[platform].items():
@@ -148,7 +152,7 @@ def visit_from(platform, params):
 # --- entering ------------------------------------------------------------------------------
 
 
-def is_crowd_account(user):
+def is_crowd_account(user: User) -> bool:
     """A password-less account with no role but rater: the only kind a URL may log in."""
     return (
         user.is_active
@@ -159,19 +163,19 @@ def is_crowd_account(user):
     )
 
 
-def crowd_rater(platform, worker_id):
+def crowd_rater(platform: str, worker_id: str) -> Rater:
     """The worker's Rater, created with an account on first visit; CrowdEntryRefused if unsafe.
 
     A Rater made by an import of this platform's batch results (no account yet) gets one, so
     the engine never gives the worker an item they already rated in a template HIT.
     """
     rater = retry_on_contention(partial(_crowd_rater, platform, worker_id), retry_also=(IntegrityError,))
-    if not is_crowd_account(rater.user):
+    if rater.user is None or not is_crowd_account(rater.user):
         raise CrowdEntryRefused("This worker id belongs to an account that must log in with a password.")
     return rater
 
 
-def _crowd_rater(platform, worker_id):
+def _crowd_rater(platform: str, worker_id: str) -> Rater:
     with transaction.atomic():
         rater = (
             Rater.objects.select_for_update(no_key=True, of=("self",))
@@ -187,7 +191,7 @@ def _crowd_rater(platform, worker_id):
         return rater
 
 
-def _new_account(platform, worker_id):
+def _new_account(platform: str, worker_id: str) -> User:
     users = get_user_model()
     username = f"{platform}-{worker_id}"
     if users.objects.filter(username=username).exists():
@@ -195,13 +199,13 @@ def _new_account(platform, worker_id):
     return users.objects.create_user(username=username)  # no password: unusable
 
 
-def start_session(campaign, visit):
+def start_session(campaign: Campaign, visit: Visit) -> CrowdSession:
     """The worker's :class:`CrowdSession` for this visit, resumed or new; CrowdEntryRefused if taken."""
     rater = crowd_rater(visit.platform, visit.worker_id)
     return retry_on_contention(partial(_session, campaign, rater, visit), retry_also=(IntegrityError,))
 
 
-def _session(campaign, rater, visit):
+def _session(campaign: Campaign, rater: Rater, visit: Visit) -> CrowdSession:
     with transaction.atomic():
         existing = (
             CrowdSession.objects.select_related("rater__user")
@@ -222,7 +226,7 @@ def _session(campaign, rater, visit):
         )
 
 
-def enter(request, campaign, visit):
+def enter(request: HttpRequest, campaign: Campaign, visit: Visit) -> CrowdSession:
     """Start or resume the visit's session, log the worker in and make it their current session."""
     crowd_session = start_session(campaign, visit)
     user = crowd_session.rater.user
@@ -234,12 +238,12 @@ def enter(request, campaign, visit):
     return crowd_session
 
 
-def session_id(crowd_session):
+def session_id(crowd_session: CrowdSession | None) -> int | None:
     """The engine's handle of a crowd session: its id, or None outside one."""
     return None if crowd_session is None else crowd_session.pk
 
 
-def current_session(request, campaign, rater):
+def current_session(request: HttpRequest, campaign: Campaign, rater: Rater | None) -> CrowdSession | None:
     """The crowd session this browser entered for the campaign, if it is the rater's; else None."""
     if rater is None or rater.platform not in CROWD_PLATFORMS:
         return None
@@ -249,7 +253,7 @@ def current_session(request, campaign, rater):
     return CrowdSession.objects.filter(pk=session_pk, campaign=campaign, rater=rater).first()
 
 
-def entered_sessions(request, rater):
+def entered_sessions(request: HttpRequest, rater: Rater | None) -> list[CrowdSession]:
     """Every crowd session this browser entered (one per campaign), if they are the rater's."""
     if rater is None or not rater.is_crowd_account:
         return []
@@ -257,33 +261,7 @@ def entered_sessions(request, rater):
     return list(CrowdSession.objects.filter(pk__in=pks, rater=rater))
 
 
-# --- progress and completion ---------------------------------------------------------------
-
-
-def progress(campaign, rater, crowd_session=None, overall=None):
-    """The rater's progress: in the whole campaign, or within the crowd session (its cap applied).
-
-    ``overall``: the rater's progress in the whole campaign, when the caller has read it already.
-    """
-    overall = overall or rater_progress(campaign, rater)
-    if crowd_session is None:
-        return overall
-    done = session_ratings(crowd_session)
-    total = done + overall.total - overall.done
-    if campaign.items_per_session:
-        total = min(total, campaign.items_per_session)
-    return RaterProgress(done, max(total, done))
-
-
-def session_full(campaign, crowd_session):
-    """Whether the session has its ``items_per_session`` ratings (never, without a cap)."""
-    cap = campaign.items_per_session
-    return crowd_session is not None and bool(cap) and session_ratings(crowd_session) >= cap
-
-
-def is_finished(rater_progress):
-    """Finished: at least one rating, and nothing more to do in this campaign or session."""
-    return 0 < rater_progress.total <= rater_progress.done
+# --- completion (the session's progress is counted in core/progress.py) -----------------------
 
 
 @dataclass(frozen=True)
@@ -295,7 +273,7 @@ class Completion:
     screened_out: bool
 
 
-def completion(campaign, rater):
+def completion(campaign: Campaign, rater: Rater) -> Completion:
     """The rater's :class:`Completion` in the campaign (completion or screening code)."""
     screened_out = is_screened_out(campaign, rater)
     code = code_for(campaign, screened_out)
@@ -303,7 +281,7 @@ def completion(campaign, rater):
     return Completion(code, url, screened_out)
 
 
-def completion_link(url, code):
+def completion_link(url: str, code: str) -> str:
     """``url`` with ``cc=code`` (an existing ``cc`` replaced); ``url`` unchanged without a code."""
     if not code:
         return url
@@ -317,6 +295,6 @@ def completion_link(url, code):
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def external_submit_url(crowd_session):
+def external_submit_url(crowd_session: CrowdSession) -> str:
     """Where the completion form posts: ``{turkSubmitTo}/mturk/externalSubmit`` (checked again)."""
     return submit_origin(crowd_session.submit_to) + EXTERNAL_SUBMIT_PATH

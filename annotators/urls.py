@@ -1,8 +1,8 @@
-"""URLs of the rater screens and the crowd entry pages (mounted at ``/rate/``), and of the rater's API endpoints."""
+"""The rater's pages: the rater screens and the crowd entry pages (mounted at ``/rate/``). The rater's
+API routes are in ``annotators/api/urls.py``."""
 
 from django.urls import path
 
-from annotators import api
 from annotators.views import crowd, rating
 
 app_name = "annotators"
@@ -16,14 +16,4 @@ urlpatterns = [
     path("<id:campaign_id>/done/", rating.done, name="done"),
     path("mturk/<id:campaign_id>/<str:key>/", crowd.mturk_entry, name="mturk"),
     path("prolific/<id:campaign_id>/<str:key>/", crowd.prolific_entry, name="prolific"),
-]
-
-# The rater's own work through the REST API (mounted under ``/api/`` by ``config/urls.py``).
-api_urlpatterns = [
-    path("rate/campaigns/", api.RaterCampaignListView.as_view(), name="rate-campaigns"),
-    path("rate/campaigns/<id:campaign_id>/current/", api.CurrentItemView.as_view(), name="rate-current"),
-    path("rate/campaigns/<id:campaign_id>/next/", api.NextItemView.as_view(), name="rate-next"),
-    path("rate/assignments/<id:assignment_id>/rating/", api.SubmitRatingView.as_view(), name="rate-submit"),
-    path("rate/assignments/<id:assignment_id>/flag/", api.FlagItemView.as_view(), name="rate-flag"),
-    path("rate/assignments/<id:assignment_id>/correction/", api.CorrectRatingView.as_view(), name="rate-correct"),
 ]

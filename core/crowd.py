@@ -10,7 +10,7 @@ page); a screened-out worker gets the campaign's screening code, everyone else i
 import secrets
 
 from core import quality
-from core.models import Assignment, Rater, RaterExclusion
+from core.models import Rater, RaterExclusion
 
 MTURK = Rater.Platform.MTURK
 PROLIFIC = Rater.Platform.PROLIFIC
@@ -25,11 +25,6 @@ def entry_enabled(campaign, platform):
 def entry_allowed(campaign, platform, key):
     """The platform is enabled for the campaign and ``key`` is its crowd key (compared in constant time)."""
     return entry_enabled(campaign, platform) and secrets.compare_digest(str(key).encode(), campaign.crowd_key.encode())
-
-
-def session_ratings(crowd_session):
-    """Ratings the worker made in this session: its own leases that ended in a rating."""
-    return Assignment.objects.filter(crowd_session=crowd_session, status=Assignment.Status.DONE).count()
 
 
 def is_screened_out(campaign, rater):

@@ -7,12 +7,17 @@ assignment, scores in 0-3, and an item's ``active_count``/``done_count`` within 
 which the engine (:mod:`core.engine`) only moves with conditional updates.
 """
 
+from __future__ import annotations
+
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 
 from core.defaults import (
     CROWD_KEY_BYTES,
@@ -54,13 +59,24 @@ DEFAULT_RUBRIC = [
 ]
 
 
-def new_crowd_key():
+def new_crowd_key() -> str:
     """A fresh secret for a campaign's crowd entry addresses (URL-safe, 256 bits)."""
     return secrets.token_urlsafe(CROWD_KEY_BYTES)
 
 
-def default_rubric():
+def default_rubric() -> list[dict[str, Any]]:
     return [dict(entry) for entry in DEFAULT_RUBRIC]
+
+
+class DatasetQuerySet(models.QuerySet["Dataset"]):
+    """Domain queries over datasets."""
+
+    def with_counts(self) -> DatasetQuerySet:
+        """Each dataset with ``instance_count`` and ``system_count``, by name: what every list of datasets
+        shows (the data page, the campaign form, the API)."""
+        return self.annotate(
+            instance_count=Count("instances", distinct=True), system_count=Count("systems", distinct=True)
+        ).order_by("name")
 
 
 class Dataset(models.Model):
@@ -76,10 +92,12 @@ class Dataset(models.Model):
     split = models.CharField(max_length=10, choices=Split.choices, default=Split.TEST)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = DatasetQuerySet.as_manager()
+
     class Meta:
         ordering = ["name"]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
@@ -101,7 +119,7 @@ class Instance(models.Model):
             models.CheckConstraint(condition=~Q(false_sent=""), name="instance_statement_not_empty"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.dataset.name}:{self.external_id}"
 
 
@@ -155,15 +173,15 @@ class System(models.Model):
             models.CheckConstraint(condition=~Q(name=""), name="system_name_not_empty"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.name}{self.marker}"
 
     @property
-    def display_name(self):
+    def display_name(self) -> str:
         return f"{self.name}{self.marker}"
 
     @staticmethod
-    def marker_legend(markers):
+    def marker_legend(markers: Iterable[str]) -> list[str]:
         """What the markers among ``markers`` mean, in the paper's order: the footnote under a list of teams."""
         used = set(markers)
         return [note for marker, note in TEAM_MARKERS.items() if marker in used]
@@ -181,6 +199,24 @@ class SystemOutput(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["system", "instance"], name="output_unique_system_instance"),
         ]
+
+
+class CampaignQuerySet(models.QuerySet["Campaign"]):
+    """Domain queries over campaigns."""
+
+    def listed(self) -> CampaignQuerySet:
+        """Newest first, with their datasets: every list of campaigns (the campaign, results and metric
+        pages)."""
+        return self.select_related("dataset").order_by("-created_at", "name")
+
+    def named(self, name: str) -> Campaign:
+        """The campaign called ``name`` (names are unique), as the commands find one; otherwise
+        ``Campaign.DoesNotExist`` whose message lists the campaigns that exist."""
+        campaign = self.filter(name=name).first()
+        if campaign is None:
+            known = ", ".join(self.order_by("name").values_list("name", flat=True)) or "none yet"
+            raise Campaign.DoesNotExist(f"no campaign named {name!r} (campaigns: {known})")
+        return campaign
 
 
 class Campaign(models.Model):
@@ -246,7 +282,7 @@ class Campaign(models.Model):
         default=LabAccess.ALL,
         help_text="Which lab (site) rater accounts may rate in this campaign: all of them, only those listed, or none.",
     )
-    lab_raters = models.ManyToManyField(
+    lab_raters: models.ManyToManyField[Rater, Any] = models.ManyToManyField(
         "Rater",
         related_name="listed_campaigns",
         blank=True,
@@ -265,6 +301,8 @@ class Campaign(models.Model):
     instances = models.ManyToManyField(Instance, through="CampaignInstance", related_name="campaigns")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "name"]
@@ -290,16 +328,16 @@ class Campaign(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
-class CampaignInstanceQuerySet(models.QuerySet):
-    def in_use(self):
+class CampaignInstanceQuerySet(models.QuerySet["CampaignInstance"]):
+    def in_use(self) -> CampaignInstanceQuerySet:
         """The sampled instances that count: every one the organizer has not retired."""
         return self.filter(retired_at__isnull=True)
 
-    def retired(self):
+    def retired(self) -> CampaignInstanceQuerySet:
         return self.filter(retired_at__isnull=False)
 
 
@@ -339,7 +377,7 @@ class CampaignInstance(models.Model):
         ]
 
     @property
-    def retired(self):
+    def retired(self) -> bool:
         return self.retired_at is not None
 
 
@@ -413,11 +451,11 @@ class Item(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"item {self.pk} ({self.kind})"
 
     @property
-    def is_control(self):
+    def is_control(self) -> bool:
         return self.kind == self.Kind.CONTROL
 
 
@@ -462,30 +500,48 @@ class Rater(models.Model):
             ),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         """The account: the username, or platform:worker id of a crowd worker (organizers' eyes only)."""
         if self.external_id:
             return f"{self.platform}:{self.external_id}"
-        return self.user.get_username() if self.user_id else f"rater {self.pk}"
+        user = self.user if self.user_id else None
+        return user.get_username() if user is not None else f"rater {self.pk}"
 
     @property
-    def is_crowd_account(self):
+    def is_crowd_account(self) -> bool:
         """A crowd platform's worker: enters only through a campaign's crowd entry address (core.doors)."""
         return self.platform in CROWD_RATER_PLATFORMS
 
     @property
-    def label(self):
+    def label(self) -> str:
         """The rater's display name everywhere (pages, exports, API): ``rater-<id>`` (:func:`rater_label`)."""
         return rater_label(self.pk)
 
 
-def rater_label(rater_id):
+def rater_label(rater_id: int) -> str:
     """The name a rater goes by on every page and in every export: a pseudonym, never a username or
     WorkerId, so that the dashboard, ratings.csv and the quality page all say the same "rater-7"."""
     return f"rater-{rater_id}"
 
 
 CROWD_RATER_PLATFORMS = (Rater.Platform.MTURK, Rater.Platform.PROLIFIC)
+
+
+class AssignmentQuerySet(models.QuerySet["Assignment"]):
+    """Domain queries over assignments."""
+
+    def of_rater(self, rater: Rater | None) -> AssignmentQuerySet:
+        """The rater's own assignments: all a rater may ever see or act on (someone else's id is the
+        same 404 as a missing one; no rater, none)."""
+        return self.filter(rater=rater) if rater is not None else self.none()
+
+    def unfinished(self) -> AssignmentQuerySet:
+        """Not yet rated and not excluded: leased, or expired (a kept choice may still be submitted)."""
+        return self.exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED])
+
+    def live(self, now: datetime) -> AssignmentQuerySet:
+        """Leases held at ``now``: leased and not past their time (who is rating right now)."""
+        return self.filter(status=Assignment.Status.LEASED, lease_expires_at__gt=now)
 
 
 class Assignment(models.Model):
@@ -516,6 +572,8 @@ class Assignment(models.Model):
         related_name="assignments",
         help_text="The crowd session (MTurk assignment, Prolific session) that took it.",
     )
+
+    objects = AssignmentQuerySet.as_manager()
 
     class Meta:
         indexes = [
@@ -551,7 +609,7 @@ class LeftOut:
 class RatingQuerySet(models.QuerySet["Rating"]):
     """Domain queries over ratings: which ratings count, the one rule every interface and figure uses."""
 
-    def counted(self, campaign: "Campaign") -> "RatingQuerySet":
+    def counted(self, campaign: Campaign) -> RatingQuerySet:
         """The ratings that enter ``campaign``'s results: the one rule of what counts (issue 18).
 
         A rating counts when it is of a system item (never a control item) of an instance not retired
@@ -575,12 +633,12 @@ class RatingQuerySet(models.QuerySet["Rating"]):
         ).exclude(rater_id__in=excluded_raters)
         return ratings.filter(_counting_doors(campaign))
 
-    def counted_per_system(self, campaign: "Campaign") -> "RatingQuerySet":
+    def counted_per_system(self, campaign: Campaign) -> RatingQuerySet:
         """:meth:`counted`, one row per rating and system it counts for: a rating of an item that stands for
         several systems' identical outputs counts for each of them (``item__item_outputs__output__system_id``)."""
         return self.counted(campaign).filter(item__item_outputs__campaign=campaign)
 
-    def left_out(self, campaign: "Campaign") -> LeftOut:
+    def left_out(self, campaign: Campaign) -> LeftOut:
         """:class:`LeftOut` of ``campaign``: what :meth:`counted` leaves out and the exports name."""
         excluded = list(RaterExclusion.objects.filter(campaign=campaign).values_list("rater_id", flat=True))
         controls = Item.objects.filter(campaign=campaign, kind=Item.Kind.CONTROL).values("pk")
@@ -597,7 +655,7 @@ class RatingQuerySet(models.QuerySet["Rating"]):
         )
 
 
-def _counting_doors(campaign: "Campaign") -> Q:
+def _counting_doors(campaign: Campaign) -> Q:
     """The doors of :meth:`RatingQuerySet.counted` as one condition (subqueries, see there)."""
     app = Q(source=Rating.Source.APP)
     crowd_raters = Rater.objects.filter(platform__in=CROWD_RATER_PLATFORMS).values("pk")
@@ -721,6 +779,25 @@ class RaterExclusion(models.Model):
         constraints = [models.UniqueConstraint(fields=["campaign", "rater"], name="exclusion_unique")]
 
 
+class SessionRatings(TypedDict):
+    ratings: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    CrowdSessionWithRatings = WithAnnotations["CrowdSession", SessionRatings]
+
+
+class CrowdSessionQuerySet(models.QuerySet["CrowdSession", "CrowdSession"]):
+    """Domain queries over crowd sessions."""
+
+    def with_ratings(self) -> CrowdSessionQuerySet[CrowdSessionWithRatings, CrowdSession]:
+        """Each session with ``ratings``: its own leases that ended in a rating (as
+        :meth:`CrowdSession.rating_count` counts them), for the organizer's review of the sessions."""
+        return self.annotate(ratings=CrowdSession.ratings_expression())
+
+
 class CrowdSession(models.Model):
     """One Mechanical Turk assignment or one Prolific study session of a crowd rater in a campaign.
 
@@ -755,6 +832,8 @@ class CrowdSession(models.Model):
     )
     reconciled_at = models.DateTimeField(null=True, blank=True)
 
+    objects = CrowdSessionQuerySet.as_manager()
+
     class Meta:
         ordering = ["campaign", "started_at", "pk"]
         constraints = [
@@ -763,5 +842,16 @@ class CrowdSession(models.Model):
             models.CheckConstraint(condition=~Q(session_id="") & ~Q(task_id=""), name="crowd_session_ids_not_empty"),
         ]
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.platform}:{self.session_id}"
+
+    @staticmethod
+    def ratings_expression() -> Count:
+        """A session's ratings in a query (per session, or summed per group of sessions): its own leases
+        that ended in a rating."""
+        return Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE))
+
+    def rating_count(self) -> int:
+        """Ratings the worker made in this session: its own leases that ended in a rating (which ratings
+        belong to a session; the per-session cap and the session's progress count these)."""
+        return self.assignments.filter(status=Assignment.Status.DONE).count()

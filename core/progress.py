@@ -4,26 +4,37 @@ The organizer's dashboard, the campaign pages, the campaign list, the API and th
 screens (browser and API) all read progress here. Counts come from the items' counters
 (``done_count``, ``needed``), which the engine moves in the same transaction as the ratings,
 so they never disagree with the ratings that count: an excluded rater's ratings leave both.
-An item shared by several systems' identical outputs counts once per system.
+An item shared by several systems' identical outputs counts once per system. A crowd worker's
+progress is counted within their crowd session (:func:`rater_progress` with the session), with the
+campaign's cap on items per session applied, the same on the screens, the crowd pages and the API.
 """
 
-from dataclasses import asdict, dataclass, field
-from typing import NamedTuple
+from __future__ import annotations
 
-from django.db.models import Count, F, Q, Sum
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, NamedTuple, TypedDict
+
+from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
 from core import rating_sql
 from core.models import (
     Assignment,
+    Campaign,
     CampaignInstance,
     CrowdSession,
     Item,
     ItemFlag,
     ItemOutput,
+    Rater,
     RaterExclusion,
     Rating,
 )
+
+#: What the rating path's SQL reads in one statement for a rater's progress (``rating_sql.progress_counts``):
+#: done, held, had with room, excluded, with room, imported with room.
+ProgressFigures = tuple[int, int, int, int, int, int]
 
 # --- a rater -----------------------------------------------------------------------------------
 
@@ -35,22 +46,58 @@ class RaterProgress(NamedTuple):
     total: int
 
     @property
-    def finished(self):
+    def finished(self) -> bool:
+        """Nothing left to rate (also with nothing rated: 0 of 0), the rater's API's ``finished``."""
         return self.done >= self.total
 
-    def as_dict(self):
+    @property
+    def completed(self) -> bool:
+        """Finished with at least one rating: the work a crowd platform pays for is done, so the finished
+        page shows the completion (or screening) code."""
+        return 0 < self.total <= self.done
+
+    def as_dict(self) -> RaterProgressDict:
+        """The rater's API's form: ``{"done", "total", "finished"}``."""
         return {"done": self.done, "total": self.total, "finished": self.finished}
 
 
-def rater_progress(campaign, rater):
-    """How far the rater is: (done, total available to this rater), e.g. "12 of 50".
+class RaterProgressDict(TypedDict):
+    done: int
+    total: int
+    finished: bool
+
+
+def rater_progress(campaign: Campaign, rater: Rater, crowd_session: CrowdSession | None = None) -> RaterProgress:
+    """How far the rater is: (done, total available to this rater), e.g. "12 of 50"; within
+    ``crowd_session`` when they rate in one (:func:`in_session`).
 
     The total shrinks as other raters fill items, since no item needs more than M ratings.
     """
-    return from_figures(rating_sql.progress_counts(campaign.pk, rater.pk, campaign.raters_per_item))
+    overall = from_figures(rating_sql.progress_counts(campaign.pk, rater.pk, campaign.raters_per_item))
+    return overall if crowd_session is None else in_session(campaign, crowd_session, overall)
 
 
-def from_figures(figures):
+def in_session(campaign: Campaign, crowd_session: CrowdSession, overall: RaterProgress) -> RaterProgress:
+    """The progress within a crowd session from the rater's ``overall`` progress in the campaign: the
+    session's own ratings done, of those plus everything still open to the rater, at most the campaign's
+    ``items_per_session``. (The rating screens pass the overall figures the engine read with the lease.)"""
+    done = crowd_session.rating_count()
+    total = done + overall.total - overall.done
+    if campaign.items_per_session:
+        total = min(total, campaign.items_per_session)
+    return RaterProgress(done, max(total, done))
+
+
+def session_full(campaign: Campaign, crowd_session: CrowdSession | None) -> bool:
+    """Whether the crowd session has its ``items_per_session`` ratings (never outside a session or
+    without a cap): the engine then leases it nothing more."""
+    cap = campaign.items_per_session
+    if crowd_session is None or not cap:
+        return False
+    return crowd_session.rating_count() >= cap
+
+
+def from_figures(figures: ProgressFigures) -> RaterProgress:
     """A :class:`RaterProgress` from the figures the rating path's SQL reads in one statement."""
     done, held, had_with_room, excluded, with_room, imported_with_room = figures
     if excluded:
@@ -66,16 +113,19 @@ def from_figures(figures):
 class _RatingsAgainstExpected:
     """``ratings`` collected of ``expected``: complete when all are in, and the fraction done."""
 
+    ratings: int
+    expected: int
+
     @property
-    def complete(self):
+    def complete(self) -> bool:
         return self.ratings >= self.expected > 0
 
     @property
-    def fraction(self):
+    def fraction(self) -> float:
         return self.ratings / self.expected if self.expected else 0.0
 
     @property
-    def percent(self):
+    def percent(self) -> int:
         return int(self.fraction * 100)
 
 
@@ -106,11 +156,11 @@ class CampaignProgress(_RatingsAgainstExpected):
     raters: int = 0
     flagged_items: int = 0  # items with a report waiting for the organizer's review
     retired_instances: int = 0
-    systems: list = field(default_factory=list)
+    systems: list[SystemProgress] = field(default_factory=list)
     # Crowd sessions by what the platform's records say of them: {status: {"sessions", "ratings"}}.
-    crowd: dict = field(default_factory=dict)
+    crowd: dict[str, dict[str, int]] = field(default_factory=dict)
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["complete"], data["fraction"] = self.complete, self.fraction
         for row, system in zip(data["systems"], self.systems):
@@ -118,21 +168,21 @@ class CampaignProgress(_RatingsAgainstExpected):
         return data
 
 
-def campaign_progress(campaign, now=None):
+def campaign_progress(campaign: Campaign, now: datetime | None = None) -> CampaignProgress:
     """Totals of the campaign: items, ratings done/expected, live leases, raters, flagged items, per system."""
     now = now or timezone.now()
     progress = CampaignProgress()
-    for row in (
+    for kind, items, ratings, expected in (
         Item.objects.filter(campaign=campaign, retired=False)
         .values("kind")
-        .annotate(items=Count("pk"), ratings=Sum("done_count"), expected=Sum("needed"))
+        .annotate(item_count=Count("pk"), rating_sum=Sum("done_count"), expected=Sum("needed"))
+        .values_list("kind", "item_count", "rating_sum", "expected")
     ):
-        if row["kind"] == Item.Kind.SYSTEM:
-            progress.items, progress.ratings, progress.expected = row["items"], row["ratings"], row["expected"]
+        if kind == Item.Kind.SYSTEM:
+            progress.items, progress.ratings, progress.expected = items, ratings, expected
         else:
-            progress.control_items, progress.control_ratings = row["items"], row["ratings"]
-            progress.control_expected = row["expected"]
-    live = Assignment.objects.filter(campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now)
+            progress.control_items, progress.control_ratings, progress.control_expected = items, ratings, expected
+    live = Assignment.objects.filter(campaign=campaign).live(now)
     progress.leased = live.count()
     progress.active_raters = live.values("rater").distinct().count()
     progress.raters = Rating.objects.filter(campaign=campaign, excluded=False).values("rater").distinct().count()
@@ -141,29 +191,22 @@ def campaign_progress(campaign, now=None):
     )
     progress.retired_instances = CampaignInstance.objects.filter(campaign=campaign).retired().count()
     progress.crowd = crowd_session_counts(campaign)
-    per_system = {
-        row["output__system"]: row
-        for row in ItemOutput.objects.filter(campaign=campaign, item__retired=False)
+    per_system: dict[int, tuple[int, int | None, int | None]] = {
+        system_id: (items, ratings, expected)
+        for system_id, items, ratings, expected in ItemOutput.objects.filter(campaign=campaign, item__retired=False)
         .values("output__system")
-        .annotate(items=Count("pk"), ratings=Sum("item__done_count"), expected=Sum("item__needed"))
+        .annotate(item_count=Count("pk"), rating_sum=Sum("item__done_count"), expected=Sum("item__needed"))
+        .values_list("output__system", "item_count", "rating_sum", "expected")
     }
     for system in campaign.systems.order_by("-is_human", "name"):
-        row = per_system.get(system.pk, {})
+        items, ratings, expected = per_system.get(system.pk, (0, 0, 0))
         progress.systems.append(
-            SystemProgress(
-                system.pk,
-                system.name,
-                system.marker,
-                system.is_human,
-                row.get("items", 0),
-                row.get("ratings") or 0,
-                row.get("expected") or 0,
-            )
+            SystemProgress(system.pk, system.name, system.marker, system.is_human, items, ratings or 0, expected or 0)
         )
     return progress
 
 
-def crowd_session_counts(campaign):
+def crowd_session_counts(campaign: Campaign) -> dict[str, dict[str, int]]:
     """The campaign's crowd sessions and their ratings, per verification status (every status listed)."""
     counts = {status: {"sessions": 0, "ratings": 0} for status in CrowdSession.Status.values}
     for row in (
@@ -171,7 +214,7 @@ def crowd_session_counts(campaign):
         .values("status")
         .annotate(
             sessions=Count("pk", distinct=True),
-            ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)),
+            ratings=CrowdSession.ratings_expression(),
         )
     ):
         counts[row["status"]] = {"sessions": row["sessions"], "ratings": row["ratings"]}
@@ -195,11 +238,11 @@ class Stall:
     leased: int
 
     @property
-    def stuck(self):
+    def stuck(self) -> bool:
         return self.leased == 0 and self.waiting == self.with_room
 
     @property
-    def explanation(self):
+    def explanation(self) -> str:
         """The reason in words, e.g. "2 items need a rater who has not seen them: 3 of 3 raters have
         rated or reported them"."""
         items = "1 item needs" if self.waiting == 1 else f"{self.waiting:,} items need"
@@ -216,7 +259,7 @@ class Stall:
         return text
 
 
-def campaign_stall(campaign, now=None):
+def campaign_stall(campaign: Campaign, now: datetime | None = None) -> Stall | None:
     """A :class:`Stall` when some open item can be rated by none of the campaign's raters; None when every
     item with room has a rater who may still take it (or the campaign is complete or closed).
 
@@ -239,7 +282,7 @@ def campaign_stall(campaign, now=None):
         | set(Rating.objects.filter(campaign=campaign).values_list("rater_id", flat=True).distinct())
     )
     raters -= excluded
-    seen = {}
+    seen: dict[int, set[int]] = {}
     had = list(Assignment.objects.filter(item__in=room, rater__in=raters).values_list("item_id", "rater_id")) + list(
         Rating.objects.filter(item__in=room, rater__in=raters, assignment__isnull=True).values_list(
             "item_id", "rater_id"
@@ -253,13 +296,11 @@ def campaign_stall(campaign, now=None):
     reported = (
         ItemFlag.objects.filter(item_id__in=waiting, status=ItemFlag.Status.OPEN).values("item_id").distinct().count()
     )
-    leased = Assignment.objects.filter(
-        campaign=campaign, status=Assignment.Status.LEASED, lease_expires_at__gt=now
-    ).count()
+    leased = Assignment.objects.filter(campaign=campaign).live(now).count()
     return Stall(len(waiting), len(raters), reported, len(with_room), leased)
 
 
-def with_progress(campaigns):
+def with_progress(campaigns: QuerySet[Campaign]) -> QuerySet[Campaign]:
     """``campaigns`` (a queryset) annotated with ``ratings_done`` and ``ratings_expected`` of their system
     items: the progress of many campaigns in one query (the campaign list, the home page)."""
     system_items = Q(items__kind=Item.Kind.SYSTEM, items__retired=False)

@@ -6,11 +6,27 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from core.defaults import METRIC_RUN_REUSE_LOOKBACK
 from core.models import Campaign, Instance, System
 from evalapp.compute.metric_study_report import MetricReport, as_json_dict
+
+
+class SubmissionQuerySet(models.QuerySet["Submission"]):
+    """Domain queries over submissions."""
+
+    def latest_on(self, systems: QuerySet[System]) -> QuerySet[System]:
+        """``systems`` each with ``output_count``, ``submission_count`` and its latest submission's
+        ``latest_bleu`` (the official BLEU) and ``latest_partial``: the data pages and the API list
+        systems so."""
+        latest = self.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
+        return systems.annotate(
+            output_count=Count("outputs", distinct=True),
+            submission_count=Count("submissions", distinct=True),
+            latest_bleu=Subquery(latest.values("official_bleu")[:1]),
+            latest_partial=Subquery(latest.values("partial")[:1]),
+        )
 
 
 class Submission(models.Model):
@@ -25,6 +41,8 @@ class Submission(models.Model):
     warnings = models.JSONField(default=list, blank=True)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

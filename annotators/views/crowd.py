@@ -20,6 +20,7 @@ from core.crowd import entry_allowed
 from core.defaults import PREVIEW_EXAMPLE_SCORE
 from core.login_protection import client_address
 from core.models import Rater
+from core.progress import rater_progress
 
 TOO_MANY_REQUESTS = 429
 
@@ -130,7 +131,7 @@ def _landing(request, campaign, visit):
         visit.session_id,
     ):
         crowd_session = None
-    progress = crowd.progress(campaign, rater, crowd_session) if crowd_session is not None else None
+    progress = rater_progress(campaign, rater, crowd_session) if crowd_session is not None else None
     context = instructions_context(campaign, progress, crowd_session)
     context.update(
         crowd_platform=Rater.Platform(visit.platform).label, start_url=request.path, start_fields=visit.parameters()

@@ -28,7 +28,7 @@ from annotators.views.framing import frameable_by_mturk
 from core import corrections, doors, engine, flags, rating_sql, roles
 from core.defaults import CORRECTION_WINDOW_SECONDS, MAX_ID, SCORE_MAX, SCORE_MIN
 from core.models import Assignment, Campaign
-from core.progress import rater_progress
+from core.progress import in_session, rater_progress, session_full
 
 
 def open_campaign(campaign_id):
@@ -62,7 +62,10 @@ def door_or_404(request, campaign, rater, reading=False):
 def _own_assignment(campaign, rater, assignment_id, crowd_session=None):
     """The rater's assignment in this campaign (and crowd session), or 404: another's id reveals nothing."""
     return get_object_or_404(
-        Assignment, pk=_assignment_id(assignment_id), rater=rater, campaign=campaign, crowd_session=crowd_session
+        Assignment.objects.of_rater(rater),
+        pk=_assignment_id(assignment_id),
+        campaign=campaign,
+        crowd_session=crowd_session,
     )
 
 
@@ -74,7 +77,7 @@ def advance(request, campaign, rater, crowd_session=None):
     """
     crowd_session = crowd_session or door_or_404(request, campaign, rater).crowd_session
     if (
-        crowd.session_full(campaign, crowd_session)
+        session_full(campaign, crowd_session)
         or engine.next_assignment(campaign, rater, crowd_session_id=crowd.session_id(crowd_session)) is None
     ):
         return redirect("annotators:done", campaign_id=campaign.pk)
@@ -132,7 +135,7 @@ def instructions(request, campaign_id):
     return render(
         request,
         "rate/instructions.html",
-        instructions_context(campaign, crowd.progress(campaign, rater, crowd_session), crowd_session),
+        instructions_context(campaign, rater_progress(campaign, rater, crowd_session), crowd_session),
     )
 
 
@@ -191,14 +194,15 @@ def _show(request, campaign, rater):
     kept = pending.recall(request, campaign.pk)
     if kept is not None:
         unsaved = (
-            Assignment.objects.select_related("item__instance")
-            .filter(pk=kept.assignment_id, rater=rater, campaign=campaign, crowd_session=crowd_session)
-            .exclude(status__in=[Assignment.Status.DONE, Assignment.Status.EXCLUDED])
+            Assignment.objects.of_rater(rater)
+            .unfinished()
+            .select_related("item__instance")
+            .filter(pk=kept.assignment_id, campaign=campaign, crowd_session=crowd_session)
             .first()
         )
         assignment, kept = (unsaved, kept) if unsaved is not None else (assignment, None)
     if crowd_session is not None:
-        progress = crowd.progress(campaign, rater, crowd_session, overall=progress)
+        progress = in_session(campaign, crowd_session, progress)
     if assignment is None:
         target = "annotators:done" if progress.done >= progress.total else "annotators:instructions"
         return pending.forget(redirect(target, campaign_id=campaign.pk))
@@ -357,8 +361,8 @@ def done(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     rater = roles.rater_of(request.user)
     crowd_session = door_or_404(request, campaign, rater, reading=True).crowd_session
-    progress = crowd.progress(campaign, rater, crowd_session)
-    finished = crowd.is_finished(progress)
+    progress = rater_progress(campaign, rater, crowd_session)
+    finished = progress.completed
     excluded = engine.is_excluded(campaign, rater)
     submit_url = (
         crowd.external_submit_url(crowd_session)

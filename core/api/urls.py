@@ -14,10 +14,10 @@ class IdConverter:
 
     regex = f"[0-9]{{1,{MAX_ID_DIGITS}}}"
 
-    def to_python(self, value):
+    def to_python(self, value: str) -> int:
         return int(value)
 
-    def to_url(self, value):
+    def to_url(self, value: int) -> str:
         return str(value)
 
 

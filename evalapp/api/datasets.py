@@ -5,7 +5,6 @@ Uploads are multipart and go to :mod:`evalapp.services.imports`, the service beh
 400 with every problem (file, line, column) and nothing is written.
 """
 
-from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
@@ -27,12 +26,6 @@ from evalapp.models import Submission
 from evalapp.services.imports import import_comve, import_submission
 
 
-def datasets_with_counts():
-    return Dataset.objects.annotate(
-        instance_count=Count("instances", distinct=True), system_count=Count("systems", distinct=True)
-    ).order_by("name")
-
-
 class DatasetListView(ListApiView):
     """GET: the datasets, with their numbers of instances and systems. POST: import a dataset.
 
@@ -45,7 +38,7 @@ class DatasetListView(ListApiView):
     parser_classes = [MultiPartParser]
 
     def get_queryset(self):
-        return datasets_with_counts()
+        return Dataset.objects.with_counts()
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):
@@ -80,7 +73,7 @@ class DatasetDetailView(ApiPolicy, generics.RetrieveAPIView):
     lookup_url_kwarg = "dataset_id"
 
     def get_queryset(self):
-        return datasets_with_counts()
+        return Dataset.objects.with_counts()
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):
@@ -98,16 +91,7 @@ class SystemListView(ListApiView):
 
     def get_queryset(self):
         dataset = get_object_or_404(Dataset, pk=self.kwargs["dataset_id"])
-        latest = Submission.objects.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
-        return (
-            System.objects.filter(dataset=dataset)
-            .annotate(
-                output_count=Count("outputs"),
-                latest_bleu=Subquery(latest.values("official_bleu")[:1]),
-                latest_partial=Subquery(latest.values("partial")[:1]),
-            )
-            .order_by("-is_human", "name")
-        )
+        return Submission.objects.latest_on(System.objects.filter(dataset=dataset)).order_by("-is_human", "name")
 
     @extend_schema(tags=["data"])
     def get(self, request, *args, **kwargs):

@@ -1,28 +1,35 @@
 """Crowd platforms from the organizer's side: the campaign's settings, its entry addresses, its sessions."""
 
+from __future__ import annotations
+
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import partial
+from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
 from core import engine, quality
 from core.crowd import CROWD_PLATFORMS, PROLIFIC, code_for
 from core.defaults import RECONCILIATION_LISTED_RECORDS
-from core.models import Assignment, CrowdSession, Rater, new_crowd_key
+from core.models import Campaign, CrowdSession, Rater, new_crowd_key
 from core.problems import FormatError, Problem
 from core.retry import retry_on_contention
-from evalapp.formats.crowd_submissions import REJECTED, VERIFIED, parse_submissions
+from evalapp.formats.comve import SourceFile
+from evalapp.formats.crowd_submissions import REJECTED, VERIFIED, PlatformRecord, parse_submissions
 from evalapp.services.imports import as_source
 
 PROLIFIC_URL_PARAMETERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 
 
-def entry_url(base_url, campaign, platform):
+def entry_url(base_url: str, campaign: Campaign, platform: str) -> str:
     """The absolute address of the campaign's entry page for a platform (with the campaign's crowd
     key), under ``base_url``."""
     path = reverse(f"annotators:{platform}", kwargs={"campaign_id": campaign.pk, "key": campaign.crowd_key})
@@ -43,7 +50,7 @@ SETTINGS = (
 )
 
 
-def lab_rater_choices():
+def lab_rater_choices() -> QuerySet[Rater]:
     """The accounts a campaign may list for its lab door: site raters with an account (never crowd accounts)."""
     return Rater.objects.filter(platform=Rater.Platform.SITE, user__isnull=False).select_related("user")
 
@@ -52,9 +59,11 @@ CODE_PATTERN = re.compile(r"^[A-Za-z0-9_-]*$")
 CODE_RULE = "Use letters, digits, '-' and '_' only."
 
 
-def settings_problems(values):
-    """What is wrong with crowd settings that each pass their field's own checks, as ``{field: message}``."""
-    problems = {}
+def settings_problems(values: Mapping[str, Any] | None) -> dict[str, str]:
+    """What is wrong with crowd settings that each pass their field's own checks, as ``{field: message}``
+    (``values`` as a form's ``clean`` gives them: None is no settings)."""
+    values = values or {}
+    problems: dict[str, str] = {}
     for name in ("completion_code", "screening_code"):
         if values.get(name) and not CODE_PATTERN.match(values[name]):
             problems[name] = CODE_RULE
@@ -63,7 +72,7 @@ def settings_problems(values):
     return problems
 
 
-def save_settings(campaign, **values):
+def save_settings(campaign: Campaign, **values: Any) -> None:
     """Save the campaign's crowd settings (``SETTINGS``; already validated by the caller's form or serializer)."""
     unknown = set(values) - set(SETTINGS)
     if unknown:
@@ -77,7 +86,7 @@ def save_settings(campaign, **values):
             campaign.lab_raters.set(listed)
 
 
-def rotate_key(campaign):
+def rotate_key(campaign: Campaign) -> str:
     """Give the campaign a new crowd key: the entry addresses change and the old ones stop working at once."""
     campaign.crowd_key = new_crowd_key()
     campaign.save(update_fields=["crowd_key"])
@@ -92,7 +101,7 @@ class SessionReview:
     worker_id: str
     session_id: str
     task_id: str
-    started_at: object
+    started_at: datetime
     ratings: int
     screened_out: bool
     code: str
@@ -112,11 +121,11 @@ class SessionReview:
         "platform_status",
     )
 
-    def row(self):
+    def row(self) -> list[object]:
         return [getattr(self, column) for column in self.COLUMNS]
 
 
-def session_reviews(campaign):
+def session_reviews(campaign: Campaign) -> list[SessionReview]:
     """Every crowd session of the campaign with its ratings, the code its worker is owed, and what the
     platform's records say of it (``status``: unverified, verified or rejected).
 
@@ -125,12 +134,12 @@ def session_reviews(campaign):
     """
     sessions = (
         CrowdSession.objects.filter(campaign=campaign)
+        .with_ratings()
         .select_related("rater")
-        .annotate(ratings=Count("assignments", filter=Q(assignments__status=Assignment.Status.DONE)))
         .order_by("started_at", "session_id")
     )
     figures = {record.rater_id: record for record in quality.rater_quality(campaign)}
-    reviews = []
+    reviews: list[SessionReview] = []
     for crowd_session in sessions:
         record = figures.get(crowd_session.rater_id)
         screened_out = record is not None and (
@@ -180,12 +189,14 @@ class Reconciliation:
     items_reopened: int = 0
     not_in_campaign_count: int = 0
     other_worker_count: int = 0
-    not_in_campaign: list = field(default_factory=list)  # (line, session id) of records with no session here
-    other_worker: list = field(default_factory=list)  # (line, session id, worker in the file, worker here)
+    # (line, session id) of records with no session here
+    not_in_campaign: list[tuple[int, str]] = field(default_factory=list)
+    # (line, session id, worker in the file, worker here)
+    other_worker: list[tuple[int, str, str, str]] = field(default_factory=list)
 
-    def notes(self):
+    def notes(self) -> list[str]:
         """What the organizer should know beyond the counts, in words (page, command, API alike)."""
-        notes = []
+        notes: list[str] = []
         if self.kept_unlisted:
             notes.append(
                 f"{self.kept_unlisted} verified session{'s' if self.kept_unlisted != 1 else ''} "
@@ -208,7 +219,7 @@ class Reconciliation:
             )
         return notes
 
-    def as_json(self):
+    def as_json(self) -> dict[str, Any]:
         return {
             "platform": self.platform,
             "replace": self.replace,
@@ -231,7 +242,9 @@ class Reconciliation:
         }
 
 
-def import_crowd_submissions(campaign, platform, source, replace=False):
+def import_crowd_submissions(
+    campaign: Campaign, platform: str, source: SourceFile | str | Path, replace: bool = False
+) -> Reconciliation:
     """Reconcile the campaign's crowd sessions of ``platform`` with the platform's own export.
 
     A session is verified when the export lists the same pair (worker id, assignment or session id)
@@ -253,12 +266,14 @@ def import_crowd_submissions(campaign, platform, source, replace=False):
                 f"'{platform}' is not a crowd platform; choose one of {', '.join(CROWD_PLATFORMS)}",
             )
         )
-    source = as_source(source)
-    records = parse_submissions(source.data, source.name, platform, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
+    file = as_source(source)
+    records = parse_submissions(file.data, file.name, platform, max_bytes=settings.COMVE_MAX_UPLOAD_BYTES)
     return retry_on_contention(partial(_reconcile, campaign, platform, records, replace))
 
 
-def _reconcile(campaign, platform, records, replace=False):
+def _reconcile(
+    campaign: Campaign, platform: str, records: list[PlatformRecord], replace: bool = False
+) -> Reconciliation:
     listed = {record.session_id: record for record in records}
     result = Reconciliation(platform, replace=replace, records=len(records))
     now = timezone.now()
@@ -273,7 +288,7 @@ def _reconcile(campaign, platform, records, replace=False):
         unmatched = [(r.line, r.session_id) for r in records if r.session_id not in known]
         result.not_in_campaign_count = len(unmatched)
         result.not_in_campaign = unmatched[:RECONCILIATION_LISTED_RECORDS]
-        newly_rejected = []
+        newly_rejected: list[CrowdSession] = []
         for crowd_session in sessions:
             record = listed.get(crowd_session.session_id)
             status = _status_from(record, crowd_session, result)
@@ -299,7 +314,7 @@ def _reconcile(campaign, platform, records, replace=False):
     return result
 
 
-def _status_from(record, crowd_session, result):
+def _status_from(record: PlatformRecord | None, crowd_session: CrowdSession, result: Reconciliation) -> str:
     if record is None:
         return CrowdSession.Status.UNVERIFIED
     if record.worker_id != crowd_session.rater.external_id:

@@ -71,6 +71,7 @@ from evalapp.compute.human_score import (
 from evalapp.compute.ranks import BLEU_DIGITS, HUMAN_DIGITS, competition_ranks
 from evalapp.compute.table6 import IntervalSettings, SecondaryColumns, Significance, Table6, Table6Row
 from evalapp.models import Submission
+from evalapp.services import background
 
 # Integer columns of a million rows are read packed into one BIGINT per row (:func:`_packed_columns`): a
 # rating is (item id x raters + rater id) x 4 + score (scores are 0-3, a constraint of the rating table).
@@ -343,10 +344,8 @@ ADJUSTED_BEING_COMPUTED = (
 
 def _queue_fit(campaign: Campaign, names: Sequence[str], key: str) -> None:
     """Queue the background fit of this state once (``cache.add`` is atomic: one of many callers wins)."""
-    from evalapp.tasks import fit_rater_effects_task
-
     if cache.add(f"{key}:queued", True, ADJUSTED_QUEUE_SECONDS):
-        fit_rater_effects_task.enqueue(campaign.pk, names)
+        background.enqueue(background.RATER_EFFECTS_FIT, campaign.pk, names)
 
 
 def digest(*columns: ArrayLike) -> str:

@@ -1,1 +1,1 @@
-"""Organizer and researcher pages, one module per area, each with its own ``urlpatterns``."""
+"""Organizer and researcher pages, one module per area; their routes are in ``evalapp/urls.py``."""

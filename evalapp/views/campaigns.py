@@ -10,7 +10,6 @@ from django import forms
 from django.contrib import messages
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core.defaults import (
@@ -39,7 +38,6 @@ from evalapp.services.campaigns import (
     create_campaign,
     set_campaign_status,
 )
-from evalapp.views import crowd, flags, quality, raters
 from evalapp.views.data import UploadField
 
 BAD_REQUEST = 400
@@ -230,7 +228,7 @@ def index(request):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    campaigns = with_progress(Campaign.objects.select_related("dataset")).order_by("-created_at", "name")
+    campaigns = with_progress(Campaign.objects.listed())
     return render(request, "campaigns/index.html", {"campaigns": campaigns})
 
 
@@ -242,7 +240,7 @@ def create(request):
     Security: organizers only (login required, then 403); changes only on POST with CSRF;
     uploads above COMVE_MAX_UPLOAD_BYTES are refused.
     """
-    datasets = Dataset.objects.annotate(instance_count=Count("instances")).order_by("name")
+    datasets = Dataset.objects.with_counts()
     dataset_id = request.POST.get("dataset") or request.GET.get("dataset")
     if not dataset_id and len(datasets) == 1:
         dataset_id = datasets[0].pk
@@ -309,16 +307,3 @@ def status(request, campaign_id):
         set_campaign_status(campaign, wanted)
         messages.success(request, f"Campaign '{campaign.name}' is now {wanted}.")
     return redirect("campaigns:detail", campaign_id=campaign.pk)
-
-
-app_name = "campaigns"
-urlpatterns = [
-    path("", index, name="index"),
-    path("new/", create, name="create"),
-    path("<id:campaign_id>/", detail, name="detail"),
-    path("<id:campaign_id>/status/", status, name="status"),
-    *quality.urlpatterns,
-    *flags.urlpatterns,
-    *raters.urlpatterns,
-    *crowd.urlpatterns,
-]

@@ -33,7 +33,7 @@ def campaign_index(template):
 
         Security: organizers and researchers only (raters 403, anonymous users to login); GET only.
         """
-        campaigns = Campaign.objects.select_related("dataset").order_by("-created_at", "name")
+        campaigns = Campaign.objects.listed()
         return render(request, template, {"campaigns": campaigns})
 
     return index

@@ -5,7 +5,7 @@ from http import HTTPStatus
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from core import quality, roles
@@ -170,11 +170,3 @@ def import_submissions(request, campaign_id):
 
 
 crowd_sessions_download = campaign_download(exports.crowd_sessions, roles.organizer_required)
-
-
-urlpatterns = [
-    path("<id:campaign_id>/crowd/", crowd_settings, name="crowd"),
-    path("<id:campaign_id>/crowd/rotate-key/", rotate_key, name="rotate_crowd_key"),
-    path("<id:campaign_id>/crowd/submissions/", import_submissions, name="import_crowd_submissions"),
-    path("<id:campaign_id>/crowd-sessions.<str:fmt>", crowd_sessions_download, name="crowd_sessions_download"),
-]

@@ -9,9 +9,7 @@ from typing import Any, cast
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.db.models import Count, OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
 from core.defaults import NAME_MAX_CHARS, RECENT_SUBMISSIONS
@@ -67,17 +65,7 @@ class SubmissionUploadForm(forms.Form):
 
 
 def _systems_with_latest(dataset):
-    latest = Submission.objects.filter(system=OuterRef("pk")).order_by("-created_at", "-id")
-    return (
-        dataset.systems.filter(is_human=False)
-        .annotate(
-            output_count=Count("outputs", distinct=True),
-            submission_count=Count("submissions", distinct=True),
-            latest_bleu=Subquery(latest.values("official_bleu")[:1]),
-            latest_partial=Subquery(latest.values("partial")[:1]),
-        )
-        .order_by("name")
-    )
+    return Submission.objects.latest_on(dataset.systems.filter(is_human=False)).order_by("name")
 
 
 @require_GET
@@ -87,7 +75,7 @@ def index(request):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    datasets = Dataset.objects.annotate(instance_count=Count("instances")).order_by("name")
+    datasets = Dataset.objects.with_counts()
     rows = [(dataset, _systems_with_latest(dataset)) for dataset in datasets]
     return render(request, "data/index.html", {"rows": rows})
 
@@ -99,7 +87,7 @@ def dataset_detail(request, pk):
 
     Security: organizers only (login required, then 403); read-only.
     """
-    dataset = get_object_or_404(Dataset.objects.annotate(instance_count=Count("instances")), pk=pk)
+    dataset = get_object_or_404(Dataset.objects.with_counts(), pk=pk)
     recent = Submission.objects.filter(system__dataset=dataset).select_related("system", "uploaded_by")[
         :RECENT_SUBMISSIONS
     ]
@@ -191,12 +179,3 @@ def upload_submission(request, pk):
     return render(
         request, "data/upload_submission.html", {"dataset": dataset, "form": form, "problems": problems}, status=status
     )
-
-
-app_name = "data"
-urlpatterns = [
-    path("", index, name="index"),
-    path("import/", import_dataset, name="import_dataset"),
-    path("<id:pk>/", dataset_detail, name="dataset"),
-    path("<id:pk>/upload/", upload_submission, name="upload_submission"),
-]

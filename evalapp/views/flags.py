@@ -6,7 +6,7 @@ and ``manage.py review_flags`` do.
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core import flags, roles
@@ -105,10 +105,3 @@ def _decide(request, campaign_id, decide, unchanged, changed):
         else:
             messages.success(request, changed(decision))
     return _back(request, campaign)
-
-
-urlpatterns = [
-    path("<id:campaign_id>/flags/", queue, name="flags"),
-    path("<id:campaign_id>/flags/<id:item_id>/dismiss/", dismiss, name="flag_dismiss"),
-    path("<id:campaign_id>/flags/<id:item_id>/retire/", retire, name="flag_retire"),
-]

@@ -14,7 +14,6 @@ from typing import Any
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
@@ -46,8 +45,6 @@ from evalapp.services.metric_study.score_import import import_metric_scores, imp
 from evalapp.services.metric_study.texts import CORPUS_SCOPES, StudyError
 from evalapp.views import common
 from evalapp.views.common import NOT_FOUND, campaign_index, text_response
-
-app_name = "metrics"
 
 
 def _report_context(report: MetricReport) -> dict[str, Any]:
@@ -241,14 +238,3 @@ def download(request: HttpRequest, campaign_id: int, fmt: str) -> HttpResponse:
         return common.download(exports.metric_report_of(run, fmt))
     except exports.UnknownFormat as error:
         return text_response(str(error), NOT_FOUND)
-
-
-urlpatterns = [
-    path("", index, name="index"),
-    path("campaign/<id:campaign_id>/", campaign_report, name="campaign"),
-    path("campaign/<id:campaign_id>/start/", start, name="start"),
-    path("campaign/<id:campaign_id>/import/", import_scores, name="import"),
-    path("campaign/<id:campaign_id>/download/<str:fmt>/", download, name="download"),
-    path("run/<id:run_id>/", run_detail, name="run"),
-    path("run/<id:run_id>/cancel/", run_cancel, name="run_cancel"),
-]

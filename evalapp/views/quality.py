@@ -6,7 +6,6 @@ from django import forms
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import engine, flags, quality, roles
@@ -104,11 +103,3 @@ def exclude(request, campaign_id, rater_id):
             messages.info(request, f"{rater.label} ({rater}) was already excluded from this campaign.")
         return redirect("campaigns:quality", campaign_id=campaign.pk)
     return render(request, "campaigns/exclude_confirm.html", {"campaign": campaign, "record": records[rater_id]})
-
-
-urlpatterns = [
-    path("<id:campaign_id>/quality/", quality_table, name="quality"),
-    path("<id:campaign_id>/quality.<str:fmt>", quality_download, name="quality_download"),
-    path("<id:campaign_id>/thresholds/", thresholds, name="thresholds"),
-    path("<id:campaign_id>/exclude/<id:rater_id>/", exclude, name="exclude"),
-]

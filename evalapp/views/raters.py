@@ -8,7 +8,6 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from core import roles
@@ -163,11 +162,3 @@ def sign_in_link(request, uidb64, token):
         login(request, user, backend=LOGIN_BACKEND)
         return redirect("home")
     return render(request, "registration/sign_in_link.html", {"valid": True, "account": user})
-
-
-urlpatterns = [
-    path("<id:campaign_id>/raters/", raters, name="raters"),
-    path("<id:campaign_id>/raters/add/", add, name="raters_add"),
-    path("<id:campaign_id>/raters/<id:rater_id>/reset/", reset, name="rater_reset"),
-    path("<id:campaign_id>/raters/<id:rater_id>/deactivate/", deactivate, name="rater_deactivate"),
-]

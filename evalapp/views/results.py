@@ -9,7 +9,7 @@ worker ids: raters appear as ``rater-<id>``. Every download is made by
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import path, reverse
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from core import roles
@@ -44,9 +44,6 @@ from evalapp.views.common import (
     download,
     text_response,
 )
-
-app_name = "results"
-
 
 index = campaign_index("results/index.html")
 
@@ -293,15 +290,3 @@ def racing(request, campaign_id):
     else:
         messages.info(request, "No system has all its comparisons decided yet.")
     return redirect("results:dashboard", campaign_id=campaign.pk)
-
-
-urlpatterns = [
-    path("", index, name="index"),
-    path("<id:campaign_id>/", dashboard, name="dashboard"),
-    path("<id:campaign_id>/table6/", table6_page, name="table6_page"),
-    path("<id:campaign_id>/plan/", plan, name="plan"),
-    path("<id:campaign_id>/racing/", racing, name="racing"),
-    path("<id:campaign_id>/table6.<str:fmt>", table6_download, name="table6"),
-    path("<id:campaign_id>/agreement.<str:fmt>", agreement_download, name="agreement"),
-    path("<id:campaign_id>/ratings.<str:fmt>", ratings_download, name="ratings"),
-]

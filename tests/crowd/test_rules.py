@@ -83,7 +83,7 @@ def test_each_session_owns_its_leases_and_its_ratings(campaign):
         assignment = engine.next_assignment(campaign, rater, crowd_session_id=third.pk)
         assert assignment.pk != held_by_first.pk
         engine.submit_rating(assignment.pk, rater, 2, crowd_session_id=third.pk)
-    assert [crowd.session_ratings(s) for s in (first, second, third)] == [3, 0, 3]
+    assert [s.rating_count() for s in (first, second, third)] == [3, 0, 3]
     reviews = {review.session_id: review.ratings for review in session_reviews(campaign)}
     assert reviews == {"3ASSIGNMENT0": 3, "3ASSIGNMENT1": 0, "3ASSIGNMENT2": 3}
     assert Rater.objects.count() == 1

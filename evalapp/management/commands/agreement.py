@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.management.cli import add_campaign_argument, campaign_named
 from evalapp.services import exports
 from evalapp.services.results import agreement_report
 

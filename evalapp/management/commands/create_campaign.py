@@ -16,7 +16,7 @@ from core.problems import FormatError, Problem
 from evalapp.formats.csvfile import decode
 from evalapp.formats.instance_list import read_instance_list
 from evalapp.formats.rubric import read_rubric
-from evalapp.management.commands._import_output import refuse
+from evalapp.management.cli import refuse
 from evalapp.services.campaigns import campaign_summary, create_campaign
 
 CAMPAIGN_REFUSED = "campaign not created; nothing was written"

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from core.models import Campaign
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
+from evalapp.management.cli import add_campaign_argument, campaign_named, write_export
 from evalapp.management.commands.export_table6 import add_table6_arguments, check_table6_options, table6_options
 from evalapp.models import MetricRun
 from evalapp.services import exports

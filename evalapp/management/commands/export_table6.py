@@ -9,7 +9,7 @@ from core.defaults import (
     DEFAULT_SEED,
     DEFAULT_TABLE6_RESAMPLES,
 )
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
+from evalapp.management.cli import add_campaign_argument, campaign_named, write_export
 from evalapp.services import exports, results
 
 

@@ -4,8 +4,7 @@ from django.core.management.base import BaseCommand
 
 from core.crowd import CROWD_PLATFORMS
 from core.problems import FormatError
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.management.commands._import_output import print_result, refuse
+from evalapp.management.cli import add_campaign_argument, campaign_named, print_result, refuse
 from evalapp.services.crowd import import_crowd_submissions
 
 

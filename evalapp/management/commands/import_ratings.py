@@ -6,8 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.problems import FormatError
 from evalapp.formats.ratings import DEFAULT_COLUMNS, FORMATS, LONG, MTURK
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.management.commands._import_output import print_result, refuse
+from evalapp.management.cli import add_campaign_argument, campaign_named, print_result, refuse
 from evalapp.services.ratings_import import import_ratings
 
 COLUMN_OPTIONS = ("instance", "reason", "score", "worker", "status", "system", "seconds", "assignment")

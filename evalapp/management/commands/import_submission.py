@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 
 from core.models import System
 from core.problems import FormatError
-from evalapp.management.commands._import_output import print_result, refuse
+from evalapp.management.cli import print_result, refuse
 from evalapp.services.imports import import_submission
 
 MARKER_NONE = "none"

@@ -5,8 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.problems import FormatError
 from evalapp.formats.csvfile import write_csv
 from evalapp.formats.rater_list import RaterEntry, read_rater_file
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
-from evalapp.management.commands._import_output import refuse
+from evalapp.management.cli import add_campaign_argument, campaign_named, refuse
 from evalapp.services import lab_raters
 
 NOT_CREATED = "No account was created"

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from core.defaults import DEFAULT_RESAMPLES, DEFAULT_SEED, METRIC_STUDY_PERMUTATIONS
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named, write_export
+from evalapp.management.cli import add_campaign_argument, campaign_named, write_export
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.metrics.registry import METRICS
 from evalapp.models import MetricRun

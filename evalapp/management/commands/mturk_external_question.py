@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from core.crowd import MTURK
 from evalapp.formats.external_question import AUTO_FRAME_HEIGHT, ExternalQuestionError, external_question_xml
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.management.cli import add_campaign_argument, campaign_named
 from evalapp.services import crowd
 
 

@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from core.defaults import CLUSTER_RULES, DEFAULT_CLUSTER_RULE, DEFAULT_SEED, PLANNER_ALPHA, PLANNER_POWER
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.management.cli import add_campaign_argument, campaign_named
 from evalapp.services import planning
 
 

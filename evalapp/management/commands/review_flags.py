@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core import flags
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.management.cli import add_campaign_argument, campaign_named
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from evalapp.management.commands._campaign_option import add_campaign_argument, campaign_named
+from evalapp.management.cli import add_campaign_argument, campaign_named
 from evalapp.services import sequential
 
 

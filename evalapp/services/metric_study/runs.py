@@ -36,6 +36,7 @@ from core.models import Campaign
 from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
+from evalapp.services import background
 from evalapp.services.metric_study import report as study_report
 from evalapp.services.metric_study.score_cache import study_fingerprint
 from evalapp.services.metric_study.statistics import Progress
@@ -75,8 +76,6 @@ def start_run(
     user: User | None = None,
 ) -> MetricRun:
     """Queue a metric study of ``campaign``; returns the MetricRun (its task id is stored)."""
-    from evalapp.tasks import run_metric_study
-
     options = clean_options(options or {})
     builtin, imported = study_report.choose_metrics(campaign, metrics)  # refuses unknown names now
     with transaction.atomic():
@@ -87,7 +86,7 @@ def start_run(
             created_by=_creator(user),
             message="",
         )
-        result = run_metric_study.enqueue(run.pk)
+        result = background.enqueue(background.METRIC_RUN, run.pk)
         MetricRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
     run.refresh_from_db()
     return run

@@ -7,11 +7,16 @@ through :mod:`core.engine`, so the S7 invariants hold for API and browser raters
 Getting an item leases it, so it is a POST; GET only shows the item the rater already holds.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound
+from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotators import crowd
@@ -32,18 +37,19 @@ from core.api.errors import Conflict
 from core.api.parsers import SafeJSONParser
 from core.api.permissions import RATER
 from core.api.serializers import ErrorSerializer
-from core.models import Assignment, Campaign
-from core.progress import rater_progress
+from core.doors import Door
+from core.models import Assignment, Campaign, Rater
+from core.progress import rater_progress, session_full
 
 NOT_YOURS = "No such assignment of yours."
 NOTHING_HELD = "You hold no item in this campaign; POST to next to get one."
 
 
-def open_campaign_or_404(campaign_id):
+def open_campaign_or_404(campaign_id: int) -> Campaign:
     return get_object_or_404(Campaign, pk=campaign_id, status=Campaign.Status.OPEN)
 
 
-def door_or_404(request, campaign, rater):
+def door_or_404(request: Request, campaign: Campaign, rater: Rater | None) -> Door:
     """The rater's door into the campaign (:mod:`core.doors`), as the rater screens ask it: a crowd
     account only through the crowd session its browser entered, while it is live; 404 otherwise."""
     try:
@@ -52,11 +58,12 @@ def door_or_404(request, campaign, rater):
         raise NotFound("No open campaign of yours here.") from None
 
 
-def own_assignment_or_404(request, assignment_id):
+def own_assignment_or_404(request: Request, assignment_id: int) -> Assignment:
     """The requesting rater's assignment; someone else's gives the same 404 as a missing one."""
     assignment = (
-        Assignment.objects.select_related("item__instance", "campaign")
-        .filter(pk=assignment_id, rater=roles.rater_of(request.user))
+        Assignment.objects.of_rater(roles.rater_of(request.user))
+        .select_related("item__instance", "campaign")
+        .filter(pk=assignment_id)
         .first()
     )
     if assignment is None:
@@ -64,17 +71,12 @@ def own_assignment_or_404(request, assignment_id):
     return assignment
 
 
-def progress_of(campaign, rater):
-    progress = rater_progress(campaign, rater)
-    return {"done": progress.done, "total": progress.total, "finished": progress.done >= progress.total}
-
-
-def item_body(campaign, rater, assignment):
+def item_body(campaign: Campaign, rater: Rater, assignment: Assignment | None) -> dict[str, Any]:
     """What a rater may see of their item; ``assignment`` None when nothing is left for them."""
     body = {
         "campaign_id": campaign.pk,
         "rubric": campaign.rubric,
-        "progress": progress_of(campaign, rater),
+        "progress": rater_progress(campaign, rater).as_dict(),
         "assignment_id": None,
         "statement": None,
         "reason": None,
@@ -101,7 +103,7 @@ class RaterCampaignListView(ListApiView):
     permission_classes = RATER
     serializer_class = RaterCampaignSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> list[dict[str, Any]]:  # type: ignore[override]  # DRF lists any iterable; this one is built per rater
         rater = roles.rater_of(self.request.user)
         return [
             {
@@ -109,13 +111,13 @@ class RaterCampaignListView(ListApiView):
                 "name": campaign.name,
                 "instructions": campaign.instructions,
                 "rubric": campaign.rubric,
-                "progress": progress_of(campaign, rater),
+                "progress": rater_progress(campaign, rater).as_dict(),
             }
             for campaign in doors.campaigns_open_to(rater, crowd.entered_sessions(self.request, rater))
         ]
 
     @extend_schema(tags=["rate"])
-    def get(self, request, *args, **kwargs):
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
 
@@ -129,7 +131,7 @@ class CurrentItemView(ApiView):
     permission_classes = RATER
 
     @extend_schema(responses=RaterItemSerializer, tags=["rate"])
-    def get(self, request, campaign_id):
+    def get(self, request: Request, campaign_id: int) -> Response:
         campaign = open_campaign_or_404(campaign_id)
         rater = roles.rater_of(request.user)
         door = door_or_404(request, campaign, rater)
@@ -151,11 +153,11 @@ class NextItemView(ApiView):
     permission_classes = RATER
 
     @extend_schema(request=None, responses=RaterItemSerializer, tags=["rate"])
-    def post(self, request, campaign_id):
+    def post(self, request: Request, campaign_id: int) -> Response:
         campaign = open_campaign_or_404(campaign_id)
         rater = roles.rater_of(request.user)
         door = door_or_404(request, campaign, rater)
-        if crowd.session_full(campaign, door.crowd_session):
+        if session_full(campaign, door.crowd_session):
             assignment = engine.live_lease(campaign, rater, crowd_session_id=door.crowd_session_id)
         else:
             assignment = engine.next_assignment(campaign, rater, crowd_session_id=door.crowd_session_id)
@@ -180,7 +182,7 @@ class SubmitRatingView(ApiView):
         responses={201: RatingResultSerializer, 200: RatingResultSerializer, 409: ErrorSerializer},
         tags=["rate"],
     )
-    def post(self, request, assignment_id):
+    def post(self, request: Request, assignment_id: int) -> Response:
         form = RatingSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         assignment = own_assignment_or_404(request, assignment_id)
@@ -208,7 +210,7 @@ class SubmitRatingView(ApiView):
             "score": rating.score,
             "seconds": rating.seconds,
             "created": created,
-            "progress": progress_of(rating.campaign, rater),
+            "progress": rater_progress(rating.campaign, rater).as_dict(),
         }
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -226,7 +228,7 @@ class FlagItemView(ApiView):
     parser_classes = [SafeJSONParser]
 
     @extend_schema(request=FlagSerializer, responses={201: FlagResultSerializer, 409: ErrorSerializer}, tags=["rate"])
-    def post(self, request, assignment_id):
+    def post(self, request: Request, assignment_id: int) -> Response:
         assignment = own_assignment_or_404(request, assignment_id)
         rater = roles.rater_of(request.user)
         door = door_or_404(request, assignment.campaign, rater)
@@ -267,7 +269,7 @@ class CorrectRatingView(ApiView):
     @extend_schema(
         request=CorrectionSerializer, responses={200: CorrectionResultSerializer, 409: ErrorSerializer}, tags=["rate"]
     )
-    def post(self, request, assignment_id):
+    def post(self, request: Request, assignment_id: int) -> Response:
         assignment = own_assignment_or_404(request, assignment_id)
         rater = roles.rater_of(request.user)
         door_or_404(request, assignment.campaign, rater)

@@ -5,6 +5,7 @@ from the wrong dataset can have a thousand bad rows, so the list is capped with 
 The commands print these records, the web pages list them and the API returns them as JSON.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.defaults import MAX_REPORTED_PROBLEMS
@@ -20,7 +21,7 @@ class Problem:
     message: str
     value: str | None = None
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = self.file
         if self.line is not None:
             where += f", line {self.line}"
@@ -28,7 +29,7 @@ class Problem:
             where += f", column {self.column}"
         return f"{where}: {self.message}"
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, str | int | None]:
         return {
             "file": self.file,
             "line": self.line,
@@ -41,7 +42,7 @@ class Problem:
 class FormatError(ValueError):
     """A file cannot be imported. Carries every problem found; nothing was written."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: Problem | Iterable[Problem]) -> None:
         if isinstance(problems, Problem):
             problems = [problems]
         self.problems = list(problems)
@@ -51,23 +52,25 @@ class FormatError(ValueError):
 class ProblemLog:
     """An ordered list of :class:`Problem` (errors or warnings) reported up to ``limit``."""
 
-    def __init__(self, limit=MAX_REPORTED_PROBLEMS):
+    def __init__(self, limit: int = MAX_REPORTED_PROBLEMS) -> None:
         self.limit = limit
-        self.problems = []
+        self.problems: list[Problem] = []
 
-    def add(self, file, line, column, message, value=None):
+    def add(
+        self, file: str, line: int | None, column: int | str | None, message: str, value: str | None = None
+    ) -> None:
         self.problems.append(Problem(file, line, column, message, value))
 
-    def extend(self, problems):
+    def extend(self, problems: Iterable[Problem]) -> None:
         self.problems.extend(problems)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.problems)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.problems)
 
-    def reported(self):
+    def reported(self) -> list[Problem]:
         """The first ``limit`` problems, then one line saying how many more there are."""
         shown = self.problems[: self.limit]
         hidden = len(self.problems) - len(shown)
@@ -75,7 +78,7 @@ class ProblemLog:
             shown.append(Problem(shown[-1].file, None, None, f"... and {hidden} more problems not shown"))
         return shown
 
-    def raise_if_any(self):
+    def raise_if_any(self) -> None:
         """Refuse the input with every (reported) problem; does nothing when there is none."""
         if self.problems:
             raise FormatError(self.reported())
@@ -84,6 +87,6 @@ class ProblemLog:
 class Refusal(Exception):
     """A rater's write that is refused with nothing written: ``message`` for the rater, ``code`` for programs."""
 
-    def __init__(self, message, code):
+    def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.message, self.code = message, code

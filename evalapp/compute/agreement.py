@@ -19,17 +19,59 @@ work, so each coefficient says how it treats them:
 A coefficient that is undefined on the data (no pairable unit, no variation at all) is None.
 """
 
+from collections.abc import Hashable
+from typing import NotRequired, TypedDict
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from core.defaults import SCORE_MAX, SCORE_MIN
 from evalapp.compute.human_score import codes
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
 
 # Table 1 of the task paper: scores 0-3.
 DEFAULT_SCALE = tuple(range(SCORE_MIN, SCORE_MAX + 1))
 MIN_SHARED_UNITS = 2
 
 
-def value_counts(units, scores, scale=DEFAULT_SCALE):
+# The agreement report is a JSON document (the agreement download, the API, the ``agreement`` command): these
+# TypedDicts hold its shape, key for key.
+class RaterAgreement(TypedDict):
+    rater: Hashable  # the label the caller gave; the service puts the rater's pseudonym here
+    ratings: int
+    mean_score: float | None
+    pairs: int
+    exact_agreement: float | None
+    mean_qwk: float | None
+    qwk_pairs: int
+
+
+class AgreementReport(TypedDict):
+    krippendorff_alpha_ordinal: float | None
+    krippendorff_alpha_interval: float | None
+    fleiss_kappa: float | None
+    exact_agreement: float | None
+    mean_pairwise_qwk: float | None
+    units: int
+    ratings: int
+    pairable_units: int
+    fleiss_units: int
+    raters_per_item: int
+    qwk_rater_pairs: int
+    qwk_min_shared_units: int
+    scale: list[int]
+    raters: list[RaterAgreement]
+    # Added by the service, which knows the campaign. (NotRequired is read when the class is made: this
+    # module has no ``from __future__ import annotations``, which would hide it.)
+    campaign: NotRequired[str]
+    units_are: NotRequired[str]
+
+
+def value_counts(
+    units: ArrayLike, scores: ArrayLike, scale: ArrayLike = DEFAULT_SCALE
+) -> tuple[list[Hashable], IntArray]:
     """(unit labels, units x values count matrix) from parallel ``units``/``scores`` arrays."""
     scale = np.asarray(scale)
     scores = np.asarray(scores)
@@ -43,16 +85,17 @@ def value_counts(units, scores, scale=DEFAULT_SCALE):
     return unit_labels, matrix
 
 
-def coincidence_matrix(counts):
+def coincidence_matrix(counts: ArrayLike) -> FloatArray:
     """Krippendorff's coincidence matrix from a units x values count matrix (units with >= 2 values)."""
-    counts = np.asarray(counts, dtype=float)
+    counts = np.asarray(counts, dtype=np.float64)
     pairable = counts[counts.sum(axis=1) >= 2]
     weighted = pairable / (pairable.sum(axis=1, keepdims=True) - 1)
-    return weighted.T @ pairable - np.diag(weighted.sum(axis=0))
+    coincidences: FloatArray = weighted.T @ pairable - np.diag(weighted.sum(axis=0))
+    return coincidences
 
 
-def _distances(level, scale, marginals):
-    values = np.asarray(scale, dtype=float)
+def _distances(level: str, scale: ArrayLike, marginals: FloatArray) -> FloatArray:
+    values = np.asarray(scale, dtype=np.float64)
     if level == "interval":
         return (values[:, None] - values[None, :]) ** 2
     if level == "ordinal":
@@ -60,11 +103,12 @@ def _distances(level, scale, marginals):
         low = np.minimum.outer(np.arange(len(values)), np.arange(len(values)))
         high = np.maximum.outer(np.arange(len(values)), np.arange(len(values)))
         between = cumulative[high + 1] - cumulative[low]
-        return (between - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
+        distances: FloatArray = (between - (marginals[:, None] + marginals[None, :]) / 2.0) ** 2
+        return distances
     raise ValueError(f"unknown level of measurement {level!r}; use 'ordinal' or 'interval'")
 
 
-def krippendorff_alpha(counts, level, scale=DEFAULT_SCALE):
+def krippendorff_alpha(counts: ArrayLike, level: str, scale: ArrayLike = DEFAULT_SCALE) -> float | None:
     """Krippendorff's alpha at ``level`` ("ordinal" or "interval") from a units x values count matrix."""
     coincidences = coincidence_matrix(counts)
     marginals = coincidences.sum(axis=1)
@@ -78,9 +122,9 @@ def krippendorff_alpha(counts, level, scale=DEFAULT_SCALE):
     return float(1.0 - (total - 1.0) * (coincidences * delta).sum() / expected)
 
 
-def fleiss_kappa(counts, raters_per_item):
+def fleiss_kappa(counts: ArrayLike, raters_per_item: int) -> tuple[float | None, int]:
     """(Fleiss' kappa, units used) over the units with exactly ``raters_per_item`` ratings."""
-    counts = np.asarray(counts, dtype=float)
+    counts = np.asarray(counts, dtype=np.float64)
     table = counts[counts.sum(axis=1) == raters_per_item]
     if len(table) == 0 or raters_per_item < 2:
         return None, int(len(table))
@@ -92,9 +136,9 @@ def fleiss_kappa(counts, raters_per_item):
     return float((observed - chance) / (1 - chance)), int(len(table))
 
 
-def exact_agreement(counts):
+def exact_agreement(counts: ArrayLike) -> float | None:
     """Share of pairs of ratings on the same unit that agree (None without any such pair)."""
-    counts = np.asarray(counts, dtype=float)
+    counts = np.asarray(counts, dtype=np.float64)
     per_unit = counts.sum(axis=1)
     pairs = (per_unit * (per_unit - 1)).sum() / 2
     if pairs == 0:
@@ -102,7 +146,9 @@ def exact_agreement(counts):
     return float((counts * (counts - 1)).sum() / 2 / pairs)
 
 
-def rating_pairs(units, raters, scores):
+def rating_pairs(
+    units: ArrayLike, raters: ArrayLike, scores: ArrayLike
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """Every pair of ratings of one unit: (rater_a, rater_b, score_a, score_b) arrays, rater_a < rater_b.
 
     Raters are integer codes. Vectorised: ratings sorted by (unit, rater), then the pairs at
@@ -121,10 +167,19 @@ def rating_pairs(units, raters, scores):
     if not pieces:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty, empty, empty
-    return tuple(np.concatenate(parts) for parts in zip(*pieces))
+    rater_a, rater_b, score_a, score_b = (np.concatenate(parts) for parts in zip(*pieces))
+    return rater_a, rater_b, score_a, score_b
 
 
-def pairwise_qwk(rater_a, rater_b, score_a, score_b, n_raters, scale=DEFAULT_SCALE, min_shared=MIN_SHARED_UNITS):
+def pairwise_qwk(
+    rater_a: IntArray,
+    rater_b: IntArray,
+    score_a: IntArray,
+    score_b: IntArray,
+    n_raters: int,
+    scale: ArrayLike = DEFAULT_SCALE,
+    min_shared: int = MIN_SHARED_UNITS,
+) -> tuple[IntArray, IntArray, IntArray, FloatArray]:
     """Quadratic-weighted Cohen's kappa of every rater pair sharing >= ``min_shared`` units.
 
     Returns (pair_a, pair_b, shared, kappa) arrays; kappa is NaN where undefined.
@@ -137,7 +192,7 @@ def pairwise_qwk(rater_a, rater_b, score_a, score_b, n_raters, scale=DEFAULT_SCA
     confusion = (
         np.bincount(pair_keys * k * k + pos_a * k + pos_b, minlength=len(pair_codes) * k * k)
         .reshape(len(pair_codes), k, k)
-        .astype(float)
+        .astype(np.float64)
     )
     shared = confusion.sum(axis=(1, 2))
     keep = shared >= min_shared
@@ -151,13 +206,20 @@ def pairwise_qwk(rater_a, rater_b, score_a, score_b, n_raters, scale=DEFAULT_SCA
     return pair_codes // n_raters, pair_codes % n_raters, shared.astype(np.int64), kappa
 
 
-def _mean_or_none(values):
-    values = np.asarray(values, dtype=float)
-    values = values[np.isfinite(values)]
-    return float(values.mean()) if len(values) else None
+def _mean_or_none(values: ArrayLike) -> float | None:
+    finite = np.asarray(values, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    return float(finite.mean()) if len(finite) else None
 
 
-def agreement(units, raters, scores, raters_per_item, scale=DEFAULT_SCALE, min_shared=MIN_SHARED_UNITS):
+def agreement(
+    units: ArrayLike,
+    raters: ArrayLike,
+    scores: ArrayLike,
+    raters_per_item: int,
+    scale: ArrayLike = DEFAULT_SCALE,
+    min_shared: int = MIN_SHARED_UNITS,
+) -> AgreementReport:
     """Every coefficient (protocol.md#agreement) and per-rater figures for parallel (unit, rater, score) arrays.
 
     Per rater: ratings, mean score, pairs (ratings of theirs that share a unit with another
@@ -172,7 +234,7 @@ def agreement(units, raters, scores, raters_per_item, scale=DEFAULT_SCALE, min_s
     a, b, sa, sb = rating_pairs(unit_codes, rater_codes, scores)
     pair_a, pair_b, shared, kappa = pairwise_qwk(a, b, sa, sb, max(n_raters, 1), scale, min_shared)
     fleiss, fleiss_units = fleiss_kappa(counts, raters_per_item)
-    agree = (sa == sb).astype(float)
+    agree = (sa == sb).astype(np.float64)
     pairs_per_rater = np.bincount(a, minlength=n_raters) + np.bincount(b, minlength=n_raters)
     agree_per_rater = np.bincount(a, weights=agree, minlength=n_raters) + np.bincount(
         b, weights=agree, minlength=n_raters
@@ -184,7 +246,7 @@ def agreement(units, raters, scores, raters_per_item, scale=DEFAULT_SCALE, min_s
     kappa_n = np.bincount(pair_a[defined], minlength=n_raters) + np.bincount(pair_b[defined], minlength=n_raters)
     ratings = np.bincount(rater_codes, minlength=n_raters)
     score_sum = np.bincount(rater_codes, weights=scores, minlength=n_raters)
-    raters_report = []
+    raters_report: list[RaterAgreement] = []
     for r, label in enumerate(rater_labels):
         raters_report.append(
             {

@@ -8,11 +8,15 @@ Python, independent of PYTHONHASHSEED), so changing e.g. the control rate never 
 the sample.
 """
 
+from __future__ import annotations
+
 import math
 import random
 import re
 import unicodedata
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 OTHER_REASON = "other_reason"
 STATEMENT = "statement"
@@ -22,13 +26,14 @@ CONTROL_KINDS = (OTHER_REASON, STATEMENT, REFERENCE)
 CONTROL_EXPECTED = {OTHER_REASON: (0, 0), STATEMENT: (0, 1), REFERENCE: (2, 3)}
 
 _WHITESPACE = re.compile(r"\s+")
+Key = TypeVar("Key", bound=Hashable)
 
 
 class PlanError(ValueError):
     """The campaign cannot be planned as asked (e.g. control items without usable references)."""
 
 
-def draw_sample(population_size, sample_size, seed):
+def draw_sample(population_size: int, sample_size: int, seed: int) -> list[int]:
     """Positions (0-based, file order) of the sampled instances, in the order they were drawn.
 
     The algorithm is ``random.Random(seed).sample(range(population_size), sample_size)``, so
@@ -39,7 +44,7 @@ def draw_sample(population_size, sample_size, seed):
     return random.Random(seed).sample(range(population_size), sample_size)
 
 
-def normalise_reason(text):
+def normalise_reason(text: str) -> str:
     """The form in which two reasons count as identical: Unicode NFC, whitespace collapsed, trimmed.
 
     Case and punctuation are kept: "Elephants are big." and "elephants are big" may be rated
@@ -48,18 +53,18 @@ def normalise_reason(text):
     return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
-def group_identical(outputs):
+def group_identical(outputs: Iterable[tuple[Key, str]]) -> list[list[Key]]:
     """Group ``(key, text)`` pairs by normalised text, in order of first appearance.
 
     Returns a list of lists of keys; used per instance when a campaign shares identical reasons.
     """
-    groups = {}
+    groups: dict[str, list[Key]] = {}
     for key, text in outputs:
         groups.setdefault(normalise_reason(text), []).append(key)
     return list(groups.values())
 
 
-def control_count(rate, system_items):
+def control_count(rate: float, system_items: int) -> int:
     """Number of control items: ``rate * system_items`` rounded half up."""
     return math.floor(rate * system_items + 0.5)
 
@@ -68,7 +73,7 @@ def control_count(rate, system_items):
 class ControlPlan:
     """One control item: shown with ``instance``'s statement, reason ``text``, expected score range."""
 
-    instance: object
+    instance: int  # the instance's key (its primary key)
     kind: str
     text: str
     expected_min: int
@@ -79,12 +84,14 @@ class ControlPlan:
 class InstanceMaterial:
     """What controls are made of: an instance's key, statement and references by position."""
 
-    key: object
+    key: int  # the instance's primary key
     statement: str
-    references: dict
+    references: dict[int, str]  # position -> text
 
 
-def plan_controls(instances, count, seed, human_reference=None):
+def plan_controls(
+    instances: Sequence[InstanceMaterial], count: int, seed: int, human_reference: int | None = None
+) -> list[ControlPlan]:
     """``count`` control items over the sampled ``instances`` (a list of :class:`InstanceMaterial`).
 
     Kinds rotate other reason / statement / reference, so each kind gets a third. Instances
@@ -95,7 +102,7 @@ def plan_controls(instances, count, seed, human_reference=None):
         return []
     rng = random.Random(f"{seed}:controls")
 
-    def usable(material):
+    def usable(material: InstanceMaterial) -> list[str]:
         return [
             text
             for position, text in sorted(material.references.items())
@@ -111,8 +118,8 @@ def plan_controls(instances, count, seed, human_reference=None):
     if REFERENCE in kinds_needed and not with_references:
         raise PlanError("control items need references other than the Human pseudo-system's")
 
-    plans = []
-    order = []
+    plans: list[ControlPlan] = []
+    order: list[InstanceMaterial] = []
     for index in range(count):
         if not order:
             order = list(instances)

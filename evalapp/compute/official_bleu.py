@@ -15,11 +15,15 @@ Corpus BLEU is a function of sums of per-segment statistics, so :func:`segment_s
 product (:func:`bleu_from_totals_array`) instead of re-counting n-grams.
 """
 
+from __future__ import annotations
+
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 MAX_ORDER = 4
 SCALE = 100.0
@@ -33,18 +37,18 @@ REF_LEN = 2 * MAX_ORDER + 1
 STATS_WIDTH = 2 * MAX_ORDER + 2
 
 
-def tokenize(text):
+def tokenize(text: str) -> list[str]:
     """The official tokenisation: split on any whitespace, case kept."""
     return text.split()
 
 
-def signature(nrefs=None):
+def signature(nrefs: int | str | None = None) -> str:
     """The metric's signature string, with the number of references when known."""
     return SIGNATURE if nrefs is None else f"{SIGNATURE}|nrefs:{nrefs}"
 
 
-def _ngram_counts(tokens, max_order):
-    counts = Counter()
+def _ngram_counts(tokens: Sequence[str], max_order: int) -> Counter[tuple[str, ...]]:
+    counts: Counter[tuple[str, ...]] = Counter()
     for order in range(1, max_order + 1):
         for start in range(len(tokens) - order + 1):
             counts[tuple(tokens[start : start + order])] += 1
@@ -56,16 +60,16 @@ class SegmentStats:
     """What corpus BLEU needs from one instance: clipped matches and possible matches per
     order, the hypothesis length and the length of the shortest reference."""
 
-    matches: tuple
-    possible: tuple
+    matches: tuple[int, ...]
+    possible: tuple[int, ...]
     hyp_len: int
     ref_len: int
 
-    def as_row(self):
+    def as_row(self) -> list[int]:
         return [*self.matches, *self.possible, self.hyp_len, self.ref_len]
 
 
-def segment_stats(hypothesis, references, max_order=MAX_ORDER):
+def segment_stats(hypothesis: str, references: Sequence[str], max_order: int = MAX_ORDER) -> SegmentStats:
     """Sufficient statistics of one instance.
 
     ``hypothesis`` is a string; ``references`` a list of strings. As in the official scorer,
@@ -75,7 +79,7 @@ def segment_stats(hypothesis, references, max_order=MAX_ORDER):
     if not reference_tokens:
         raise ValueError("an instance needs at least one non-empty reference")
     hyp = tokenize(hypothesis)
-    merged = Counter()
+    merged: Counter[tuple[str, ...]] = Counter()
     for tokens in reference_tokens:
         merged |= _ngram_counts(tokens, max_order)
     overlap = _ngram_counts(hyp, max_order) & merged
@@ -91,14 +95,14 @@ class BleuResult:
     """Corpus BLEU (0-100) with the figures it is made of."""
 
     score: float
-    precisions: tuple
+    precisions: tuple[float, ...]
     brevity_penalty: float
     ratio: float
     hyp_len: int
     ref_len: int
 
 
-def bleu_from_totals(matches, possible, hyp_len, ref_len):
+def bleu_from_totals(matches: Sequence[int], possible: Sequence[int], hyp_len: int, ref_len: int) -> BleuResult:
     """Corpus BLEU from summed statistics, exactly as the official ``_compute_bleu``."""
     precisions = tuple(m / p if p > 0 else 0.0 for m, p in zip(matches, possible))
     if min(precisions) > 0:
@@ -115,31 +119,31 @@ def bleu_from_totals(matches, possible, hyp_len, ref_len):
     return BleuResult(geo_mean * brevity_penalty * SCALE, precisions, brevity_penalty, ratio, hyp_len, ref_len)
 
 
-def corpus_stats(hypotheses, references):
+def corpus_stats(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> list[SegmentStats]:
     """Per-instance statistics; ``references[i]`` is the list of references of instance i."""
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} reference lists")
     return [segment_stats(hyp, refs) for hyp, refs in zip(hypotheses, references)]
 
 
-def bleu_from_stats(stats):
+def bleu_from_stats(stats: Sequence[SegmentStats]) -> BleuResult:
     """Corpus BLEU of a list of :class:`SegmentStats`."""
     matches = [sum(s.matches[i] for s in stats) for i in range(MAX_ORDER)]
     possible = [sum(s.possible[i] for s in stats) for i in range(MAX_ORDER)]
     return bleu_from_totals(matches, possible, sum(s.hyp_len for s in stats), sum(s.ref_len for s in stats))
 
 
-def corpus_bleu(hypotheses, references):
+def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> BleuResult:
     """The official Subtask C BLEU of a whole corpus."""
     return bleu_from_stats(corpus_stats(hypotheses, references))
 
 
-def stats_matrix(stats):
+def stats_matrix(stats: Sequence[SegmentStats]) -> NDArray[np.int64]:
     """Per-segment statistics as an ``(n, STATS_WIDTH)`` integer array (columns: see MATCHES...)."""
     return np.array([s.as_row() for s in stats], dtype=np.int64).reshape(len(stats), STATS_WIDTH)
 
 
-def bleu_from_totals_array(totals):
+def bleu_from_totals_array(totals: ArrayLike) -> NDArray[np.float64]:
     """Vectorised :func:`bleu_from_totals` over rows of summed statistics.
 
     ``totals`` has shape ``(B, STATS_WIDTH)``, e.g. ``weights @ stats_matrix(stats)`` where

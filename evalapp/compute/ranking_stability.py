@@ -20,9 +20,14 @@ mix, instances like the ones rated): the organizer's order of rating (random, as
 makes that reasonable; a campaign that rates its easiest instances first would look settled too early.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from evalapp.compute.ranks import HUMAN_DIGITS, competition_ranks
 from evalapp.compute.significance import clusters, compare_systems
@@ -30,22 +35,40 @@ from evalapp.compute.significance import clusters, compare_systems
 SCORE_VALUES = np.arange(4)
 
 
+class SystemStability(TypedDict):
+    """One system of the JSON form (the API's and the command's)."""
+
+    system: str
+    rank: int | None
+    cluster: int | None
+    rank_stability: float
+    cluster_stability: float
+
+
+class StabilityReport(TypedDict):
+    settled: bool
+    threshold: float
+    replicates: int
+    problem: str | None
+    systems: list[SystemStability]
+
+
 @dataclass(frozen=True)
 class Stability:
     """Per team (best first): rank and cluster now, and the shares of replicates that keep them."""
 
-    teams: list
-    ranks: list
-    clusters: list
-    rank_stability: list
-    cluster_stability: list
+    teams: list[str]
+    ranks: list[int | None]
+    clusters: list[int | None]
+    rank_stability: list[float]
+    cluster_stability: list[float]
     replicates: int
     threshold: float
-    unrated: tuple = ()  # teams of the campaign without a single counted rating: never settled
+    unrated: tuple[str, ...] = ()  # teams of the campaign without a single counted rating: never settled
     problem: str | None = None  # why it was not estimated (then never settled)
 
     @property
-    def settled(self):
+    def settled(self) -> bool:
         return (
             bool(self.teams)
             and not self.unrated
@@ -53,14 +76,14 @@ class Stability:
             and all(min(r, c) >= self.threshold for r, c in zip(self.rank_stability, self.cluster_stability))
         )
 
-    def as_dict(self):
-        rated = [
+    def as_dict(self) -> StabilityReport:
+        rated: list[SystemStability] = [
             {"system": team, "rank": rank, "cluster": cluster, "rank_stability": rs, "cluster_stability": cs}
             for team, rank, cluster, rs, cs in zip(
                 self.teams, self.ranks, self.clusters, self.rank_stability, self.cluster_stability
             )
         ]
-        unrated = [
+        unrated: list[SystemStability] = [
             {"system": team, "rank": None, "cluster": None, "rank_stability": 0.0, "cluster_stability": 0.0}
             for team in self.unrated
         ]
@@ -73,7 +96,14 @@ class Stability:
         }
 
 
-def ranking(teams, sums, counts, permutations, seed, alpha):
+def ranking(
+    teams: Sequence[str],
+    sums: NDArray[np.float64],
+    counts: NDArray[np.int64],
+    permutations: int,
+    seed: int,
+    alpha: float,
+) -> tuple[list[int | None], list[int | None]]:
     """(competition ranks on displayed scores, cluster numbers) of ``teams`` as Table 6 would show them.
 
     ``teams`` must be ordered best first by their current score (as the clusters expect)."""
@@ -88,15 +118,26 @@ def ranking(teams, sums, counts, permutations, seed, alpha):
     return ranks, [cluster_of[team] for team in teams]
 
 
-def _members(numbers):
+def _members(numbers: Sequence[int | None]) -> list[frozenset[int]]:
     """For each position, the frozenset of positions sharing its cluster number."""
-    groups = {}
+    groups: dict[int | None, set[int]] = {}
     for position, number in enumerate(numbers):
         groups.setdefault(number, set()).add(position)
     return [frozenset(groups[number]) for number in numbers]
 
 
-def stability(teams, sums, counts, score_counts, raters_per_item, replicates, permutations, seed, alpha, threshold):
+def stability(
+    teams: Sequence[str],
+    sums: ArrayLike,
+    counts: ArrayLike,
+    score_counts: ArrayLike,
+    raters_per_item: int,
+    replicates: int,
+    permutations: int,
+    seed: int,
+    alpha: float,
+    threshold: float,
+) -> Stability:
     """The :class:`Stability` of ``teams`` (best first, every one with ratings).
 
     ``sums``/``counts``: (teams x instances) score sums and rating counts so far; ``score_counts``:
@@ -128,7 +169,7 @@ def stability(teams, sums, counts, score_counts, raters_per_item, replicates, pe
             cells = np.repeat(np.arange(counts.shape[1]), missing[k])
             completed[k] += np.bincount(cells, weights=drawn, minlength=counts.shape[1])
         new_ranks, new_numbers = ranking(teams, completed, full, permutations, seed + 1 + replicate, alpha)
-        same_rank += np.equal(new_ranks, ranks)
+        same_rank += [a == b for a, b in zip(new_ranks, ranks)]
         same_cluster += [a == b for a, b in zip(_members(new_numbers), members)]
     return Stability(
         list(teams),

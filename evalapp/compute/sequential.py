@@ -42,9 +42,19 @@ raters rate both systems, and are treated as part of the instance's noise otherw
 rater effects, on pools rated in full.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+# A bound of one pair (a float) or of many (an array of the leading shape).
+Bound = float | FloatArray
 
 SCORE_RANGE = 3.0  # D(i) lies in [-SCORE_RANGE, SCORE_RANGE]
 BETTER, TIE, OPEN = "better", "tie", "open"
@@ -58,17 +68,18 @@ THETA = 0.5
 BISECTION_STEPS = 17  # the bounds to 6 / 2**17 < 0.0001 on the 0-3 scale's differences
 
 
-def predictable_bets(x, alpha):
+def predictable_bets(x: ArrayLike, alpha: float) -> FloatArray:
     """The predictable plug-in bets ``lambda_t`` (before the truncation at ``c/m``), last axis time."""
     x = np.asarray(x, dtype=float)
     t = np.arange(1, x.shape[-1] + 1, dtype=float)
     mu_hat = (0.5 + np.cumsum(x, axis=-1)) / (t + 1)
     sigma2_hat = (0.25 + np.cumsum((x - mu_hat) ** 2, axis=-1)) / (t + 1)
     previous_sigma2 = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), sigma2_hat[..., :-1]], axis=-1)
-    return np.sqrt(2 * np.log(2.0 / alpha) / (previous_sigma2 * t * np.log1p(t)))
+    bets: FloatArray = np.sqrt(2 * np.log(2.0 / alpha) / (previous_sigma2 * t * np.log1p(t)))
+    return bets
 
 
-def log_capital(x, m, bets, truncation):
+def log_capital(x: ArrayLike, m: ArrayLike, bets: FloatArray, truncation: float) -> tuple[FloatArray, FloatArray]:
     """``(log K+_t(m), log K-_t(m))`` for every t (last axis), ``m`` in [0, 1] broadcast against ``x``."""
     x = np.asarray(x, dtype=float)
     m = np.asarray(m, dtype=float)
@@ -78,7 +89,9 @@ def log_capital(x, m, bets, truncation):
     return np.cumsum(np.log1p(up * (x - m)), axis=-1), np.cumsum(np.log1p(-down * (x - m)), axis=-1)
 
 
-def rejected(x, m, alpha, truncation, bets=None):
+def rejected(
+    x: ArrayLike, m: ArrayLike, alpha: float, truncation: float, bets: FloatArray | None = None
+) -> tuple[BoolArray, BoolArray]:
     """``(below, above)``: whether every mean at or below ``m`` (resp. at or above) has left the running
     intersection by each time t (last axis). Both are monotone in t."""
     bets = predictable_bets(x, alpha) if bets is None else bets
@@ -88,7 +101,7 @@ def rejected(x, m, alpha, truncation, bets=None):
     return (np.maximum.accumulate(up, axis=-1) >= threshold, np.maximum.accumulate(down, axis=-1) >= down_threshold)
 
 
-def left_out(x, m, alpha, truncation, bets, side):
+def left_out(x: FloatArray, m: ArrayLike, alpha: float, truncation: float, bets: FloatArray, side: int) -> BoolArray:
     """After the last observation: whether the running intersection has left out ``m`` and every mean
     below it (``side`` 0) or above it (``side`` 1); ``m`` has the leading shape of ``x``."""
     m = np.asarray(m, dtype=float)[..., None]
@@ -99,10 +112,11 @@ def left_out(x, m, alpha, truncation, bets, side):
         else:
             steps = np.log1p(-np.minimum(bets, truncation / (1 - m)) * (x - m))
             threshold = np.log(1 / alpha) - np.log(1 - THETA)
-    return np.cumsum(steps, axis=-1).max(axis=-1) >= threshold
+    gone: BoolArray = np.cumsum(steps, axis=-1).max(axis=-1) >= threshold
+    return gone
 
 
-def betting_cs_bounds(x, alpha, truncation):
+def betting_cs_bounds(x: ArrayLike, alpha: float, truncation: float) -> tuple[Bound, Bound]:
     """The running-intersection interval after the last observation of ``x`` (in [0, 1], last axis time):
     ``(lower, upper)``, arrays of the leading shape (floats for 1-D ``x``).
 
@@ -115,7 +129,7 @@ def betting_cs_bounds(x, alpha, truncation):
         return np.zeros(shape)[()], np.ones(shape)[()]
     bets = predictable_bets(x, alpha)
 
-    def out(m, side):
+    def out(m: FloatArray, side: int) -> BoolArray:
         return left_out(x, m, alpha, truncation, bets, side)
 
     bounds = []
@@ -139,23 +153,25 @@ def betting_cs_bounds(x, alpha, truncation):
     return lower[()], np.maximum(upper, lower)[()]
 
 
-def to_unit(differences):
+def to_unit(differences: ArrayLike) -> FloatArray:
     """Differences on [-3, 3] as the [0, 1] observations the sequence is defined on."""
     return (np.asarray(differences, dtype=float) + SCORE_RANGE) / (2 * SCORE_RANGE)
 
 
-def from_unit(value):
+def from_unit(value: Bound) -> Bound:
     return value * 2 * SCORE_RANGE - SCORE_RANGE
 
 
-def difference_cs(differences, alpha, truncation):
+def difference_cs(differences: ArrayLike, alpha: float, truncation: float) -> tuple[Bound, Bound]:
     """The running-intersection confidence sequence's interval for the mean of paired differences
     ``D(i)`` in [-3, 3] after the last of them: ``(lower, upper)``."""
     lower, upper = betting_cs_bounds(to_unit(differences), alpha, truncation)
     return from_unit(lower), from_unit(upper)
 
 
-def decisions_over_time(differences, alpha, truncation, margin):
+def decisions_over_time(
+    differences: ArrayLike, alpha: float, truncation: float, margin: float
+) -> tuple[BoolArray, BoolArray, BoolArray]:
     """The decision after each observation (last axis), vectorised over leading axes (the simulation).
 
     Returns ``(better_first, better_second, tie)`` boolean arrays: the first system of the pair decided
@@ -171,13 +187,13 @@ def decisions_over_time(differences, alpha, truncation, margin):
     return first, second, low_out & high_out & ~first & ~second
 
 
-def pair_alpha(alpha, systems):
+def pair_alpha(alpha: float, systems: int) -> float:
     """The level of each pair's sequence: Bonferroni over the ``systems * (systems - 1) / 2`` pairs."""
     pairs = systems * (systems - 1) // 2
     return alpha / max(pairs, 1)
 
 
-def decide(lower, upper, margin):
+def decide(lower: ArrayLike, upper: ArrayLike, margin: float) -> str | NDArray[np.str_]:
     """``better`` when the interval excludes 0; ``tie`` when it lies inside (-margin, margin); else ``open``.
 
     Works on arrays too (returns an array of strings). A sign decision wins over a tie: an interval
@@ -202,7 +218,7 @@ class PairDecision:
     decision: str
     instances: int
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, str | float | None]:
         return {
             "better": self.better,
             "worse": self.worse,
@@ -213,13 +229,28 @@ class PairDecision:
         }
 
 
-def pair_decision(name_a, name_b, scores_a, scores_b, alpha, truncation, margin):
+def pair_decision(
+    name_a: str,
+    name_b: str,
+    scores_a: Sequence[float] | FloatArray,
+    scores_b: Sequence[float] | FloatArray,
+    alpha: float,
+    truncation: float,
+    margin: float,
+) -> PairDecision:
     """The decision on one pair from their per-instance mean scores (see :func:`pair_decisions`)."""
     scores = np.vstack([np.asarray(scores_a, dtype=float), np.asarray(scores_b, dtype=float)])
     return pair_decisions([name_a, name_b], scores, [len(scores_a)] * 2, alpha, truncation, margin)[0]
 
 
-def pair_decisions(names, scores, prefix, alpha, truncation, margin):
+def pair_decisions(
+    names: Sequence[str],
+    scores: ArrayLike,
+    prefix: Sequence[int],
+    alpha: float,
+    truncation: float,
+    margin: float,
+) -> list[PairDecision]:
     """The decisions on every unordered pair of ``names`` (in ``combinations`` order).
 
     ``scores[k]`` holds system k's per-instance mean scores in the campaign's instance order and
@@ -230,7 +261,7 @@ def pair_decisions(names, scores, prefix, alpha, truncation, margin):
     scores = np.asarray(scores, dtype=float)
     pairs = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
     lengths = [min(prefix[a], prefix[b]) for a, b in pairs]
-    found = [None] * len(pairs)
+    found: list[PairDecision | None] = [None] * len(pairs)
     for n in sorted(set(lengths)):
         members = [index for index, length in enumerate(lengths) if length == n]
         if n == 0:
@@ -266,7 +297,7 @@ def pair_decisions(names, scores, prefix, alpha, truncation, margin):
                 better, worse, difference, lower, upper = worse, better, -difference, -upper, -lower
             decision = BETTER if first[row] or second[row] else TIE if tie[row] else OPEN
             found[index] = PairDecision(better, worse, difference, lower, upper, decision, n)
-    return found
+    return cast("list[PairDecision]", found)  # every pair has one length, so every slot is filled
 
 
 @dataclass(frozen=True)
@@ -279,7 +310,7 @@ class AdjacentPair:
     decided_by: str  # "direct", "transitivity" or "" (open)
 
 
-def adjacent_decisions(order, decisions):
+def adjacent_decisions(order: Sequence[str], decisions: Mapping[frozenset[str], PairDecision]) -> list[AdjacentPair]:
     """Each adjacent pair of ``order`` (best first) and whether it is decided directly or by transitivity.
 
     ``decisions`` maps ``frozenset({a, b})`` to a :class:`PairDecision`. Directly: the pair's own
@@ -287,13 +318,14 @@ def adjacent_decisions(order, decisions):
     one system of the pair to the other (a > c and c > b give a > b; ties do not chain, since two
     ties within the margin need not be one).
     """
-    above = {}  # system -> systems it is decided better than
-    for pair in decisions.values():
-        if pair.decision == BETTER:
-            above.setdefault(pair.better, set()).add(pair.worse)
+    above: dict[str, set[str]] = {}  # system -> systems it is decided better than
+    for known in decisions.values():
+        if known.decision == BETTER:
+            above.setdefault(known.better, set()).add(known.worse)
 
-    def reaches(top, bottom):
-        seen, frontier = set(), [top]
+    def reaches(top: str, bottom: str) -> bool:
+        seen: set[str] = set()
+        frontier = [top]
         while frontier:
             node = frontier.pop()
             for lower in above.get(node, ()):
@@ -304,7 +336,7 @@ def adjacent_decisions(order, decisions):
                     frontier.append(lower)
         return False
 
-    found = []
+    found: list[AdjacentPair] = []
     for upper, lower in zip(order, order[1:]):
         pair = decisions.get(frozenset((upper, lower)))
         if pair is not None and pair.decision != OPEN:
@@ -317,12 +349,12 @@ def adjacent_decisions(order, decisions):
     return found
 
 
-def adjacent_pairs_decided(order, decisions):
+def adjacent_pairs_decided(order: Sequence[str], decisions: Mapping[frozenset[str], PairDecision]) -> bool:
     """Whether every adjacent pair of ``order`` is decided directly or by transitivity ("settled")."""
     return all(adjacent.decided_by for adjacent in adjacent_decisions(order, decisions))
 
 
-def all_pairs_decided(name, decisions):
+def all_pairs_decided(name: str, decisions: Mapping[frozenset[str], PairDecision]) -> bool:
     """Whether every pair ``name`` belongs to is decided (a racing campaign retires such a system)."""
     mine = [pair for key, pair in decisions.items() if name in key]
     return bool(mine) and all(pair.decision != OPEN for pair in mine)

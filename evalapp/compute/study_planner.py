@@ -37,11 +37,16 @@ the range of N the search could have returned for the same true power curve. ``a
 the normal figure lies in it: the two figures then differ by simulation noise only.
 """
 
+from __future__ import annotations
+
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from core.defaults import PLANNER_MAX_SIMULATED_PAIRS
@@ -51,6 +56,61 @@ MDD_RATERS = (1, 3, 5)
 
 
 RULES = ("holm", "wmt")
+
+
+# The plan is a JSON document (the API's and ``plan_study --json``'s output, the page's context): these
+# TypedDicts hold its shape, key for key.
+class PlanTest(TypedDict):
+    rule: str
+    alpha: float
+    pair_level: float
+    sided: int
+    pairs_corrected_over: int
+
+
+class PlanPair(TypedDict):
+    higher: str
+    lower: str
+    delta: float | None
+    sd_diff: float | None
+    instances_needed_normal: int | None
+    instances_needed_simulated: int | None
+    simulated_interval: list[int] | None
+    agrees: bool | None
+
+
+class PlanMdd(TypedDict):
+    instances: int
+    raters_per_item: int
+    mdd: float | None
+
+
+class PlanComponents(TypedDict):
+    per_system_instance_means: dict[str, float | None]
+    rater: float
+    instance: float
+    system_instance: float | None
+    residual: float
+
+
+class PlanSimulation(TypedDict):
+    method: str
+    simulations: int
+    permutations: int
+    max_instances: int
+    max_pairs: int
+    seed: int
+
+
+class Plan(TypedDict):
+    alpha: float
+    power: float
+    raters_per_item: int
+    test: PlanTest
+    pairs: list[PlanPair]
+    mdd: list[PlanMdd]
+    variance_components: PlanComponents
+    simulation: PlanSimulation
 
 
 @dataclass(frozen=True)
@@ -63,7 +123,7 @@ class PairLevel:
     sided: int  # 2: two-sided; 1: one-sided
     pairs: int  # how many pairs the correction is over
 
-    def as_dict(self):
+    def as_dict(self) -> PlanTest:
         return {
             "rule": self.rule,
             "alpha": self.alpha,
@@ -73,7 +133,7 @@ class PairLevel:
         }
 
 
-def pair_level(rule, alpha, n_systems):
+def pair_level(rule: str, alpha: float, n_systems: int) -> PairLevel:
     """:class:`PairLevel` of ``rule`` ("holm": two-sided at alpha / pairs; "wmt": one-sided at alpha)."""
     if rule not in RULES:
         raise ValueError(f"unknown clustering rule {rule!r}; choose one of {', '.join(RULES)}")
@@ -83,12 +143,12 @@ def pair_level(rule, alpha, n_systems):
     return PairLevel(rule, alpha, alpha / pairs, 2, pairs)
 
 
-def z_sum(alpha, power, sided=2):
+def z_sum(alpha: float, power: float, sided: int = 2) -> float:
     """``z_{1-alpha/sided} + z_power``: the standard-normal quantiles of the test and of the power."""
     return float(stats.norm.ppf(1 - alpha / sided) + stats.norm.ppf(power))
 
 
-def instances_needed_normal(delta, sd_diff, alpha, power, sided=2):
+def instances_needed_normal(delta: float, sd_diff: float, alpha: float, power: float, sided: int = 2) -> int | None:
     """``ceil(((z_{1-alpha/sided} + z_power) * sd_diff / delta)^2)``; None when ``delta`` is 0 (never detectable)."""
     if not delta:
         return None
@@ -97,25 +157,27 @@ def instances_needed_normal(delta, sd_diff, alpha, power, sided=2):
     return math.ceil((z_sum(alpha, power, sided) * sd_diff / abs(delta)) ** 2)
 
 
-def minimum_detectable_difference(sd, n_instances, alpha, power, sided=2):
+def minimum_detectable_difference(sd: float, n_instances: int, alpha: float, power: float, sided: int = 2) -> float:
     return z_sum(alpha, power, sided) * sd / math.sqrt(n_instances)
 
 
-def monte_carlo_interval(simulated, alpha, power, simulations, sided=2):
+def monte_carlo_interval(
+    simulated: int | None, alpha: float, power: float, simulations: int, sided: int = 2
+) -> tuple[int, int] | None:
     """(low, high): the Monte Carlo 95% interval of a simulated N (module doc); None without a figure."""
     if simulated is None:
         return None
     half = 1.96 * math.sqrt(power * (1 - power) / simulations)
     base = z_sum(alpha, power, sided)
 
-    def scaled(target):
+    def scaled(target: float) -> float:
         target = min(max(target, 1e-6), 1 - 1e-6)
         return simulated * (z_sum(alpha, target, sided) / base) ** 2
 
     return max(1, math.floor(scaled(power - half))), math.ceil(scaled(power + half))
 
 
-def harmonic_mean(values):
+def harmonic_mean(values: ArrayLike) -> float:
     values = np.asarray(values, dtype=float)
     values = values[values > 0]
     return float(len(values) / np.sum(1.0 / values)) if len(values) else 0.0
@@ -129,7 +191,7 @@ class SimulationSettings:
     seed: int
     max_pairs: int = PLANNER_MAX_SIMULATED_PAIRS  # only the best this many adjacent pairs are simulated
 
-    def as_dict(self):
+    def as_dict(self) -> PlanSimulation:
         return {
             "method": "resampled pilot instances, paired t test at the rule's level and sidedness",
             "simulations": self.simulations,
@@ -140,7 +202,14 @@ class SimulationSettings:
         }
 
 
-def simulated_power(differences, n_instances, alpha, settings, scale=1.0, sided=2):
+def simulated_power(
+    differences: ArrayLike,
+    n_instances: int,
+    alpha: float,
+    settings: SimulationSettings,
+    scale: float = 1.0,
+    sided: int = 2,
+) -> float:
     """Share of ``settings.simulations`` studies of ``n_instances`` instances (drawn with replacement from
     the pilot's per-instance ``differences``, spread scaled by ``scale``) in which the paired
     test rejects at ``alpha`` (``sided`` 1: one-sided in the pilot's direction). The test is the paired t
@@ -161,7 +230,15 @@ def simulated_power(differences, n_instances, alpha, settings, scale=1.0, sided=
     return float(np.mean(pvalues <= alpha if sided == 1 else pvalues < alpha))
 
 
-def instances_needed_simulated(differences, alpha, power, settings, start, scale=1.0, sided=2):
+def instances_needed_simulated(
+    differences: ArrayLike,
+    alpha: float,
+    power: float,
+    settings: SimulationSettings,
+    start: int | None,
+    scale: float = 1.0,
+    sided: int = 2,
+) -> int | None:
     """The smallest N (up to ``settings.max_instances``) whose :func:`simulated_power` reaches ``power``.
 
     A bounded search: from ``start`` (the normal approximation), double up (or halve down) until the power
@@ -171,7 +248,7 @@ def instances_needed_simulated(differences, alpha, power, settings, start, scale
     if len(differences) < 2 or not np.any(differences) or differences.mean() == 0:
         return None
 
-    def enough(n):
+    def enough(n: int) -> bool:
         return simulated_power(differences, n, alpha, settings, scale, sided) >= power
 
     n = min(max(2, int(start or 2)), settings.max_instances)
@@ -208,13 +285,13 @@ class Components:
     """Variance components of a pilot: per-system variance of per-instance means, and the mixed model's
     (with the system x instance term: :func:`.rater_effects.variance_components`)."""
 
-    per_system: dict  # {system: variance (ddof 1) of its per-instance mean ratings}
+    per_system: dict[str, float | None]  # {system: variance (ddof 1) of its per-instance mean ratings}
     rater: float
     instance: float
     residual: float
     system_instance: float | None = None
 
-    def as_dict(self):
+    def as_dict(self) -> PlanComponents:
         return {
             "per_system_instance_means": self.per_system,
             "rater": self.rater,
@@ -224,16 +301,26 @@ class Components:
         }
 
 
-def per_system_variances(systems, means):
+def per_system_variances(systems: Sequence[str], means: ArrayLike) -> dict[str, float | None]:
     """``{system: variance (ddof 1) of its per-instance means}`` over the instances it has (None below 2)."""
-    result = {}
+    result: dict[str, float | None] = {}
     for system, row in zip(systems, np.asarray(means, dtype=float)):
         present = row[np.isfinite(row)]
         result[system] = float(np.var(present, ddof=1)) if len(present) > 1 else None
     return result
 
 
-def plan(ordered, means, counts, components, alpha, power, raters_per_item, settings, rule="holm"):
+def plan(
+    ordered: Sequence[str],
+    means: ArrayLike,
+    counts: ArrayLike,
+    components: Components,
+    alpha: float,
+    power: float,
+    raters_per_item: int,
+    settings: SimulationSettings,
+    rule: str = "holm",
+) -> Plan:
     """The plan as the JSON document of the issue: ``{"alpha", "power", "raters_per_item", "pairs", "mdd"}``
     plus ``test`` (the rule's level and sidedness), ``variance_components`` and the ``simulation`` settings.
 
@@ -245,7 +332,8 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
     counts = np.asarray(counts, dtype=float)
     level = pair_level(rule, alpha, len(ordered))
     noise = (components.rater or 0.0) + (components.residual or 0.0)
-    pairs, true_parts = [], []
+    pairs: list[PlanPair] = []
+    true_parts: list[float] = []
     for k in range(len(ordered) - 1):
         shared = np.isfinite(means[k]) & np.isfinite(means[k + 1])
         differences = means[k][shared] - means[k + 1][shared]
@@ -293,7 +381,7 @@ def plan(ordered, means, counts, components, alpha, power, raters_per_item, sett
             }
         )
     typical_true = float(np.mean(true_parts)) if true_parts else None
-    mdd = []
+    mdd: list[PlanMdd] = []
     for n in MDD_INSTANCES:
         for m in MDD_RATERS:
             sd = None if typical_true is None else math.sqrt(typical_true + 2 * noise / m)

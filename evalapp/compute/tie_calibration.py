@@ -27,10 +27,15 @@ A metric difference is always the float ``abs(m1 - m2)``, as mt-metrics-eval com
 so thresholds that are themselves differences compare exactly. No Django imports.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
 
 BINS = 512  # bins of the flattened search (quantiles of a sample of differences)
 SAMPLE_PAIRS = 200_000  # random pairs whose differences place the bins
@@ -55,8 +60,8 @@ class GroupedPairs:
     pair counts when both outputs have both scores.
     """
 
-    def __init__(self, human, metric):
-        human, metric = np.asarray(human, float), np.asarray(metric, float)
+    def __init__(self, human: ArrayLike, metric: ArrayLike) -> None:
+        human, metric = np.asarray(human, np.float64), np.asarray(metric, np.float64)
         n_systems, n_instances = human.shape
         valid = np.isfinite(human) & np.isfinite(metric)
         first, second = np.triu_indices(n_systems, 1)
@@ -65,16 +70,16 @@ class GroupedPairs:
         dm = (metric[first] - metric[second])[both]
         group = np.broadcast_to(np.arange(n_instances), both.shape)[both]
         self.n_instances = n_instances
-        self.pairs_per_group = np.bincount(group, minlength=n_instances).astype(float)
+        self.pairs_per_group = np.bincount(group, minlength=n_instances).astype(np.float64)
         self.groups = self.pairs_per_group > 0
         concordant = ((dh > 0) & (dm > 0)) | ((dh < 0) & (dm < 0))
         agree = concordant | ((dh == 0) & (dm == 0))
         # tying a pair in the metric makes it agree exactly when the humans tie it too
-        flip = (dh == 0).astype(float) - agree
+        flip = (dh == 0).astype(np.float64) - agree
         diff = np.abs(dm)
         order = np.argsort(diff, kind="stable")
         self.diff, self.flip, self.group = diff[order], flip[order], group[order]
-        self.agree_per_group = np.bincount(group, weights=agree.astype(float), minlength=n_instances)
+        self.agree_per_group = np.bincount(group, weights=agree.astype(np.float64), minlength=n_instances)
         # thresholds: 0, then every distinct difference; the value at a threshold counts every pair up to it
         if len(self.diff):
             last = np.r_[self.diff[1:] != self.diff[:-1], True]
@@ -85,15 +90,15 @@ class GroupedPairs:
             self.thresholds = np.zeros(0)
 
     @property
-    def pairs(self):
+    def pairs(self) -> int:
         return len(self.diff)
 
-    def optimise(self, weights=None):
+    def optimise(self, weights: ArrayLike | None = None) -> tuple[float, float]:
         """(value, epsilon) for group weights (bootstrap counts; None = each group once)."""
-        values, epsilons = self.optimise_many(None if weights is None else np.asarray(weights, float)[None, :])
+        values, epsilons = self.optimise_many(None if weights is None else np.asarray(weights, np.float64)[None, :])
         return values[0], epsilons[0]
 
-    def optimise_many(self, weights):
+    def optimise_many(self, weights: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
         """Values and epsilons for each row of ``weights`` (resamples x instances); None = once each."""
         if weights is None:
             weights = np.ones((1, self.n_instances))
@@ -125,7 +130,7 @@ class GroupedPairs:
         return values, epsilons
 
 
-def grouped_accuracy(human, metric):
+def grouped_accuracy(human: ArrayLike, metric: ArrayLike) -> TieResult:
     """acc_eq grouped by instance: :class:`TieResult` for (systems, instances) score matrices."""
     pairs = GroupedPairs(human, metric)
     value, epsilon = pairs.optimise()
@@ -135,7 +140,7 @@ def grouped_accuracy(human, metric):
 # --- flattened --------------------------------------------------------------------------
 
 
-def _first_above(sorted_values, anchors, thresholds):
+def _first_above(sorted_values: FloatArray, anchors: FloatArray, thresholds: FloatArray) -> IntArray:
     """Per anchor a and threshold t, the first index k with ``sorted_values[k] - a > t`` (float differences).
 
     ``anchors`` (p,), ``thresholds`` (K,) -> (p, K). ``a + t`` locates it; a step or two
@@ -160,21 +165,21 @@ def _first_above(sorted_values, anchors, thresholds):
 class FlatPairs:
     """All outputs as one group: agreement counts at any thresholds without listing the pairs."""
 
-    def __init__(self, human, metric):
-        human, metric = np.asarray(human, float).ravel(), np.asarray(metric, float).ravel()
+    def __init__(self, human: ArrayLike, metric: ArrayLike) -> None:
+        human, metric = np.asarray(human, np.float64).ravel(), np.asarray(metric, np.float64).ravel()
         keep = np.isfinite(human) & np.isfinite(metric)
         self.keep = keep
         human, metric = human[keep], metric[keep]
         self.n = len(human)
         levels, level_of = np.unique(human, return_inverse=True)
-        self.levels = []
+        self.levels: list[IntArray] = []
         for level in range(len(levels)):
             members = np.flatnonzero(level_of == level)
             order = members[np.argsort(metric[members], kind="stable")]
             self.levels.append(order)
         self.metric = metric
         # for each level, the metric scores of all outputs humans scored higher, sorted
-        self.higher = []
+        self.higher: list[IntArray] = []
         above = np.zeros(0, dtype=np.int64)
         for level in reversed(range(len(self.levels))):
             self.higher.append(above[np.argsort(metric[above], kind="stable")])
@@ -182,17 +187,17 @@ class FlatPairs:
         self.higher.reverse()
 
     @property
-    def pairs(self):
+    def pairs(self) -> int:
         return self.n * (self.n - 1) // 2
 
-    def agreement(self, thresholds, weights=None):
+    def agreement(self, thresholds: ArrayLike, weights: ArrayLike | None = None) -> FloatArray:
         """Agreeing pairs at each threshold (integers without weights; weighted counts with them).
 
         ``weights`` (n,) count how often each kept output was drawn (a bootstrap resample);
         copies of one output tie with each other, so they agree.
         """
-        thresholds = np.atleast_1d(np.asarray(thresholds, float))
-        w = np.ones(self.n) if weights is None else np.asarray(weights, float)
+        thresholds = np.atleast_1d(np.asarray(thresholds, np.float64))
+        w = np.ones(self.n) if weights is None else np.asarray(weights, np.float64)
         total = np.zeros(len(thresholds))
         for members, higher in zip(self.levels, self.higher):
             x = self.metric[members]
@@ -208,9 +213,9 @@ class FlatPairs:
         total += (w * (w - 1) / 2).sum()
         return total
 
-    def tied_pairs(self, thresholds):
+    def tied_pairs(self, thresholds: ArrayLike) -> IntArray:
         """Pairs with equal human scores whose metric difference is at most each threshold."""
-        thresholds = np.atleast_1d(np.asarray(thresholds, float))
+        thresholds = np.atleast_1d(np.asarray(thresholds, np.float64))
         total = np.zeros(len(thresholds), dtype=np.int64)
         for members in self.levels:
             x = self.metric[members]
@@ -218,9 +223,9 @@ class FlatPairs:
             total += (k - np.arange(1, len(x) + 1)[:, None]).sum(axis=0)
         return total
 
-    def concordant_pairs(self, thresholds):
+    def concordant_pairs(self, thresholds: ArrayLike) -> IntArray:
         """Pairs the metric orders as the humans do by more than each threshold."""
-        thresholds = np.atleast_1d(np.asarray(thresholds, float))
+        thresholds = np.atleast_1d(np.asarray(thresholds, np.float64))
         total = np.zeros(len(thresholds), dtype=np.int64)
         for members, higher in zip(self.levels, self.higher):
             if len(higher):
@@ -228,12 +233,13 @@ class FlatPairs:
                 total += (len(y) - _first_above(y, self.metric[members], thresholds)).sum(axis=0)
         return total
 
-    def _events(self, low, high):
+    def _events(self, low: float, high: float) -> tuple[FloatArray, IntArray]:
         """Metric differences in (low, high] of the pairs that move the agreement: +1 for a
         human-tied pair (tying it in the metric makes it agree), -1 for a concordant pair
         (tying it makes it disagree). Returns (differences, signs)."""
         bounds = np.array([low, high])
-        diffs, signs = [], []
+        diffs: list[FloatArray] = []
+        signs: list[IntArray] = []
         for members, higher in zip(self.levels, self.higher):
             x = self.metric[members]
             for values, sign in ((x, 1), (self.metric[higher], -1)):
@@ -247,7 +253,7 @@ class FlatPairs:
             return np.zeros(0), np.zeros(0, dtype=np.int64)
         return np.concatenate(diffs), np.concatenate(signs)
 
-    def _boundaries(self, spread):
+    def _boundaries(self, spread: float) -> FloatArray:
         """Thresholds that split the pairs into bins of similar size (quantiles of a sample of
         pair differences; they only decide how the search is cut, never its result)."""
         rng = np.random.default_rng(0)
@@ -260,7 +266,7 @@ class FlatPairs:
         edges = np.unique(np.quantile(sample, np.linspace(0, 1, BINS + 1)[1:]))
         return np.unique(np.r_[edges[edges > 0], spread])
 
-    def optimise(self):
+    def optimise(self) -> tuple[int, float]:
         """(agreeing pairs, epsilon) at the first threshold reaching the maximum, exactly.
 
         The agreement is evaluated at bin boundaries; a bin (lo, hi] can hold a better
@@ -325,7 +331,7 @@ class FlatPairs:
         return total
 
 
-def _gather(values, anchors, starts, stops):
+def _gather(values: FloatArray, anchors: FloatArray, starts: IntArray, stops: IntArray) -> FloatArray:
     """``abs(values[j] - anchors[i])`` for every i and j in [starts[i], stops[i])."""
     counts = stops - starts
     rows = np.flatnonzero(counts > 0)
@@ -335,10 +341,11 @@ def _gather(values, anchors, starts, stops):
     anchor = np.repeat(rows, lengths)
     offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     partner = np.repeat(starts[rows], lengths) + offsets
-    return np.abs(values[partner] - anchors[anchor])
+    differences: FloatArray = np.abs(values[partner] - anchors[anchor])
+    return differences
 
 
-def flat_accuracy(human, metric):
+def flat_accuracy(human: ArrayLike, metric: ArrayLike) -> TieResult:
     """acc_eq over all outputs flattened: :class:`TieResult` (value, epsilon, number of pairs)."""
     pairs = FlatPairs(human, metric)
     if pairs.pairs == 0:
@@ -347,12 +354,12 @@ def flat_accuracy(human, metric):
     return TieResult(agreeing / pairs.pairs, epsilon, pairs.pairs)
 
 
-def flat_accuracy_at(pairs, epsilon, weights):
+def flat_accuracy_at(pairs: FlatPairs, epsilon: float, weights: ArrayLike) -> float:
     """Accuracy of a :class:`FlatPairs` at a fixed epsilon with output weights (bootstrap counts).
 
     Every copy of a drawn output is one output of the resample: pairs of copies tie in both.
     """
-    weights = np.asarray(weights, float)
+    weights = np.asarray(weights, np.float64)
     total = weights.sum()
     if total < 2:
         return float("nan")

@@ -11,12 +11,15 @@ which the official scorer would silently cut). Ids are compared after trimming s
 spaces.
 """
 
+from __future__ import annotations
+
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from core.defaults import INSTANCE_ID_MAX_CHARS
 from core.problems import FormatError, Problem, ProblemLog
-from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, scan_rows
+from evalapp.formats.csvfile import DEFAULT_MAX_BYTES, Row, scan_rows
 
 STATEMENTS_HEADER = ("id", "FalseSent")
 REFERENCES_COLUMNS = ("id", "ref1", "ref2", "ref3")
@@ -38,7 +41,7 @@ class SourceFile:
     data: bytes
 
     @classmethod
-    def from_path(cls, path, max_bytes=DEFAULT_MAX_BYTES):
+    def from_path(cls, path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES) -> SourceFile:
         """Read a file; one larger than ``max_bytes`` is refused without reading it."""
         path = str(path)
         try:
@@ -51,7 +54,7 @@ class SourceFile:
             raise FormatError(Problem(path, None, None, f"cannot read file: {exc.strerror}")) from None
 
 
-def too_large_message(size, max_bytes):
+def too_large_message(size: int, max_bytes: int) -> str:
     return f"file is {size:,} bytes; the limit is {max_bytes:,} bytes"
 
 
@@ -61,7 +64,7 @@ class Record:
 
     line: int
     id: str
-    values: tuple
+    values: tuple[str, ...]
 
 
 @dataclass
@@ -70,39 +73,39 @@ class DatasetInstance:
 
     id: str
     false_sent: str
-    references: tuple  # three strings, "" where the file leaves a reference empty
+    references: tuple[str, ...]  # three strings, "" where the file leaves a reference empty
     true_sent: str = ""
 
 
 @dataclass
 class ParsedDataset:
-    instances: list
-    warnings: list = field(default_factory=list)
+    instances: list[DatasetInstance]
+    warnings: list[Problem] = field(default_factory=list)
 
 
 @dataclass
 class ParsedSubmission:
     """A submission checked against the dataset's ids; ``reasons`` maps id to reason."""
 
-    reasons: dict
-    missing: list
-    warnings: list = field(default_factory=list)
+    reasons: dict[str, str]
+    missing: list[str]
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
-    def partial(self):
+    def partial(self) -> bool:
         return bool(self.missing)
 
 
-def _quoted_ids(ids):
+def _quoted_ids(ids: Sequence[str]) -> str:
     shown = ", ".join(f"'{i}'" for i in ids[:EXAMPLE_IDS])
     return shown + (f" and {len(ids) - EXAMPLE_IDS} more" if len(ids) > EXAMPLE_IDS else "")
 
 
-def _header_of(header):
+def _header_of(header: Iterable[str]) -> str:
     return ",".join(header)
 
 
-def _check_header(rows, filename, header, log):
+def _check_header(rows: list[Row], filename: str, header: tuple[str, ...], log: ProblemLog) -> None:
     """Pop and check the header row; a missing header is the commonest mistake, so say so."""
     first = rows[0]
     found = tuple(cell.strip() for cell in first.fields)
@@ -124,13 +127,14 @@ class _Table:
     """The valid records of a file, plus the ids of rows refused for another reason (so that
     those ids are not reported a second time as missing)."""
 
-    records: list
-    refused_ids: set
+    records: list[Record]
+    refused_ids: set[str]
 
 
-def _keyed_records(rows, filename, columns, log):
+def _keyed_records(rows: list[Row], filename: str, columns: tuple[str, ...], log: ProblemLog) -> _Table:
     """Rows to :class:`Record`: exact column count, a non-empty id that is not repeated."""
-    table, first_line = _Table([], set()), {}
+    table = _Table([], set())
+    first_line: dict[str, int] = {}
     width = len(columns)
     for row in rows:
         cells = row.fields
@@ -174,7 +178,13 @@ def _keyed_records(rows, filename, columns, log):
     return table
 
 
-def _read(source, columns, log, header=None, max_bytes=DEFAULT_MAX_BYTES):
+def _read(
+    source: SourceFile,
+    columns: tuple[str, ...],
+    log: ProblemLog,
+    header: tuple[str, ...] | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> _Table | None:
     """Read one file into a :class:`_Table`, adding its problems to ``log``; None when the file
     is not readable CSV or has no rows (its problem is then already in ``log``)."""
     try:
@@ -201,21 +211,25 @@ def _read(source, columns, log, header=None, max_bytes=DEFAULT_MAX_BYTES):
     return _keyed_records(rows, source.name, columns, log)
 
 
-def _check_nonempty(table, filename, columns, log, value_index=0):
+def _check_nonempty(
+    table: _Table, filename: str, columns: tuple[str, ...], log: ProblemLog, value_index: int = 0
+) -> None:
     column = value_index + 2
     for record in table.records:
         if not record.values[value_index].strip():
             log.add(filename, record.line, column, f"empty {columns[column - 1]} for id '{record.id}'")
 
 
-def parse_statements(source, log, max_bytes=DEFAULT_MAX_BYTES):
+def parse_statements(source: SourceFile, log: ProblemLog, max_bytes: int = DEFAULT_MAX_BYTES) -> _Table | None:
     table = _read(source, STATEMENTS_HEADER, log, header=STATEMENTS_HEADER, max_bytes=max_bytes)
     if table:
         _check_nonempty(table, source.name, STATEMENTS_HEADER, log)
     return table
 
 
-def parse_references(source, log, warnings, max_bytes=DEFAULT_MAX_BYTES):
+def parse_references(
+    source: SourceFile, log: ProblemLog, warnings: ProblemLog, max_bytes: int = DEFAULT_MAX_BYTES
+) -> _Table | None:
     """References ``id,ref1,ref2,ref3``; an empty reference is a warning, none at all an error."""
     table = _read(source, REFERENCES_COLUMNS, log, max_bytes=max_bytes)
     for record in table.records if table else []:
@@ -233,14 +247,15 @@ def parse_references(source, log, warnings, max_bytes=DEFAULT_MAX_BYTES):
     return table
 
 
-def parse_pairs(source, log, max_bytes=DEFAULT_MAX_BYTES):
+def parse_pairs(source: SourceFile, log: ProblemLog, max_bytes: int = DEFAULT_MAX_BYTES) -> _Table | None:
     table = _read(source, PAIRS_HEADER, log, header=PAIRS_HEADER, max_bytes=max_bytes)
-    for index in range(len(PAIRS_HEADER) - 1) if table else []:
-        _check_nonempty(table, source.name, PAIRS_HEADER, log, value_index=index)
+    if table:
+        for index in range(len(PAIRS_HEADER) - 1):
+            _check_nonempty(table, source.name, PAIRS_HEADER, log, value_index=index)
     return table
 
 
-def parse_pair_answers(source, log, max_bytes=DEFAULT_MAX_BYTES):
+def parse_pair_answers(source: SourceFile, log: ProblemLog, max_bytes: int = DEFAULT_MAX_BYTES) -> _Table | None:
     table = _read(source, PAIR_ANSWERS_COLUMNS, log, max_bytes=max_bytes)
     for record in table.records if table else []:
         if record.values[0].strip() not in PAIR_CHOICES:
@@ -254,7 +269,9 @@ def parse_pair_answers(source, log, max_bytes=DEFAULT_MAX_BYTES):
     return table
 
 
-def check_ids(table, expected_ids, filename, log, what, require_all=True):
+def check_ids(
+    table: _Table, expected_ids: Sequence[str], filename: str, log: ProblemLog, what: str, require_all: bool = True
+) -> list[str]:
     """Report each record whose id ``expected_ids`` lacks and, if ``require_all``, the expected
     ids that no row of the file has (one summary). Returns the missing ids."""
     expected = set(expected_ids)
@@ -277,19 +294,27 @@ def check_ids(table, expected_ids, filename, log, what, require_all=True):
     return missing
 
 
-def parse_dataset(statements, references, pairs=None, pair_answers=None, max_bytes=DEFAULT_MAX_BYTES):
+def parse_dataset(
+    statements: SourceFile,
+    references: SourceFile,
+    pairs: SourceFile | None = None,
+    pair_answers: SourceFile | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> ParsedDataset:
     """Parse and cross-check the files of a dataset; raises FormatError listing every problem."""
     log, warnings = ProblemLog(), ProblemLog()
     if (pairs is None) != (pair_answers is None):
         given, needed = ("pairs", "pair answers") if pairs is not None else ("pair answers", "pairs")
-        log.add((pairs or pair_answers).name, None, None, f"the {given} file needs the {needed} file too")
+        lone = pairs if pairs is not None else pair_answers
+        assert lone is not None  # exactly one of the two is given
+        log.add(lone.name, None, None, f"the {given} file needs the {needed} file too")
     statement_table = parse_statements(statements, log, max_bytes)
     reference_table = parse_references(references, log, warnings, max_bytes)
     statement_ids = [record.id for record in statement_table.records] if statement_table else []
     in_statements = f"the statements file {statements.name}"
     if statement_table and reference_table:
         check_ids(reference_table, statement_ids, references.name, log, in_statements)
-    true_sents = {}
+    true_sents: dict[str, str] = {}
     if pairs is not None and pair_answers is not None:
         pair_table = parse_pairs(pairs, log, max_bytes)
         answer_table = parse_pair_answers(pair_answers, log, max_bytes)
@@ -300,8 +325,11 @@ def parse_dataset(statements, references, pairs=None, pair_answers=None, max_byt
                 answer_table, [r.id for r in pair_table.records], pair_answers.name, log, f"the pairs file {pairs.name}"
             )
         log.raise_if_any()
+        # _read returns None only after logging a problem, on which raise_if_any has raised.
+        assert statement_table is not None and pair_table is not None and answer_table is not None
         true_sents = _true_sentences(statement_table, pair_table, answer_table, pairs.name, warnings)
     log.raise_if_any()
+    assert statement_table is not None and reference_table is not None  # as above: a None table has raised
     references_by_id = {record.id: record.values for record in reference_table.records}
     instances = [
         DatasetInstance(
@@ -315,7 +343,9 @@ def parse_dataset(statements, references, pairs=None, pair_answers=None, max_byt
     return ParsedDataset(instances, warnings.reported())
 
 
-def _true_sentences(statement_table, pair_table, answer_table, pairs_name, warnings):
+def _true_sentences(
+    statement_table: _Table, pair_table: _Table, answer_table: _Table, pairs_name: str, warnings: ProblemLog
+) -> dict[str, str]:
     """The sensical twin of each statement: the pair's sentence that the answer does not name.
 
     A pair whose nonsensical sentence differs from the statement is kept with a warning (the
@@ -323,7 +353,7 @@ def _true_sentences(statement_table, pair_table, answer_table, pairs_name, warni
     """
     statements = {record.id: record.values[0].strip() for record in statement_table.records}
     answers = {record.id: int(record.values[0].strip()) for record in answer_table.records}
-    true_sents = {}
+    true_sents: dict[str, str] = {}
     for record in pair_table.records:
         k = answers[record.id]
         nonsensical, sensical = record.values[k].strip(), record.values[1 - k].strip()
@@ -339,8 +369,12 @@ def _true_sentences(statement_table, pair_table, answer_table, pairs_name, warni
 
 
 def parse_submission(
-    source, expected_ids, allow_partial=False, max_bytes=DEFAULT_MAX_BYTES, dataset_label="the dataset"
-):
+    source: SourceFile,
+    expected_ids: Sequence[str],
+    allow_partial: bool = False,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    dataset_label: str = "the dataset",
+) -> ParsedSubmission:
     """Parse an ``id,reason`` file (no header) against the dataset's ids.
 
     Missing ids are an error unless ``allow_partial``; extra, repeated and empty ids always
@@ -361,10 +395,11 @@ def parse_submission(
             for warning in warnings.problems
         )
     log.raise_if_any()
+    assert table is not None  # _read returns None only after logging a problem, on which raise_if_any has raised
     return ParsedSubmission(
         {record.id: record.values[0].strip() for record in table.records}, missing, warnings.reported()
     )
 
 
-def problems_as_dicts(problems):
+def problems_as_dicts(problems: Iterable[Problem]) -> list[dict[str, str | int | None]]:
     return [problem.as_dict() for problem in problems]

@@ -12,6 +12,8 @@ RETURNED, TIMED-OUT, SCREENED OUT), or ``pending`` (a session still running, or 
 reader does not know: it decides nothing).
 """
 
+from __future__ import annotations
+
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -26,11 +28,11 @@ VERIFIED, REJECTED, PENDING = "verified", "rejected", "pending"
 
 # Header spellings of each part, compared after folding case, spaces and underscores: MTurk's
 # batch results; Prolific's export as it is today ("Submission id") and as it was ("session_id").
-COLUMNS = {
+COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
     MTURK: {"worker": ("workerid",), "session": ("assignmentid",), "status": ("assignmentstatus",)},
     PROLIFIC: {"worker": ("participantid",), "session": ("submissionid", "sessionid"), "status": ("status",)},
 }
-STATUSES = {
+STATUSES: dict[str, dict[str, str]] = {
     MTURK: {"submitted": VERIFIED, "approved": VERIFIED, "rejected": REJECTED},
     PROLIFIC: {
         "approved": VERIFIED,
@@ -44,7 +46,7 @@ STATUSES = {
 _FOLD = re.compile(r"[\s_\-]+")
 
 
-def fold(text):
+def fold(text: str) -> str:
     return _FOLD.sub("", text.strip().lower())
 
 
@@ -60,14 +62,14 @@ class PlatformRecord(NamedTuple):
 
 
 @lru_cache(maxsize=256)
-def verdict(platform, status):
+def verdict(platform: str, status: str) -> str:
     """What a status means (a file has a handful of distinct statuses, so each is folded once)."""
     return STATUSES[platform].get(fold(status), PENDING)
 
 
-def _column_positions(platform, header, filename, problems):
+def _column_positions(platform: str, header: list[str], filename: str, problems: ProblemLog) -> dict[str, int]:
     folded = [fold(name) for name in header]
-    positions = {}
+    positions: dict[str, int] = {}
     for part, spellings in COLUMNS[platform].items():
         found = next((index for index, name in enumerate(folded) if name in spellings), None)
         if found is None:
@@ -79,11 +81,12 @@ def _column_positions(platform, header, filename, problems):
                 f"no {part} column: the header needs one named like {expected} "
                 f"(case, spaces and underscores do not matter)",
             )
+            continue  # the problem refuses the file before any position is read
         positions[part] = found
     return positions
 
 
-def parse_submissions(data, filename, platform, max_bytes):
+def parse_submissions(data: bytes | str, filename: str, platform: str, max_bytes: int) -> list[PlatformRecord]:
     """The :class:`PlatformRecord` rows of a platform's export; FormatError naming every problem."""
     if platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}; choose one of {', '.join(PLATFORMS)}")
@@ -94,7 +97,7 @@ def parse_submissions(data, filename, platform, max_bytes):
         problems.raise_if_any()
     positions = _column_positions(platform, rows[0].fields, filename, problems)
     problems.raise_if_any()
-    records = []
+    records: list[PlatformRecord] = []
     worker_at, session_at, status_at = positions["worker"], positions["session"], positions["status"]
     width = max(worker_at, session_at, status_at)
     for row in rows[1:]:

@@ -5,8 +5,12 @@ files the same way, accepts a UTF-8 BOM and Windows line endings, and reports pr
 with file, line and column.
 """
 
+from __future__ import annotations
+
 import csv
 import io
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.problems import MAX_REPORTED_PROBLEMS, FormatError, Problem, ProblemLog
@@ -25,10 +29,10 @@ class Row:
     """A CSV record with the (1-based) physical line it starts on."""
 
     line: int
-    fields: list = field(default_factory=list)
+    fields: list[str] = field(default_factory=list)
 
 
-def decode(data, filename, max_bytes=DEFAULT_MAX_BYTES):
+def decode(data: bytes, filename: str, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """Bytes to text: refuses empty-of-sense input (binary, too large, not UTF-8) with a clear message
     naming every line that is not UTF-8."""
     text, problems = _decode(data, filename, max_bytes)
@@ -37,7 +41,7 @@ def decode(data, filename, max_bytes=DEFAULT_MAX_BYTES):
     return text
 
 
-def _decode(data, filename, max_bytes):
+def _decode(data: bytes, filename: str, max_bytes: int) -> tuple[str, list[Problem]]:
     """``(text, problems)``: a whole-file problem (too large, UTF-16, binary) raises at once; each line
     that is not UTF-8 is a problem (its first bad byte), decoded with replacement characters so the
     rest of the file can still be checked."""
@@ -57,7 +61,8 @@ def _decode(data, filename, max_bytes):
         return data.decode("utf-8"), []
     except UnicodeDecodeError:
         pass
-    problems, lines = [], []
+    problems: list[Problem] = []
+    lines: list[str] = []
     for number, line in enumerate(data.splitlines(keepends=True), 1):
         try:
             lines.append(line.decode("utf-8"))
@@ -74,14 +79,16 @@ def _decode(data, filename, max_bytes):
     return "".join(lines), problems
 
 
-def capped(problems, limit=MAX_REPORTED_PROBLEMS):
+def capped(problems: Iterable[Problem], limit: int = MAX_REPORTED_PROBLEMS) -> list[Problem]:
     """The first ``limit`` problems, then one saying how many more there are (as :class:`ProblemLog` does)."""
     log = ProblemLog(limit)
     log.extend(problems)
     return log.reported()
 
 
-def read_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
+def read_rows(
+    data: bytes | str, filename: str, max_bytes: int = DEFAULT_MAX_BYTES, skip_blank: bool = True
+) -> list[Row]:
     """Parse CSV bytes (or text) into :class:`Row` records, each with its starting line number; raises
     FormatError with every problem of encoding and quoting found in the file."""
     rows, problems = scan_rows(data, filename, max_bytes, skip_blank)
@@ -90,7 +97,9 @@ def read_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
     return rows
 
 
-def scan_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
+def scan_rows(
+    data: bytes | str, filename: str, max_bytes: int = DEFAULT_MAX_BYTES, skip_blank: bool = True
+) -> tuple[list[Row], list[Problem]]:
     """``(rows, problems)`` of a CSV file, reading on past each problem so that one pass finds them all.
 
     A line that is not UTF-8 is read with replacement characters; a record the CSV reader refuses (a
@@ -103,7 +112,8 @@ def scan_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
     else:
         text, problems = data, []
     lines = io.StringIO(text, newline="").readlines()
-    rows, first = [], 0  # ``first``: index of the line the current reader started on
+    rows: list[Row] = []
+    first = 0  # ``first``: index of the line the current reader started on
     while first < len(lines):
         reader = csv.reader(iter(lines[first:]), strict=True)
         start = first + 1
@@ -148,7 +158,7 @@ def scan_rows(data, filename, max_bytes=DEFAULT_MAX_BYTES, skip_blank=True):
     return rows, problems
 
 
-def read_file(path, max_bytes=DEFAULT_MAX_BYTES, **kwargs):
+def read_file(path: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES, skip_blank: bool = True) -> list[Row]:
     """:func:`read_rows` on a file path; the message names the file as given."""
     path = str(path)
     try:
@@ -156,17 +166,17 @@ def read_file(path, max_bytes=DEFAULT_MAX_BYTES, **kwargs):
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise FormatError(Problem(path, None, None, f"cannot read file: {exc.strerror}")) from None
-    return read_rows(data, path, max_bytes=max_bytes, **kwargs)
+    return read_rows(data, path, max_bytes=max_bytes, skip_blank=skip_blank)
 
 
-def safe_cell(value):
+def safe_cell(value: object) -> object:
     """Neutralise a cell a spreadsheet would run as a formula (CSV injection)."""
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
         return "'" + value
     return value
 
 
-def write_csv(rows, header=None):
+def write_csv(rows: Iterable[Iterable[object]], header: Iterable[str] | None = None) -> str:
     """Rows to CSV text with every cell neutralised; used by every CSV export."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")

@@ -16,7 +16,7 @@ class ExternalQuestionError(ValueError):
     """The address or the frame height cannot make a valid ExternalQuestion."""
 
 
-def external_question_xml(external_url, frame_height=AUTO_FRAME_HEIGHT):
+def external_question_xml(external_url: str, frame_height: int = AUTO_FRAME_HEIGHT) -> str:
     """The ExternalQuestion XML for ``external_url`` (absolute, https) and ``frame_height`` pixels."""
     parts = urlsplit(external_url)
     if parts.scheme != "https" or not parts.hostname:

@@ -4,6 +4,9 @@ Blank lines are skipped and a first line reading ``id`` is taken as a header. Ev
 keeps its line number, so an id the dataset does not know is reported where it is.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.problems import ProblemLog
@@ -17,23 +20,24 @@ class InstanceList:
     """Ids in file order, each with the line it came from."""
 
     filename: str
-    entries: list = field(default_factory=list)  # (line, id)
+    entries: list[tuple[int, str]] = field(default_factory=list)  # (line, id)
 
     @property
-    def ids(self):
+    def ids(self) -> list[str]:
         return [instance_id for _, instance_id in self.entries]
 
     @classmethod
-    def of(cls, ids, filename="instance list"):
+    def of(cls, ids: Iterable[object], filename: str = "instance list") -> InstanceList:
         """A list given in code or a form: entry n is "line" n."""
         return cls(filename, [(line, str(instance_id).strip()) for line, instance_id in enumerate(ids, 1)])
 
 
-def read_instance_list(data, filename):
+def read_instance_list(data: bytes | str, filename: str) -> InstanceList:
     """Parse the bytes of an id list; raises FormatError naming file, line and column."""
     rows = read_rows(data, filename)
     log = ProblemLog()
-    entries, first_line = [], {}
+    entries: list[tuple[int, str]] = []
+    first_line: dict[str, int] = {}
     for index, row in enumerate(rows):
         values = [value.strip() for value in row.fields]
         if index == 0 and values == [HEADER]:

@@ -5,6 +5,8 @@ optional (the first row is a header when its score cell is not a number). Every 
 file, line and column; nothing is accepted from a file with any problem.
 """
 
+from __future__ import annotations
+
 import math
 from dataclasses import dataclass
 
@@ -24,11 +26,11 @@ class ScoreRecord:
     instance_id: str | None = None
 
     @property
-    def key(self):
+    def key(self) -> tuple[str | None, str]:
         return (self.instance_id, self.system)
 
 
-def _number(text):
+def _number(text: str) -> float | None:
     try:
         value = float(text)
     except ValueError:
@@ -36,16 +38,19 @@ def _number(text):
     return value if math.isfinite(value) else None
 
 
-def parse_metric_scores(data, filename, level, max_bytes=None):
+def parse_metric_scores(
+    data: bytes | str, filename: str, level: str, max_bytes: int | None = None
+) -> list[ScoreRecord]:
     """The records of a metric-scores file; raises FormatError listing every problem."""
     if level not in COLUMNS:
         raise ValueError(f"level must be one of {', '.join(COLUMNS)}, not {level!r}")
     columns = COLUMNS[level]
-    rows = read_rows(data, filename, **({"max_bytes": max_bytes} if max_bytes else {}))
+    rows = read_rows(data, filename, max_bytes) if max_bytes else read_rows(data, filename)
     problems = ProblemLog()
     if rows and len(rows[0].fields) == len(columns) and _number(rows[0].fields[-1].strip()) is None:
         rows = rows[1:]  # a header (any names): the first row's score cell is not a number
-    records, first_line = [], {}
+    records: list[ScoreRecord] = []
+    first_line: dict[tuple[str | None, str], int] = {}
     for row in rows:
         cells = [cell.strip() for cell in row.fields]
         if len(cells) != len(columns):

@@ -5,11 +5,15 @@ Every problem of the file is reported at once, with its line and column (an empt
 that is not one, the same address twice), so that the organizer fixes the file in one go.
 """
 
+from __future__ import annotations
+
+import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.problems import ProblemLog
-from evalapp.formats.csvfile import read_file, read_rows
+from evalapp.formats.csvfile import Row, read_file, read_rows
 
 COLUMNS = ("name", "email")
 # A rater's display name fits Django's first_name column; an address its username column.
@@ -28,10 +32,10 @@ class RaterEntry:
     email: str
 
 
-def check_entries(entries, filename, log=None):
+def check_entries(entries: Iterable[RaterEntry], filename: str, log: ProblemLog | None = None) -> ProblemLog:
     """Check names and emails of ``entries``; every problem goes into ``log`` (a ProblemLog), which is returned."""
     log = log if log is not None else ProblemLog()
-    first_line = {}
+    first_line: dict[str, int | None] = {}
     for entry in entries:
         if not entry.name:
             log.add(filename, entry.line, "name", "the name is empty")
@@ -49,18 +53,18 @@ def check_entries(entries, filename, log=None):
     return log
 
 
-def read_rater_list(data, filename):
+def read_rater_list(data: bytes | str, filename: str) -> list[RaterEntry]:
     """The raters of a CSV file (bytes or text) as :class:`RaterEntry` records; raises FormatError with
     every problem (missing column, empty or overlong name, bad or repeated email), writing nothing."""
     return _entries(read_rows(data, filename), filename)
 
 
-def read_rater_file(path):
+def read_rater_file(path: str | os.PathLike[str]) -> list[RaterEntry]:
     """:func:`read_rater_list` of a file path (the messages name the file as given)."""
     return _entries(read_file(path), str(path))
 
 
-def _entries(rows, filename):
+def _entries(rows: list[Row], filename: str) -> list[RaterEntry]:
     log = ProblemLog()
     if not rows:
         log.add(filename, None, None, "the file is empty: give a header line 'name,email' and one rater a line")
@@ -77,7 +81,7 @@ def _entries(rows, filename):
         )
         log.raise_if_any()
     name_at, email_at = header.index("name"), header.index("email")
-    entries = []
+    entries: list[RaterEntry] = []
     for row in rows[1:]:
         if len(row.fields) != len(header):
             log.add(filename, row.line, None, f"{len(row.fields)} fields where the header has {len(header)}")

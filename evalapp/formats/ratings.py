@@ -12,11 +12,14 @@ file lacks (``WorkerId``, ``AssignmentStatus``, ...) are listed in ``unknown`` w
 therefore not be known.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.problems import FormatError, Problem
-from evalapp.formats.csvfile import read_rows
+from evalapp.formats.csvfile import Row, read_rows
 
 MTURK, LONG = "mturk", "long"
 FORMATS = (MTURK, LONG)
@@ -55,7 +58,7 @@ DEFAULT_COLUMNS = {
 OPTION_FIELDS = ("instance", "score", "system", "reason", "worker", "status", "seconds", "assignment")
 
 
-def columns_for(fmt, **options):
+def columns_for(fmt: str, **options: str | None) -> Columns:
     """The format's default columns with every non-None option applied."""
     if fmt not in DEFAULT_COLUMNS:
         raise ValueError(f"unknown ratings format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -82,21 +85,21 @@ class Rejection:
     reason: str
     column: str | None = None
 
-    def as_dict(self):
+    def as_dict(self) -> dict[str, str | int | None]:
         return {"line": self.line, "value": self.value, "reason": self.reason, "column": self.column}
 
 
 @dataclass
 class ParsedRatings:
-    rows: list = field(default_factory=list)
-    rejected: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)  # (line, why)
-    unknown: list = field(default_factory=list)  # what the file could not tell
+    rows: list[RatingRow] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    skipped: list[tuple[int, str]] = field(default_factory=list)  # (line, why)
+    unknown: list[str] = field(default_factory=list)  # what the file could not tell
     columns: Columns | None = None
-    missing: set = field(default_factory=set)  # optional column names absent from the file
+    missing: set[str] = field(default_factory=set)  # optional column names absent from the file
 
 
-def parse_score(text):
+def parse_score(text: str) -> int:
     """The score as an int in 0-3, or a ValueError saying why not."""
     value = text.strip()
     if not value:
@@ -109,7 +112,7 @@ def parse_score(text):
     return score
 
 
-def _parse_seconds(text):
+def _parse_seconds(text: str) -> float:
     try:
         seconds = float(text)
     except ValueError:
@@ -119,9 +122,11 @@ def _parse_seconds(text):
     return seconds
 
 
-def _header_index(header, columns, required, filename, fmt):
+def _header_index(
+    header: list[str], columns: Columns, required: Iterable[str], filename: str, fmt: str
+) -> dict[str, int]:
     index = {name.strip(): position for position, name in enumerate(header)}
-    problems = []
+    problems: list[Problem] = []
     for option in required:
         name = getattr(columns, option)
         if name not in index:
@@ -138,7 +143,14 @@ def _header_index(header, columns, required, filename, fmt):
     return index
 
 
-def parse_ratings(data, filename, fmt, columns=None, system_given=False, user_options=()):
+def parse_ratings(
+    data: bytes | str,
+    filename: str,
+    fmt: str,
+    columns: Columns | None = None,
+    system_given: bool = False,
+    user_options: Iterable[str] = (),
+) -> ParsedRatings:
     """Parse a ratings file into :class:`ParsedRatings`.
 
     ``system_given``: the caller names the system for the whole file (``--system``), so no
@@ -170,7 +182,7 @@ def parse_ratings(data, filename, fmt, columns=None, system_given=False, user_op
     return result
 
 
-def _unknown_message(option, name, fmt):
+def _unknown_message(option: str, name: str, fmt: str) -> str:
     return {
         "worker": f"no {name!r} column: raters unknown; "
         + (
@@ -185,8 +197,8 @@ def _unknown_message(option, name, fmt):
     }[option]
 
 
-def _parse_row(row, present, columns, filename, result):
-    def cell(option):
+def _parse_row(row: Row, present: dict[str, int], columns: Columns, filename: str, result: ParsedRatings) -> None:
+    def cell(option: str) -> str | None:
         position = present.get(option)
         if position is None or position >= len(row.fields):
             return None
@@ -209,12 +221,13 @@ def _parse_row(row, present, columns, filename, result):
     except ValueError as reason:
         result.rejected.append(Rejection(row.line, raw_score, str(reason), columns.score))
         return
-    seconds = cell("seconds")
-    if seconds:
+    raw_seconds = cell("seconds")
+    seconds = None
+    if raw_seconds:
         try:
-            seconds = _parse_seconds(seconds)
+            seconds = _parse_seconds(raw_seconds)
         except ValueError as reason:
-            result.rejected.append(Rejection(row.line, seconds, str(reason), columns.seconds))
+            result.rejected.append(Rejection(row.line, raw_seconds, str(reason), columns.seconds))
             return
     result.rows.append(
         RatingRow(
@@ -224,7 +237,7 @@ def _parse_row(row, present, columns, filename, result):
             system=cell("system") or None,
             worker=cell("worker") or None,
             reason=cell("reason"),
-            seconds=seconds if seconds not in ("", None) else None,
+            seconds=seconds,
             assignment=cell("assignment") or None,
         )
     )

@@ -5,7 +5,11 @@ JSON form, as ``--rubric FILE`` takes it and the campaign stores it::
     [{"score": 0, "label": "Not a reason", "description": "..."}, ... one entry per score 0-3]
 """
 
+from __future__ import annotations
+
 import json
+from collections.abc import Iterable, Mapping
+from typing import Any, TypedDict
 
 from core.defaults import RUBRIC_DESCRIPTION_MAX_CHARS, RUBRIC_LABEL_MAX_CHARS
 from core.problems import FormatError, Problem
@@ -16,11 +20,20 @@ KEYS = {"score", "label", "description"}
 NUL = "\x00"  # PostgreSQL cannot store it in text or JSON
 
 
-def rubric_problems(entries):
+class RubricEntry(TypedDict):
+    """One entry of the JSON form above."""
+
+    score: int
+    label: str
+    description: str
+
+
+def rubric_problems(entries: object) -> list[str]:
     """Everything wrong with a rubric (a list of dicts), as messages; empty when it is valid."""
     if not isinstance(entries, list):
         return ["the rubric must be a list with one entry per score 0-3"]
-    problems, seen = [], set()
+    problems: list[str] = []
+    seen: set[int] = set()
     for number, entry in enumerate(entries, 1):
         if not isinstance(entry, dict):
             problems.append(f"entry {number} must be an object with score, label and description")
@@ -52,7 +65,7 @@ def rubric_problems(entries):
     return problems
 
 
-def normalise_rubric(entries):
+def normalise_rubric(entries: Iterable[Mapping[str, Any]]) -> list[RubricEntry]:
     """A valid rubric in score order, text trimmed (call after :func:`rubric_problems` found nothing)."""
     return [
         {"score": entry["score"], "label": entry["label"].strip(), "description": entry.get("description", "").strip()}
@@ -60,7 +73,7 @@ def normalise_rubric(entries):
     ]
 
 
-def read_rubric(data, filename):
+def read_rubric(data: bytes | str, filename: str) -> list[RubricEntry]:
     """Parse a rubric JSON file; raises FormatError with the line and column of the problem."""
     text = decode(data, filename) if isinstance(data, (bytes, bytearray)) else data
     try:

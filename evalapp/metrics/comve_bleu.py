@@ -5,8 +5,10 @@ it on resampled instances exactly. It has no segment-level score (unsmoothed sen
 0 for most single reasons); segment correlations use ``sentbleu``.
 """
 
+from __future__ import annotations
+
 from evalapp.compute import official_bleu
-from evalapp.metrics.base import Metric, statistics_output
+from evalapp.metrics.base import Hypotheses, Metric, MetricOutput, Progress, References, statistics_output
 
 
 class ComveBleu(Metric):
@@ -18,15 +20,17 @@ class ComveBleu(Metric):
     )
     corpus_level = True
 
-    def signature_for(self, references):
+    def signature_for(self, references: References) -> str:
         nrefs = sorted({len([r for r in refs if r]) for refs in references})
         return official_bleu.signature(nrefs[0] if len(nrefs) == 1 else "var")
 
-    def compute(self, hypotheses, references, progress=None):
+    def compute(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
         self.check_shapes(hypotheses, references)
         signature = self.signature_for(references)
 
-        def segment_row(hypothesis, instance):
+        def segment_row(hypothesis: str, instance: int) -> list[int]:
             return official_bleu.segment_stats(hypothesis, references[instance]).as_row()
 
         return [

@@ -7,13 +7,33 @@ are sacreBLEU's: BLEU with the 13a tokenizer, case kept, exponential smoothing; 
 (character 6-grams, beta 2); sentence BLEU with effective order, as sacreBLEU recommends.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Generic, TypeVar
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics.base import Metric as SacreScorer
 
-from evalapp.metrics.base import Metric, distribution_version, statistics_output, with_version
+from evalapp.metrics.base import (
+    Hypotheses,
+    Metric,
+    MetricOutput,
+    Progress,
+    References,
+    distribution_version,
+    statistics_output,
+    with_version,
+)
+
+FloatArray = NDArray[np.float64]
+# The sacreBLEU scorer a metric runs (BLEU or CHRF): each subclass reads its own scorer's settings.
+ScorerT = TypeVar("ScorerT", bound=SacreScorer)
 
 
-def reference_streams(references):
+def reference_streams(references: References) -> list[list[str | None]]:
     """Per-instance reference lists to sacreBLEU's streams (one list per reference position; None pads)."""
     width = max((len(refs) for refs in references), default=0)
     return [[refs[j] if j < len(refs) else None for refs in references] for j in range(width)]
@@ -22,7 +42,7 @@ def reference_streams(references):
 LOG_FLOOR = -9999999999  # sacrebleu.utils.my_log(0)
 
 
-def bleu_exp_scores(stats, max_order=4):
+def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
     """sacreBLEU's ``BLEU.compute_bleu`` (exponential smoothing, no effective order) on rows of
     statistics [sys_len, ref_len, correct_1..N, total_1..N], vectorised with the same
     operations in the same order, so the scores are the same floats."""
@@ -51,7 +71,7 @@ def bleu_exp_scores(stats, max_order=4):
     return np.where((correct != 0).any(axis=1), score, 0.0)
 
 
-def chrf_scores(stats, order, beta):
+def chrf_scores(stats: ArrayLike, order: int, beta: float) -> FloatArray:
     """sacreBLEU's ``CHRF._compute_f_score`` (effective-order averaging) on rows of statistics
     [hyp, ref, match] per order, vectorised with the same operations in the same order."""
     stats = np.asarray(stats, float)
@@ -76,45 +96,49 @@ def chrf_scores(stats, order, beta):
     return np.where(avg_prec + avg_rec != 0, 100 * score, 0.0)
 
 
-class _SacreMetric(Metric):
+class _SacreMetric(Metric, Generic[ScorerT]):
     """Runs one sacreBLEU metric object over all systems with one reference cache."""
 
     corpus_level = True
     has_segment_scores = True
 
-    def make(self):
+    def make(self) -> ScorerT:
         raise NotImplementedError
 
-    def _signature(self, scorer):
+    def _signature(self, scorer: ScorerT) -> str:
         # sacreBLEU's signature carries its module's __version__; the installed distribution's is the truth
         return with_version(
             f"{self.label}|{scorer.get_signature().format()}", "version", distribution_version("sacrebleu")
         )
 
-    def signature_for(self, references):
+    def signature_for(self, references: References) -> str:
         scorer = self.make()
         counts = {len(refs) for refs in references}  # sacreBLEU counts the references of each instance
         scorer.num_refs = counts.pop() if len(counts) == 1 else -1
         return self._signature(scorer)
 
-    def score_value(self, scorer, stats_row):
-        return scorer._compute_score_from_stats(list(stats_row)).score
+    def score_value(self, scorer: ScorerT, stats_row: Iterable[float]) -> float:
+        score: float = scorer._compute_score_from_stats(list(stats_row)).score
+        return score
 
-    def scores_from_stats(self, scorer, summed):
+    def scores_from_stats(self, scorer: ScorerT, summed: FloatArray) -> FloatArray:
         """sacreBLEU's score of each row of summed statistics; subclasses vectorise it when they can."""
         return np.array([self.score_value(scorer, row) for row in summed])
 
-    def compute(self, hypotheses, references, progress=None):
+    def compute(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
         self.check_shapes(hypotheses, references)
         scorer = self.make()
-        cache = scorer._cache_references(reference_streams(references))
+        # sacreBLEU annotates Sequence[Sequence[str]]; its docstring and code take None for a missing reference
+        cache = scorer._cache_references(reference_streams(references))  # type: ignore[arg-type]
         signature = self._signature(scorer)
         width = len(scorer._compute_segment_statistics(scorer._preprocess_segment(""), cache[0])) if cache else 0
 
-        def segment_stats(hypothesis, instance):
+        def segment_stats(hypothesis: str, instance: int) -> list[int]:
             return scorer._compute_segment_statistics(scorer._preprocess_segment(hypothesis), cache[instance])
 
-        def from_stats(summed):
+        def from_stats(summed: FloatArray) -> FloatArray:
             return self.scores_from_stats(scorer, np.atleast_2d(np.asarray(summed, float)))
 
         segment_score = (lambda row: self.score_value(scorer, row)) if self.has_segment_scores else None
@@ -124,36 +148,36 @@ class _SacreMetric(Metric):
         return [output]
 
 
-class SacreBleu(_SacreMetric):
+class SacreBleu(_SacreMetric[BLEU]):
     key = "sacrebleu"
     label = "sacreBLEU"
     description = "sacreBLEU corpus BLEU (0-100), 13a tokenizer, case kept, exponential smoothing"
     has_segment_scores = False  # segment correlations use sentbleu (effective order)
 
-    def make(self):
+    def make(self) -> BLEU:
         return BLEU()
 
-    def scores_from_stats(self, scorer, summed):
+    def scores_from_stats(self, scorer: BLEU, summed: FloatArray) -> FloatArray:
         if scorer.smooth_method == "exp" and not scorer.effective_order:
             return bleu_exp_scores(summed, scorer.max_ngram_order)
         return super().scores_from_stats(scorer, summed)
 
 
-class Chrf(_SacreMetric):
+class Chrf(_SacreMetric[CHRF]):
     key = "chrf"
     label = "chrF"
     description = "sacreBLEU chrF2 (0-100): character 6-grams, beta 2; segment scores are sentence chrF"
 
-    def make(self):
+    def make(self) -> CHRF:
         return CHRF()
 
-    def scores_from_stats(self, scorer, summed):
+    def scores_from_stats(self, scorer: CHRF, summed: FloatArray) -> FloatArray:
         if not scorer.eps_smoothing:
             return chrf_scores(summed, scorer.order, scorer.beta)
         return super().scores_from_stats(scorer, summed)
 
 
-class SentenceBleu(_SacreMetric):
+class SentenceBleu(_SacreMetric[BLEU]):
     """Segment-level BLEU; its system score is the mean of the segment scores, not a corpus BLEU."""
 
     key = "sentbleu"
@@ -164,10 +188,12 @@ class SentenceBleu(_SacreMetric):
     )
     corpus_level = False
 
-    def make(self):
+    def make(self) -> BLEU:
         return BLEU(effective_order=True)
 
-    def compute(self, hypotheses, references, progress=None):
+    def compute(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
         (output,) = super().compute(hypotheses, references, progress)
         output.stats = output.from_stats = None  # averaged, so resampled as a mean of segment scores
         return [output]

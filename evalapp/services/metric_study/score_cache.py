@@ -179,7 +179,8 @@ def stored_or_computed(metric: Metric, corpus: Corpus, progress: MetricProgress 
         for (k, i), key in keys.items():
             row_stats: Any
             if (k, i) in missing:
-                assert computed is not None  # a missing output was computed
+                # a missing output was computed (every computed output has its segment scores, NaN where none)
+                assert computed is not None and computed.segment is not None
                 value = computed.segment[k, column_of[i]]
                 row_stats = computed.stats[k, column_of[i]] if computed.stats is not None else None
                 entry = new_rows.setdefault(key, {"values": {}, "stats": None})

@@ -73,7 +73,8 @@ class SubmissionReportSerializer(serializers.Serializer):
     warnings = ProblemSerializer(many=True)
     dataset = serializers.CharField()
     marker = serializers.CharField(allow_blank=True)
-    partial = serializers.BooleanField()
+    # A field named like Serializer.partial: DRF moves declared fields off the class, so they never clash.
+    partial = serializers.BooleanField()  # type: ignore[assignment]
     missing = serializers.IntegerField()
     submission_id = serializers.IntegerField()
     sha256 = serializers.CharField()
@@ -90,7 +91,7 @@ class SystemSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="Official Subtask C BLEU (0-100); null when partial.",
     )
-    partial = serializers.BooleanField(source="latest_partial", read_only=True, allow_null=True)
+    partial = serializers.BooleanField(source="latest_partial", read_only=True, allow_null=True)  # type: ignore[assignment]
 
     class Meta:
         model = System
@@ -114,8 +115,10 @@ class CampaignSerializer(serializers.ModelSerializer):
     """A campaign's settings. The crowd-platform completion URL and codes are not shown: only a
     rater who finished gets them (and organizers on the crowd settings page)."""
 
-    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    systems = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    dataset: serializers.SlugRelatedField[Dataset] = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    systems = serializers.ManyRelatedField(
+        child_relation=serializers.SlugRelatedField(slug_field="name", read_only=True), read_only=True
+    )
 
     class Meta:
         model = Campaign
@@ -344,11 +347,13 @@ class LabRaterEntrySerializer(serializers.Serializer):
     email = serializers.CharField(allow_blank=True)
 
 
-SIGN_IN_FIELD = {
-    "choices": ["link", "password"],
-    "default": "link",
-    "help_text": "link: a one-time sign-in link; password: a printed password.",
-}
+def sign_in_field() -> serializers.ChoiceField:
+    """How a new lab rater signs in, offered by the two serializers that create or re-issue a sign-in."""
+    return serializers.ChoiceField(
+        choices=["link", "password"],
+        default="link",
+        help_text="link: a one-time sign-in link; password: a printed password.",
+    )
 
 
 class LabRatersCreateSerializer(serializers.Serializer):
@@ -356,7 +361,7 @@ class LabRatersCreateSerializer(serializers.Serializer):
 
     raters = LabRaterEntrySerializer(many=True, required=False)
     file = UploadField(required=False, help_text="A CSV: header name,email, one rater a line.")
-    sign_in = serializers.ChoiceField(**SIGN_IN_FIELD)
+    sign_in = sign_in_field()
 
     def validate(self, data):
         if bool(data.get("raters")) == bool(data.get("file")):
@@ -365,7 +370,7 @@ class LabRatersCreateSerializer(serializers.Serializer):
 
 
 class SignInSerializer(serializers.Serializer):
-    sign_in = serializers.ChoiceField(**SIGN_IN_FIELD)
+    sign_in = sign_in_field()
 
 
 class CredentialSerializer(serializers.Serializer):
@@ -507,7 +512,8 @@ class RatingRecordSerializer(serializers.Serializer):
     rater = serializers.CharField(help_text="Pseudonym rater-<id>.")
     score = serializers.IntegerField()
     seconds = serializers.JSONField(help_text='Seconds spent, or "" when unknown.')
-    source = serializers.CharField()
+    # A field named like Field.source: DRF moves declared fields off the class, so they never clash.
+    source = serializers.CharField()  # type: ignore[assignment]
     shared_item = serializers.CharField(help_text='"true" when the item stood for several identical outputs.')
 
 
@@ -568,7 +574,7 @@ class MetricImportReportSerializer(serializers.Serializer):
 
 
 class MetricRunSerializer(serializers.ModelSerializer):
-    campaign = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    campaign: serializers.SlugRelatedField[Campaign] = serializers.SlugRelatedField(slug_field="name", read_only=True)
     status_line = serializers.SerializerMethodField(
         help_text='What the run is doing, each thing once, e.g. "Running: BERTScore: 4,120 of 13,854 sentences".'
     )

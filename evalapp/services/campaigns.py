@@ -480,6 +480,7 @@ def _create_items(
     materials = [
         campaign_plan.InstanceMaterial(instance.pk, instance.false_sent, references[instance.pk]) for instance in chosen
     ]
+    assert campaign.seed is not None, "a campaign's seed is drawn before its items are made"
     for plan in campaign_plan.plan_controls(materials, count, campaign.seed, campaign.human_reference):
         items.append(
             Item(

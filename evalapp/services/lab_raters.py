@@ -100,18 +100,19 @@ def lab_raters(campaign: Campaign) -> list[LabRater]:
         .annotate(counted=Count("ratings", filter=Q(ratings__campaign=campaign, ratings__excluded=False)))
         .order_by("pk")
     )
-    return [
-        LabRater(
-            m.pk,
-            m.user.get_username(),
-            m.user.first_name or m.user.get_username(),
-            m.user.is_active,
-            m.counted,
-            m.user.last_login,
-            m.user.last_login is not None,
-        )
-        for m in members
-    ]
+    return [_lab_rater(member, member.user, member.counted) for member in members if member.user is not None]
+
+
+def _lab_rater(rater: Rater, user: User, counted: int) -> LabRater:
+    return LabRater(
+        rater.pk,
+        user.get_username(),
+        user.first_name or user.get_username(),
+        user.is_active,
+        counted,
+        user.last_login,
+        user.last_login is not None,
+    )
 
 
 def _check_sign_in(sign_in: str) -> None:

@@ -672,9 +672,11 @@ def agreement_report(campaign: Campaign) -> dict[str, Any]:
     """Agreement (protocol.md#agreement) over the system items (one unit per item, counted ratings only)."""
     rows = np.array(list(Rating.objects.counted(campaign).values_list("item_id", "rater_id", "score")), dtype=np.int64)
     rows = rows.reshape(-1, 3)
-    report = agreement_compute.agreement(rows[:, 0], rows[:, 1], rows[:, 2], campaign.raters_per_item)
+    report: dict[str, Any] = dict(
+        agreement_compute.agreement(rows[:, 0], rows[:, 1], rows[:, 2], campaign.raters_per_item)
+    )
     for entry in report["raters"]:
-        entry["rater"] = rater_label(entry["rater"])
+        entry["rater"] = rater_label(int(entry["rater"]))
     report["campaign"] = campaign.name
     report["units_are"] = "campaign items (an item shared by identical outputs counts once)"
     return report

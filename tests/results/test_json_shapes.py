@@ -17,6 +17,7 @@ import pytest
 
 from evalapp.compute import agreement, ranking_stability, study_planner
 from evalapp.formats import rubric
+from evalapp.options.planner import PlanOptions
 from evalapp.services import planning
 from evalapp.services.results import agreement_report
 from tests.results.factories import rated_campaign
@@ -83,7 +84,7 @@ def test_the_checker_finds_a_missing_an_extra_and_a_mistyped_key():
 @pytest.mark.postgres
 def test_the_study_plan_has_its_declared_shape(db):
     campaign, _ = rated_campaign(_pilot_scores(), name="shape-pilot")
-    plan = planning.plan_study(campaign, 0.05, 0.8)
+    plan = planning.plan_study(campaign, PlanOptions(alpha=0.05, power=0.8))
     assert plan["pairs"] and plan["pairs"][0]["instances_needed_simulated"] is not None
     assert shape_problems(plan, study_planner.Plan) == []
     assert shape_problems(json.loads(json.dumps(plan)), study_planner.Plan) == []  # and it is JSON

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -84,7 +84,7 @@ def versions() -> dict[str, str | None]:
     return found
 
 
-def rating_histograms(records: Sequence[Any], systems: Sequence[System]) -> dict[str, list[int]]:
+def rating_histograms(records: Iterable[Any], systems: Sequence[System]) -> dict[str, list[int]]:
     """``{system: [count of score 0, 1, 2, 3]}`` over the counted ratings."""
     histograms = {system.name: [0] * (SCORE_MAX - SCORE_MIN + 1) for system in systems}
     for _, system, _, score in records:

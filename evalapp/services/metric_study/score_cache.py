@@ -226,7 +226,7 @@ def _store_builtin(campaign: Campaign, corpus: Corpus, computed: Sequence[Comput
     rows = []
     for metric in computed:
         for k, system in enumerate(corpus.systems):
-            scores = [(MetricScore.Level.SYSTEM, None, metric.system[k])]
+            scores: list[tuple[str, int | None, Any]] = [(MetricScore.Level.SYSTEM, None, metric.system[k])]
             if metric.segment is not None:
                 scores += [
                     (MetricScore.Level.SEGMENT, instance_id, metric.segment[k, column])
@@ -250,12 +250,12 @@ def _store_builtin(campaign: Campaign, corpus: Corpus, computed: Sequence[Comput
         MetricScore.objects.bulk_create(rows, batch_size=BULK_CREATE_BATCH)
 
 
-def study_fingerprint(campaign: Campaign, records: Sequence[Any] | None = None) -> str:
+def study_fingerprint(campaign: Campaign, records: Iterable[Any] | None = None) -> str:
     """A digest of everything a report's figures depend on besides its options: the counted
     ratings, the texts the metrics score (outputs and references) and the imported metric scores."""
-    records = results.ratings_records(campaign) if records is None else records
+    counted: Iterable[Any] = results.ratings_records(campaign) if records is None else records
     digest = hashlib.sha256()
-    for record in records:
+    for record in counted:
         digest.update(repr(tuple(record)).encode())
     systems = [s.pk for s in results.campaign_systems(campaign)]
     outputs = SystemOutput.objects.filter(system_id__in=systems).aggregate(n=Count("pk"), last=Max("pk"))

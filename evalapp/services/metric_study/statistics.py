@@ -43,7 +43,7 @@ def study_data(
     names: Sequence[str],
     rows: Sequence[int],
     sums: NDArray[np.float64],
-    counts: NDArray[np.float64],
+    counts: NDArray[np.float64] | NDArray[np.int64],
     computed: Sequence[ComputedMetric],
 ) -> StudyData:
     """The correlations' input: the rows' human rating sums and counts, and every metric's scores."""

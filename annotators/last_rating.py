@@ -6,11 +6,9 @@ correction itself is checked again by ``core.corrections`` under the rater's loc
 rating, still their last, within the window), so a forged or replayed cookie can change nothing.
 """
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-from django.conf import settings
-from django.core import signing
-
+from annotators import signed_cookie
 from core.defaults import CORRECTION_WINDOW_SECONDS
 
 COOKIE_NAME = "comve_last_rating"
@@ -28,28 +26,15 @@ class LastRating:
 
 def remember(response, last):
     # Expires with the correction window: after it the buttons would only say "too late".
-    response.set_cookie(
-        COOKIE_NAME,
-        signing.dumps(asdict(last), salt=COOKIE_SALT),
-        max_age=CORRECTION_WINDOW_SECONDS,
-        httponly=True,
-        samesite=settings.SESSION_COOKIE_SAMESITE,
-        secure=settings.SESSION_COOKIE_SECURE,
+    return signed_cookie.store(
+        response, COOKIE_NAME, signed_cookie.signed(last, COOKIE_SALT), CORRECTION_WINDOW_SECONDS
     )
-    return response
 
 
 def recall(request, campaign_id):
     """The last saved score in this campaign while it may still be changed, or None."""
-    try:
-        last = LastRating(
-            **signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT, max_age=CORRECTION_WINDOW_SECONDS)
-        )
-    except (KeyError, signing.BadSignature, ValueError, TypeError):
-        return None
-    return last if last.campaign_id == campaign_id else None
+    return signed_cookie.recall(request, COOKIE_NAME, COOKIE_SALT, CORRECTION_WINDOW_SECONDS, LastRating, campaign_id)
 
 
 def forget(response):
-    response.delete_cookie(COOKIE_NAME, samesite=settings.SESSION_COOKIE_SAMESITE)
-    return response
+    return signed_cookie.forget(response, COOKIE_NAME)

@@ -6,11 +6,9 @@ nothing is saved until the rater submits again, so a forged cross-site request c
 pre-select a radio button the rater then sees.
 """
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 
-from django.conf import settings
-from django.core import signing
-
+from annotators import signed_cookie
 from core.defaults import COOKIE_VALUE_MAX_BYTES, PENDING_CHOICE_MAX_AGE_SECONDS, SCORE_MAX, SCORE_MIN
 from core.flags import MAX_NOTE_CHARS
 
@@ -75,39 +73,20 @@ def from_post(post, campaign_id, why, flag=False):
     return PendingChoice(campaign_id, assignment_id, score, why, flag, note)
 
 
-def _signed(choice):
-    """Signed, compressed, URL-safe ASCII: a cookie value that needs no quoting."""
-    return signing.dumps(asdict(choice), salt=COOKIE_SALT, compress=True)
-
-
 def remember(response, choice):
-    value = _signed(choice)
+    value = signed_cookie.signed(choice, COOKIE_SALT)
     while len(value) > COOKIE_VALUE_MAX_BYTES and choice.note:
         choice = replace(choice, note=choice.note[: len(choice.note) // 2])
-        value = _signed(choice)
-    # Same SameSite as the session: inside Mechanical Turk's frame both must be "None" (settings).
-    response.set_cookie(
-        COOKIE_NAME,
-        value,
-        max_age=PENDING_CHOICE_MAX_AGE_SECONDS,
-        httponly=True,
-        samesite=settings.SESSION_COOKIE_SAMESITE,
-        secure=settings.SESSION_COOKIE_SECURE,
-    )
-    return response
+        value = signed_cookie.signed(choice, COOKIE_SALT)
+    return signed_cookie.store(response, COOKIE_NAME, value, PENDING_CHOICE_MAX_AGE_SECONDS)
 
 
 def recall(request, campaign_id):
     """The pending choice for this campaign, or None (also when the cookie is forged or too old)."""
-    try:
-        choice = PendingChoice(
-            **signing.loads(request.COOKIES[COOKIE_NAME], salt=COOKIE_SALT, max_age=PENDING_CHOICE_MAX_AGE_SECONDS)
-        )
-    except (KeyError, signing.BadSignature, ValueError, TypeError):
-        return None
-    return choice if choice.campaign_id == campaign_id else None
+    return signed_cookie.recall(
+        request, COOKIE_NAME, COOKIE_SALT, PENDING_CHOICE_MAX_AGE_SECONDS, PendingChoice, campaign_id
+    )
 
 
 def forget(response):
-    response.delete_cookie(COOKIE_NAME, samesite=settings.SESSION_COOKIE_SAMESITE)
-    return response
+    return signed_cookie.forget(response, COOKIE_NAME)

@@ -79,6 +79,8 @@ def test_every_control_has_an_accessible_name(
     log_in(page, live_server, "lab-rater", "/rate/")
     assert_all_named(page, "campaign list")
     page.get_by_role("link", name="Browser campaign").click()
+    # The click starts a navigation; read the tree only once the instructions page has replaced the list.
+    page.get_by_role("button", name="Start rating").wait_for()
     assert_all_named(page, "instructions")
     page.get_by_role("button", name="Start rating").click()
     page.get_by_text("choose, Enter submits").wait_for()

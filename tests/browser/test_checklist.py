@@ -1,6 +1,9 @@
 """The organizer's way through the demo, from the home page's checklists, in Chromium."""
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.test_every_page import log_in
 
@@ -31,5 +34,6 @@ def test_the_demo_organizer_follows_the_checklist(live_server, new_context, tran
     ):
         page.goto(f"{live_server.url}/")
         demo.locator("li").nth(number - 1).get_by_role("link").click()
-        assert page.get_by_role("heading", level=1).inner_text().startswith(heading)
-    assert page.url == f"{live_server.url}/results/{campaign.pk}/"
+        # expect() waits for the step's page: reading at once could still see the home page's heading.
+        expect(page.get_by_role("heading", level=1)).to_have_text(re.compile("^" + re.escape(heading)))
+    expect(page).to_have_url(f"{live_server.url}/results/{campaign.pk}/")

@@ -10,6 +10,7 @@ import time
 import urllib.request
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import REPO
 
@@ -79,7 +80,7 @@ def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifa
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{url}/metrics/")
     page.get_by_role("link", name="demo-study").click()
-    assert "No finished metric study" in page.content()
+    expect(page.get_by_text("No finished metric study")).to_be_visible()
     for metric in ("comve_bleu", "chrf", "bertscore"):
         page.locator(f'input[name="metrics"][value="{metric}"]').check()
     page.get_by_label("Bootstrap resamples").fill("200")

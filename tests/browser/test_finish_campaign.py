@@ -9,6 +9,7 @@
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import PASSWORD, PHONE, log_in, no_horizontal_scroll
 
@@ -91,7 +92,7 @@ def test_one_report_stalls_the_campaign_the_organizer_dismisses_and_a_new_rater_
 
     # The review queue: the item's text and the note, the system hidden; dismiss.
     notice.get_by_role("link", name=re.compile("Review the 1 reported item")).click()
-    assert page.get_by_text("The reason is cut off.").is_visible()
+    expect(page.get_by_text("The reason is cut off.")).to_be_visible()
     assert page.get_by_text("He put elephant number").first.is_visible()
     assert page.locator("dt", has_text="System").count() == 0
     page.screenshot(path=artifacts_dir / "finish-02-review-queue.png", full_page=True)

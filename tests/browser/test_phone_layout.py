@@ -78,6 +78,7 @@ def test_the_full_rubric_is_one_tap_away_on_a_phone_and_inline_on_a_desktop(
     page = new_context(viewport=PHONE).new_page()
     log_in(page, live_server, "lab-rater", f"/rate/{browser_campaign.pk}/")
     page.get_by_role("button", name="Start rating").click()
+    page.wait_for_selector(".submit-score")
     description = page.locator(".choice-description").first
     assert description.bounding_box()["width"] <= 1, "the sentence is hidden on a phone"
     label = page.get_by_role("radio", name="0 Not a reason The reason is not grammatically correct", exact=False)

@@ -98,6 +98,7 @@ def test_item_screen_works_without_javascript(live_server, new_context, browser_
     page = new_context(java_script_enabled=False).new_page()
     log_in(page, live_server, "lab-rater", f"/rate/{browser_campaign.pk}/")
     page.get_by_role("button", name="Start rating").click()
+    page.wait_for_selector(".submit-score")
     assert not page.get_by_label("Submit as soon as I choose").is_visible(), "shortcut controls need the script"
     page.locator("label[for=score-1]").click()
     page.get_by_role("button", name="Submit score").click()

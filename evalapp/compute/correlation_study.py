@@ -854,32 +854,32 @@ def _soft_pairwise(
         domain: soft_pairwise.swap_signs(permutations, np.ones(sizes[domain], dtype=np.int64), rngs[domain])
         for domain in domains
     }
-    human_stats = soft_pairwise.Prepared(data.human.stats)
-    human_p = soft_pairwise.pairwise_p_values(human_stats, data.human.score, signs[CAMPAIGN_DOMAIN])
-    metrics = [(m.name, m.resampler) for m in data.metrics if m.resampler is not None]
-    prepared = {name: soft_pairwise.Prepared(resampler.stats) for name, resampler in metrics}
-    metric_p = {
-        name: soft_pairwise.pairwise_p_values(prepared[name], resampler.score, signs[resampler.domain])
-        for name, resampler in metrics
-    }
-    spa = {name: soft_pairwise.soft_pairwise_accuracy(human_p, metric_p[name]) for name, _ in metrics}
-    boot: dict[str, list[float]] = {name: [] for name, _ in metrics}
+    sets = [(data.human, None)] + [(m.resampler, m.name) for m in data.metrics if m.resampler is not None]
+    prepared = [soft_pairwise.Prepared(resampler.stats) for resampler, _ in sets]
+    # the ratio score (formula (1), means of segment scores) is computed on the swapped sums directly
+    scores = [None if resampler.score is _ratio else resampler.score for resampler, _ in sets]
+
+    def p_values(swaps: Mapping[str, tuple[Any, ...]]) -> tuple[FloatArray, dict[str, FloatArray]]:
+        found = [
+            soft_pairwise.drawn_p_values(ready, score, *swaps[resampler.domain])
+            for ready, score, (resampler, _) in zip(prepared, scores, sets)
+        ]
+        return found[0], {name: p for p, (_, name) in zip(found[1:], sets[1:]) if name is not None}
+
+    human_p, metric_p = p_values({domain: (signs[domain], None, None) for domain in domains})
+    spa = {name: soft_pairwise.soft_pairwise_accuracy(human_p, p) for name, p in metric_p.items()}
+    boot: dict[str, list[float]] = {name: [] for name in metric_p}
     for b in range(resamples):
         if b % PROGRESS_EVERY == 0:
             step(b / max(1, resamples), f"Soft pairwise accuracy: {b:,} of {resamples:,} resamples")
-        counts = {domain: draws[domain][1][b] for domain in domains}
-        resample_signs = {
-            domain: soft_pairwise.swap_signs(resample_permutations, counts[domain], rngs[domain]) for domain in domains
-        }
-        human_b = soft_pairwise.pairwise_p_values(
-            human_stats, data.human.score, resample_signs[CAMPAIGN_DOMAIN], counts[CAMPAIGN_DOMAIN]
-        )
-        for name, resampler in metrics:
-            domain = resampler.domain
-            metric_b = soft_pairwise.pairwise_p_values(
-                prepared[name], resampler.score, resample_signs[domain], counts[domain]
-            )
-            boot[name].append(soft_pairwise.soft_pairwise_accuracy(human_b, metric_b))
+        swaps = {}
+        for domain in domains:
+            counts = draws[domain][1][b]
+            drawn, drawn_signs = soft_pairwise.drawn_swaps(resample_permutations, counts, rngs[domain])
+            swaps[domain] = (drawn_signs, drawn, np.asarray(counts, float))
+        human_b, metric_b = p_values(swaps)
+        for name, p in metric_b.items():
+            boot[name].append(soft_pairwise.soft_pairwise_accuracy(human_b, p))
     first, second = np.triu_indices(len(data.systems), 1)
     pairs = [
         {
@@ -897,4 +897,4 @@ def _soft_pairwise(
         "test": "one-sided paired permutation test over instances: p(a better than b)",
         "pairs": pairs,
     }
-    return {name: (spa[name], np.asarray(boot[name]) if boot[name] else None) for name, _ in metrics}, details
+    return {name: (spa[name], np.asarray(boot[name]) if boot[name] else None) for name in metric_p}, details

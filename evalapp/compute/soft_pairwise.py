@@ -19,6 +19,7 @@ total of an instance drawn c times is 2 Binomial(c, 1/2) - c.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -49,8 +50,34 @@ def swap_signs(permutations: int, counts: ArrayLike, rng: np.random.Generator) -
     return result
 
 
+def drawn_swaps(
+    permutations: int, counts: ArrayLike, rng: np.random.Generator
+) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+    """The drawn instances and :func:`swap_signs`'s totals of their columns: the same draws from ``rng`` (it
+    ends in the same state), without forming the undrawn instances' zero columns.
+
+    A resample's totals are read from one table of 2 (ones among the masked byte) - c per copies c <= 8."""
+    copies = np.asarray(counts, dtype=np.int64)
+    drawn = np.flatnonzero(copies > 0)
+    if np.all(copies == 1):
+        return drawn, swap_signs(permutations, copies, rng)
+    bits = rng.integers(0, 256, size=(permutations, len(copies)), dtype=np.uint8)
+    kept = copies[drawn]
+    offsets = np.minimum(kept, BIT_DRAW_MAX) * 256
+    signs: NDArray[np.float64] = _SWAP_TOTALS[bits[:, drawn] + offsets[None, :]]
+    many = np.flatnonzero(kept > BIT_DRAW_MAX)
+    if len(many):
+        heads = rng.binomial(kept[many][None, :], 0.5, size=(permutations, len(many)))
+        signs[:, many] = 2.0 * heads - kept[many][None, :]
+    return drawn, signs
+
+
 BIT_DRAW_MAX = 8  # copies of an instance whose swaps are drawn as the bits of one random byte
 _ONES_IN_BYTE = np.array([bin(value).count("1") for value in range(256)], dtype=np.uint8)
+# [c * 256 + byte]: the swap total 2 (ones of byte's lowest c bits) - c of an instance drawn c <= 8 times
+_SWAP_TOTALS = np.array(
+    [2.0 * bin(byte & ((1 << c) - 1)).count("1") - c for c in range(BIT_DRAW_MAX + 1) for byte in range(256)]
+)
 FLOAT32_EXACT = 2**24  # integers below this are exact in float32, so are their sums
 
 
@@ -70,13 +97,22 @@ class Prepared:
         self.integral = bool(np.all(self.matrix == np.round(self.matrix)))
         self.column_bound = float(np.abs(self.matrix).sum(axis=0).max()) if self.matrix.size else 0.0
         self.matrix32: NDArray[np.float32] | None = self.matrix.astype(np.float32) if self.integral else None
+        # (sum, count) statistics whose integer counts are the same in every system, instance by instance
+        counts = self.matrix[:, 1 :: self.shape[2]] if self.shape[2] == 2 else None
+        self.equal_denominators = bool(
+            counts is not None
+            and counts.size
+            and np.all(counts == counts[:, :1])
+            and np.all(counts == np.round(counts))
+        )
 
     def swapped(self, signs: ArrayLike, drawn: NDArray[np.intp] | None = None) -> NDArray[np.float64]:
-        """``signs @ matrix`` over the ``drawn`` instances only (the others' signs are 0)."""
+        """``signs @ matrix`` over the ``drawn`` instances only (the others' signs are 0): ``signs`` has one
+        column per drawn instance (per instance if ``drawn`` is None)."""
         rows: NDArray[np.float64] = np.asarray(signs, float)
         matrix = self.matrix
         if drawn is not None:
-            rows, matrix = rows[:, drawn], matrix[drawn]
+            matrix = matrix[drawn]
         bound = float(np.abs(rows).max(initial=0.0)) * self.column_bound
         if self.matrix32 is not None and bound < FLOAT32_EXACT:
             matrix32 = self.matrix32 if drawn is None else self.matrix32[drawn]
@@ -95,19 +131,82 @@ def pairwise_p_values(
     """
     prepared = stats if isinstance(stats, Prepared) else Prepared(stats)
     sign_rows = np.asarray(signs, float)
+    if counts is None:
+        return drawn_p_values(prepared, score, sign_rows, None, None)
+    weights = np.asarray(counts, float)
+    drawn = np.flatnonzero(weights > 0)
+    return drawn_p_values(prepared, score, sign_rows[:, drawn], drawn, weights)
+
+
+def drawn_p_values(
+    prepared: Prepared,
+    score: Score | None,
+    signs: NDArray[np.float64],
+    drawn: NDArray[np.intp] | None,
+    weights: NDArray[np.float64] | None,
+) -> NDArray[np.float64]:
+    """:func:`pairwise_p_values` with the swaps of the ``drawn`` instances only (``signs`` has their columns;
+    None: every instance, each once), as :func:`drawn_swaps` gives them.
+
+    ``score`` None: the score is the ratio of the two statistics (:func:`ratio_scores`, formula (1) and the
+    mean of segment scores), computed column by column on the permutations x pairs arrays with the same
+    operations as the generic path, so the same floats, without building and scoring rows of statistics.
+    """
     n_systems, n_instances, width = prepared.shape
-    weights = np.ones(n_instances) if counts is None else np.asarray(counts, float)
-    totals = (weights @ prepared.matrix).reshape(n_systems, width)  # (systems, k)
-    observed = np.asarray(score(totals), float)
-    drawn = None if counts is None else np.flatnonzero(weights > 0)
-    swapped = prepared.swapped(sign_rows, drawn).reshape(len(sign_rows), n_systems, width)
-    first, second = np.triu_indices(n_systems, 1)
+    totals = ((np.ones(n_instances) if weights is None else weights) @ prepared.matrix).reshape(n_systems, width)
+    swapped = prepared.swapped(signs, drawn).reshape(len(signs), n_systems, width)
+    first, second = system_pairs(n_systems)
     half_sum = (totals[first] + totals[second]) / 2  # (pairs, k)
-    half_diff = (swapped[:, first] - swapped[:, second]) / 2  # (permutations, pairs, k)
-    keep_i = (half_sum[None] + half_diff).reshape(-1, width)
-    keep_j = (half_sum[None] - half_diff).reshape(-1, width)
-    delta = (np.asarray(score(keep_i), float) - np.asarray(score(keep_j), float)).reshape(len(sign_rows), -1)
-    target = observed[first] - observed[second]
+    if score is None:
+        observed = ratio_scores(totals)
+        delta = _ratio_deltas(prepared, swapped, half_sum, first, second)
+    else:
+        observed = np.asarray(score(totals), float)
+        half_diff = (swapped[:, first] - swapped[:, second]) / 2  # (permutations, pairs, k)
+        kept = np.concatenate(
+            [(half_sum[None] + half_diff).reshape(-1, width), (half_sum[None] - half_diff).reshape(-1, width)]
+        )
+        scores = np.asarray(score(kept), float)
+        half = len(scores) // 2
+        delta = (scores[:half] - scores[half:]).reshape(len(signs), -1)
+    return _p_matrix(delta, observed[first] - observed[second], n_systems, first, second)
+
+
+def _ratio_deltas(
+    prepared: Prepared,
+    swapped: NDArray[np.float64],
+    half_sum: NDArray[np.float64],
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+) -> NDArray[np.float64]:
+    """score(kept by i) - score(kept by j) of every permutation and pair for the ratio score: the generic
+    path's operations on the numerator and denominator columns apart (the same floats). Where every
+    instance has the same denominator in every system (all ratings counted alike, no missing segment), the
+    swapped denominators are exactly the half sums (integers: exact in any order) and are not formed."""
+    numerator = swapped[:, :, 0]
+    half_numerator = (numerator[:, first] - numerator[:, second]) / 2
+    kept_i, kept_j = half_sum[None, :, 0] + half_numerator, half_sum[None, :, 0] - half_numerator
+    if prepared.equal_denominators:
+        denominator_i = denominator_j = np.broadcast_to(half_sum[:, 1], kept_i.shape)
+    else:
+        denominator = swapped[:, :, 1]
+        half_denominator = (denominator[:, first] - denominator[:, second]) / 2
+        denominator_i, denominator_j = half_sum[None, :, 1] + half_denominator, half_sum[None, :, 1] - half_denominator
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score_i = np.where(denominator_i > 0, kept_i / np.where(denominator_i > 0, denominator_i, 1), np.nan)
+        score_j = np.where(denominator_j > 0, kept_j / np.where(denominator_j > 0, denominator_j, 1), np.nan)
+    result: NDArray[np.float64] = score_i - score_j
+    return result
+
+
+def _p_matrix(
+    delta: NDArray[np.float64],
+    target: NDArray[np.float64],
+    n_systems: int,
+    first: NDArray[np.intp],
+    second: NDArray[np.intp],
+) -> NDArray[np.float64]:
+    """The share of permutations whose difference reaches the observed one (up to rounding), pair by pair."""
     slack = TOLERANCE * np.maximum(1.0, np.abs(target))
     with np.errstate(invalid="ignore"):
         reached = delta >= (target - slack)[None, :]
@@ -121,6 +220,24 @@ def pairwise_p_values(
             np.nan,
         )
     return p
+
+
+def ratio_scores(summed: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Sum over count of rows (sum, count); NaN where the count is not positive."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result: NDArray[np.float64] = np.where(
+            summed[:, 1] > 0, summed[:, 0] / np.where(summed[:, 1] > 0, summed[:, 1], 1), np.nan
+        )
+    return result
+
+
+@functools.cache
+def system_pairs(n_systems: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``np.triu_indices(n_systems, 1)``, made once per number of systems."""
+    first, second = np.triu_indices(n_systems, 1)
+    first.setflags(write=False)
+    second.setflags(write=False)
+    return first, second
 
 
 def soft_pairwise_accuracy(human_p: NDArray[np.float64], metric_p: NDArray[np.float64]) -> float:

@@ -110,14 +110,11 @@ class Prepared:
         """``signs @ matrix`` over the ``drawn`` instances only (the others' signs are 0): ``signs`` has one
         column per drawn instance (per instance if ``drawn`` is None)."""
         rows: NDArray[np.float64] = np.asarray(signs, float)
-        matrix = self.matrix
-        if drawn is not None:
-            matrix = matrix[drawn]
         bound = float(np.abs(rows).max(initial=0.0)) * self.column_bound
         if self.matrix32 is not None and bound < FLOAT32_EXACT:
             matrix32 = self.matrix32 if drawn is None else self.matrix32[drawn]
             return (rows.astype(np.float32) @ matrix32).astype(np.float64)
-        return rows @ matrix
+        return rows @ (self.matrix if drawn is None else self.matrix[drawn])
 
 
 def pairwise_p_values(
@@ -162,13 +159,14 @@ def drawn_p_values(
         delta = _ratio_deltas(prepared, swapped, half_sum, first, second)
     else:
         observed = np.asarray(score(totals), float)
-        half_diff = (swapped[:, first] - swapped[:, second]) / 2  # (permutations, pairs, k)
-        kept = np.concatenate(
-            [(half_sum[None] + half_diff).reshape(-1, width), (half_sum[None] - half_diff).reshape(-1, width)]
-        )
-        scores = np.asarray(score(kept), float)
-        half = len(scores) // 2
-        delta = (scores[:half] - scores[half:]).reshape(len(signs), -1)
+        half_diff = swapped[:, first]  # (permutations, pairs, k): (swapped i - swapped j) / 2, in place
+        half_diff -= swapped[:, second]
+        half_diff /= 2
+        kept = np.empty((2,) + half_diff.shape)  # the totals kept by i and by j, scored in one call
+        np.add(half_sum[None], half_diff, out=kept[0])
+        np.subtract(half_sum[None], half_diff, out=kept[1])
+        scores = np.asarray(score(kept.reshape(-1, width)), float).reshape(2, len(signs), -1)
+        delta = scores[0] - scores[1]
     return _p_matrix(delta, observed[first] - observed[second], n_systems, first, second)
 
 
@@ -242,7 +240,7 @@ def system_pairs(n_systems: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
 
 def soft_pairwise_accuracy(human_p: NDArray[np.float64], metric_p: NDArray[np.float64]) -> float:
     """1 - mean |p_human - p_metric| over the system pairs where both are defined."""
-    first, second = np.triu_indices(human_p.shape[0], 1)
+    first, second = system_pairs(human_p.shape[0])
     difference = np.abs(human_p[first, second] - metric_p[first, second])
     difference = difference[np.isfinite(difference)]
     return float(1.0 - difference.mean()) if len(difference) else float("nan")

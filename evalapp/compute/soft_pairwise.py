@@ -159,17 +159,15 @@ def drawn_p_values(
         delta = _ratio_deltas(prepared, swapped, half_sum, first, second)
     else:
         observed = np.asarray(score(totals), float)
-        # statistic by statistic (k, permutations, pairs): the score functions read the kept totals column by
-        # column, and contiguous columns take them half the time (the same operations, the same floats)
-        by_statistic = np.ascontiguousarray(swapped.transpose(2, 0, 1))  # (k, permutations, systems)
-        half_diff = by_statistic[:, :, first]  # (swapped i - swapped j) / 2, in place
-        half_diff -= by_statistic[:, :, second]
-        half_diff /= 2
-        kept = np.empty((width, 2) + half_diff.shape[1:])  # the totals kept by i and by j, scored in one call
-        np.add(half_sum.T[:, None, :], half_diff, out=kept[:, 0])
-        np.subtract(half_sum.T[:, None, :], half_diff, out=kept[:, 1])
-        scores = np.asarray(score(kept.reshape(width, -1).T), float).reshape(2, len(signs), -1)
-        delta = scores[0] - scores[1]
+        # statistic by statistic (k, permutations x 2 x pairs): the score functions read the kept totals column
+        # by column, and contiguous columns take them half the time. The half differences (swapped i - swapped
+        # j) / 2 of every pair, and their negatives, are one product with a matrix of +-1/2: two non-zero terms
+        # per sum, so the same floats as the subtraction and halving
+        by_statistic = np.ascontiguousarray(swapped.transpose(2, 0, 1)).reshape(-1, n_systems)
+        kept = (by_statistic @ _half_differences(n_systems)).reshape(width, len(signs), 2, -1)
+        kept += np.concatenate([half_sum, half_sum], axis=0).T.reshape(width, 1, 2, -1)
+        scores = np.asarray(score(kept.reshape(width, -1).T), float).reshape(len(signs), 2, -1)
+        delta = scores[:, 0] - scores[:, 1]
     return _p_matrix(delta, observed[first] - observed[second], n_systems, first, second)
 
 
@@ -239,6 +237,20 @@ def system_pairs(n_systems: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     first.setflags(write=False)
     second.setflags(write=False)
     return first, second
+
+
+@functools.cache
+def _half_differences(n_systems: int) -> NDArray[np.float64]:
+    """(systems, 2 x pairs): column q is +1/2 at the pair's first system and -1/2 at its second, column
+    pairs + q the opposite; a row of swapped totals times it gives every pair's half difference, then its
+    negative."""
+    first, second = system_pairs(n_systems)
+    pairs = np.arange(len(first))
+    matrix = np.zeros((n_systems, 2 * len(first)))
+    matrix[first, pairs], matrix[second, pairs] = 0.5, -0.5
+    matrix[first, len(first) + pairs], matrix[second, len(first) + pairs] = -0.5, 0.5
+    matrix.setflags(write=False)
+    return matrix
 
 
 def soft_pairwise_accuracy(human_p: NDArray[np.float64], metric_p: NDArray[np.float64]) -> float:

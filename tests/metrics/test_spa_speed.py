@@ -26,7 +26,8 @@ def reference_p_values(stats, score, signs, counts=None):
     weights = np.ones(n_instances) if counts is None else np.asarray(counts, float)
     totals = (weights @ matrix).reshape(n_systems, width)
     observed = np.asarray(score(totals), float)
-    swapped = (sign_rows @ matrix).reshape(len(sign_rows), n_systems, width)
+    drawn = slice(None) if counts is None else np.flatnonzero(weights > 0)  # the drawn instances' product
+    swapped = (sign_rows[:, drawn] @ matrix[drawn]).reshape(len(sign_rows), n_systems, width)
     first, second = np.triu_indices(n_systems, 1)
     half_sum = (totals[first] + totals[second]) / 2
     half_diff = (swapped[:, first] - swapped[:, second]) / 2
@@ -117,7 +118,13 @@ def score_sets(rng, n_systems, n_instances):
         ("segment means, tied", cs.Resampler.mean(np.round(segment, 1), "campaign").stats, ratio),
         ("official BLEU", bleu_stats(rng, n_systems, n_instances), official_bleu.bleu_from_totals_array),
         ("chrF", chrf, lambda rows: chrf_scores(rows, 6, 2.0)),
+        ("fractional statistics", rng.normal(1, 1, (n_systems, n_instances, 3)), fractional_score),
     ]
+
+
+def fractional_score(rows):
+    """A score of fractional statistics that is no ratio: the generic path in float64."""
+    return np.sin(rows[:, 0]) * rows[:, 1] - np.sqrt(np.abs(rows[:, 2]))
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -88,18 +88,13 @@ def main(argv=None):
 
     with tempfile.TemporaryDirectory(prefix="comve-spa-") as work:
         work = Path(work)
-        baseline = work / "baseline"
-        baseline.mkdir()
-        archive = subprocess.run(
-            ["git", "archive", args.baseline, "evalapp", "core"], cwd=REPO, check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
-        data_file = work / "data.pickle"
-        with open(data_file, "wb") as target:
-            pickle.dump(metric_statistics_bench.build(args.systems, args.instances, SEED), target)
+        baseline, data_file = metric_statistics_bench.baseline_and_data(
+            work, args.baseline, args.systems, args.instances, SEED
+        )
         print(
             f"{args.systems} systems x {args.instances} instances, human scores and 7 metric outputs, "
-            f"{args.permutations} permutations; the interval on the first 200 of {args.resamples} resamples"
+            f"{args.permutations} permutations; the interval on the first {min(200, args.resamples)} of "
+            f"{args.resamples} resamples"
         )
         print(f"{'code':<24} {'load before':<16} {'CPU s':>8} {'seconds':>8}")
         results = []

@@ -172,7 +172,10 @@ def test_equal_denominators_are_recognised_only_where_they_hold():
     assert not Prepared(rng.integers(0, 5, (3, 20, 10)).astype(float)).equal_denominators
 
 
-@pytest.mark.parametrize("copies", [np.ones(50, dtype=np.int64), np.array([0, 1, 2, 3, 9, 0, 8, 12, 1, 0] * 5)])
+@pytest.mark.parametrize(
+    "copies",
+    [np.ones(50, dtype=np.int64), np.array([0, 1, 2, 3, 9, 0, 8, 12, 1, 0] * 5), np.zeros(50, dtype=np.int64)],
+)
 def test_drawn_swaps_are_swap_signs_of_the_drawn_instances(copies):
     """The same totals from the same draws, and the generator left where swap_signs leaves it."""
     ours, theirs = np.random.default_rng(4), np.random.default_rng(4)

@@ -39,7 +39,9 @@ IntArray = NDArray[np.int64]
 
 BINS = 512  # bins of the flattened search (quantiles of a sample of differences)
 SAMPLE_PAIRS = 200_000  # random pairs whose differences place the bins
-BATCH = 32  # bootstrap resamples re-optimised together in the grouped search
+BATCH = 250  # bootstrap resamples searched together in the grouped search (memory: batch x instances floats)
+CHUNKS = 128  # contiguous chunks of the grouped search's thresholds (bounded by one matrix product)
+SEARCH_MARGIN = 4  # tolerances of room in the grouped search's bounds for the rounding of their sums
 RELATIVE_TOLERANCE = 1e-12  # grouped values are float means: maxima equal up to this are ties
 
 
@@ -99,10 +101,20 @@ class GroupedPairs:
         return values[0], epsilons[0]
 
     def optimise_many(self, weights: ArrayLike | None) -> tuple[FloatArray, FloatArray]:
-        """Values and epsilons for each row of ``weights`` (resamples x instances); None = once each."""
+        """Values and epsilons for each row of ``weights`` (resamples x instances); None = once each.
+
+        A resample's value at a threshold is ``base + sum of step_p * w[group_p]`` over the pairs up
+        to it: linear in the resample's (normalised) group weights. The thresholds are cut into
+        contiguous chunks; one matrix product gives every resample's value at every chunk end and
+        an upper bound inside every chunk (its start value plus its positive steps: the weights
+        are never negative). Only the chunks whose bound reaches the best chunk end (less the
+        tolerance) are enumerated threshold by threshold, for the resamples that need them, so
+        the result is the exhaustive search's: the largest value, and the first (smallest)
+        threshold reaching it within ``RELATIVE_TOLERANCE`` (values equal to float rounding).
+        """
         if weights is None:
             weights = np.ones((1, self.n_instances))
-        weights = np.where(self.groups, weights, 0.0)
+        weights = np.where(self.groups, np.asarray(weights, np.float64), 0.0)
         total = weights.sum(axis=1)
         values = np.full(len(weights), np.nan)
         epsilons = np.full(len(weights), np.nan)
@@ -112,22 +124,75 @@ class GroupedPairs:
         per_pair[self.groups] = 1.0 / self.pairs_per_group[self.groups]
         base_per_group = self.agree_per_group * per_pair
         step = self.flip * per_pair[self.group]
-        for start in range(0, len(weights), BATCH):
-            w = weights[start : start + BATCH]
-            t = total[start : start + BATCH]
-            ok = t > 0
-            curve = np.cumsum(step[None, :] * w[:, self.group], axis=1)[:, self.ends]
-            base = w @ base_per_group
-            candidates = np.concatenate([base[:, None], base[:, None] + curve], axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                candidates = candidates / np.where(ok, t, 1.0)[:, None]
-            best = candidates.max(axis=1)
-            reached = candidates >= best[:, None] - RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(best[:, None]))
-            index = reached.argmax(axis=1)  # the first (smallest) threshold reaching the maximum
-            thresholds = np.concatenate([[0.0], self.thresholds])
-            values[start : start + BATCH] = np.where(ok, candidates[np.arange(len(w)), index], np.nan)
-            epsilons[start : start + BATCH] = np.where(ok, thresholds[index], np.nan)
+        chunks = _Chunks(self.ends, self.group, step, self.n_instances)
+        thresholds = np.concatenate([[0.0], self.thresholds])
+        ok = np.flatnonzero(total > 0)
+        for start in range(0, len(ok), BATCH):
+            rows = ok[start : start + BATCH]
+            w = weights[rows] / total[rows, None]  # normalised: values are accuracies
+            value, index = chunks.search(w, w @ base_per_group)
+            values[rows], epsilons[rows] = value, thresholds[index]
         return values, epsilons
+
+
+class _Chunks:
+    """The grouped search's thresholds cut into contiguous chunks, with each group's steps per chunk."""
+
+    def __init__(self, ends: IntArray, group: IntArray, step: FloatArray, n_groups: int) -> None:
+        self.ends, self.group, self.step = ends, group, step
+        n_chunks = max(1, min(CHUNKS, len(ends)))
+        # chunk c holds thresholds [first[c], last[c]) and pairs [pair_start[c], pair_stop[c])
+        bounds = np.unique(np.linspace(0, len(ends), n_chunks + 1).astype(np.int64))
+        self.first, self.last = bounds[:-1], bounds[1:]
+        self.pair_stop = ends[self.last - 1] + 1
+        self.pair_start = np.r_[0, self.pair_stop[:-1]]
+        chunk_of_pair = np.repeat(np.arange(len(self.first)), self.pair_stop - self.pair_start)
+        cell = group * len(self.first) + chunk_of_pair
+        size = n_groups * len(self.first)
+        steps = np.bincount(cell, weights=step, minlength=size).reshape(n_groups, -1)
+        rises = np.bincount(cell, weights=np.maximum(step, 0.0), minlength=size).reshape(n_groups, -1)
+        # one product gives each chunk's end value and its positive steps
+        self.matrix = np.concatenate([np.cumsum(steps, axis=1), rises], axis=1)
+
+    def search(self, w: FloatArray, base: FloatArray) -> tuple[FloatArray, IntArray]:
+        """(value, candidate index) per row of normalised weights ``w``; index 0 is the threshold 0
+        before any pair, index k + 1 the k-th distinct difference."""
+        n_chunks = len(self.first)
+        product = w @ self.matrix
+        at_ends = base[:, None] + product[:, :n_chunks]
+        at_starts = np.concatenate([base[:, None], at_ends[:, :-1]], axis=1)
+        bound = at_starts + product[:, n_chunks:]
+        lower = np.maximum(base, at_ends.max(axis=1))
+        # a chunk can hold a threshold reaching the maximum (>= lower) within the tolerance only if its bound
+        # does; the factor leaves room for the rounding of the product against the enumeration's sums
+        margin = SEARCH_MARGIN * RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(lower))
+        need = bound >= (lower - margin)[:, None]
+        found: list[tuple[int, IntArray, FloatArray]] = []
+        best = base.copy()
+        for c in np.flatnonzero(need.any(axis=0)):
+            rows = np.flatnonzero(need[:, c])
+            start, stop = self.pair_start[c], self.pair_stop[c]
+            local_ends = self.ends[self.first[c] : self.last[c]] - start
+            running = np.cumsum(self.step[start:stop] * w[rows][:, self.group[start:stop]], axis=1)
+            curve = at_starts[rows, c][:, None] + running[:, local_ends]
+            found.append((int(c), rows, curve))
+            best[rows] = np.maximum(best[rows], curve.max(axis=1))
+        reach = best - RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(best))
+        value = base.copy()
+        index = np.zeros(len(w), dtype=np.int64)
+        open_rows = base < reach  # the threshold 0 before any pair reaches the maximum: index 0
+        for c, rows, curve in found:  # in the order of the thresholds: the first chunk reaching it wins
+            pending = open_rows[rows]
+            if not pending.any():
+                continue
+            rows, curve = rows[pending], curve[pending]
+            reached = curve >= reach[rows, None]
+            hit = reached.any(axis=1)
+            first = reached[hit].argmax(axis=1)
+            value[rows[hit]] = curve[hit, first]
+            index[rows[hit]] = self.first[c] + first + 1
+            open_rows[rows[hit]] = False
+        return value, index
 
 
 def grouped_accuracy(human: ArrayLike, metric: ArrayLike) -> TieResult:

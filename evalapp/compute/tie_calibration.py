@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import sparse
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -42,6 +43,7 @@ SAMPLE_PAIRS = 200_000  # random pairs whose differences place the bins
 BATCH = 250  # bootstrap resamples searched together in the grouped search (memory: batch x instances floats)
 CHUNKS = 128  # contiguous chunks of the grouped search's thresholds (bounded by one matrix product)
 SEARCH_MARGIN = 4  # tolerances of room in the grouped search's bounds for the rounding of their sums
+PARTNER_CHUNK = 32  # flattened agreement by group: partners summed per chunk of this many, the rest one by one
 RELATIVE_TOLERANCE = 1e-12  # grouped values are float means: maxima equal up to this are ties
 
 
@@ -395,17 +397,95 @@ class FlatPairs:
                 total += (wx * (cumulative_y[:, -1:] - cumulative_y[:, k])).sum(axis=1)
         return total
 
+    def agreement_matrix(self, threshold: float, groups: IntArray, n_groups: int) -> FloatArray:
+        """(groups, groups) counts of the agreeing pairs of distinct outputs at ``threshold``, by the
+        groups of their two outputs (``groups``: the group of each kept output, e.g. its instance).
 
-def _gather(values: FloatArray, anchors: FloatArray, starts: IntArray, stops: IntArray) -> FloatArray:
-    """``abs(values[j] - anchors[i])`` for every i and j in [starts[i], stops[i])."""
-    counts = stops - starts
+        With ``c`` the draw counts of the groups (every output weighted by its group's count), the
+        agreement of a resample is ``c' M c + sum_g outputs_g c_g (c_g - 1) / 2``: a quadratic form
+        in the draw counts, so every resample is two matrix products (added for the metric study's
+        bootstrap, issue 22). Each unordered pair is counted once, in the row of the output with
+        the lower human score (the first in metric order when they tie). Integer counts.
+        """
+        thresholds = np.array([float(threshold)])
+        counter = _PartnerCounter(n_groups)
+        for members, higher in zip(self.levels, self.higher):
+            x = self.metric[members]
+            anchors = groups[members]
+            # tied by the humans: the later outputs of the level at most the threshold above in metric
+            k = _first_above(x, x, thresholds)[:, 0]
+            counter.add(anchors, groups[members], np.arange(1, len(x) + 1), 1.0)
+            counter.add(anchors, groups[members], k, -1.0)
+            if len(higher):  # concordant: a higher human score and a metric score more than the threshold above
+                k = _first_above(self.metric[higher], x, thresholds)[:, 0]
+                counter.add(anchors, groups[higher], k, 1.0)
+        return counter.matrix()
+
+
+class _PartnerCounter:
+    """Sums ``sign * (partners[starts[i]:] == h).sum()`` into cell (anchors[i], h), over many calls of
+    :meth:`add`, into one (groups, groups) matrix.
+
+    Each partner array's counts per group are summed once at every ``PARTNER_CHUNK``-th position;
+    an anchor takes the sums from the first such position at or after its start, and counts the
+    few partners before it one by one. :meth:`matrix` adds them all in one sparse product and
+    one ``bincount``.
+    """
+
+    def __init__(self, n_groups: int) -> None:
+        self.n_groups = n_groups
+        self.rows: list[IntArray] = []
+        self.columns: list[IntArray] = []
+        self.signs: list[FloatArray] = []
+        self.suffixes: list[FloatArray] = []
+        self.cells: list[IntArray] = []
+        self.cell_signs: list[FloatArray] = []
+        self.offset = 0
+
+    def add(self, anchors: IntArray, partners: IntArray, starts: IntArray, sign: float) -> None:
+        n_groups, n = self.n_groups, len(partners)
+        n_chunks = -(-n // PARTNER_CHUNK)
+        chunk_of = np.arange(n) // PARTNER_CHUNK
+        per_chunk = np.bincount(chunk_of * n_groups + partners, minlength=n_chunks * n_groups)
+        suffix = np.zeros((n_chunks + 1, n_groups))
+        suffix[:-1] = np.cumsum(per_chunk.reshape(n_chunks, n_groups)[::-1], axis=0)[::-1]
+        boundary = np.minimum(-(-starts // PARTNER_CHUNK), n_chunks)
+        self.rows.append(anchors)
+        self.columns.append(boundary + self.offset)
+        self.signs.append(np.full(len(starts), sign))
+        self.suffixes.append(suffix)
+        self.offset += n_chunks + 1
+        anchor, partner = _ranges(starts, np.minimum(boundary * PARTNER_CHUNK, n))
+        self.cells.append(anchors[anchor] * n_groups + partners[partner])
+        self.cell_signs.append(np.full(len(anchor), sign))
+
+    def matrix(self) -> FloatArray:
+        n_groups = self.n_groups
+        if not self.rows:
+            return np.zeros((n_groups, n_groups))
+        select = sparse.csr_matrix(
+            (np.concatenate(self.signs), (np.concatenate(self.rows), np.concatenate(self.columns))),
+            shape=(n_groups, self.offset),
+        )
+        cells = np.concatenate(self.cells)
+        one_by_one = np.bincount(cells, weights=np.concatenate(self.cell_signs), minlength=n_groups * n_groups)
+        matrix: FloatArray = np.asarray(select @ np.concatenate(self.suffixes)) + one_by_one.reshape(n_groups, -1)
+        return matrix
+
+
+def _ranges(starts: IntArray, stops: IntArray) -> tuple[IntArray, IntArray]:
+    """(i, j) for every i and every j in [starts[i], stops[i]), as two arrays."""
+    counts = np.maximum(stops - starts, 0)
     rows = np.flatnonzero(counts > 0)
-    if not len(rows):
-        return np.zeros(0)
     lengths = counts[rows]
     anchor = np.repeat(rows, lengths)
     offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-    partner = np.repeat(starts[rows], lengths) + offsets
+    return anchor, np.repeat(starts[rows], lengths) + offsets
+
+
+def _gather(values: FloatArray, anchors: FloatArray, starts: IntArray, stops: IntArray) -> FloatArray:
+    """``abs(values[j] - anchors[i])`` for every i and j in [starts[i], stops[i])."""
+    anchor, partner = _ranges(starts, stops)
     differences: FloatArray = np.abs(values[partner] - anchors[anchor])
     return differences
 

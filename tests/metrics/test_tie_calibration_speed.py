@@ -1,0 +1,189 @@
+"""acc_eq's fast bootstrap (issue 22) against the definitions it replaces: the grouped search's chunked
+branch and bound against the running sum over every pair for every resample, and the flattened
+accuracy's quadratic form in the draw counts against the counting of every resample one by one.
+Same values (grouped: to float rounding; flattened: exactly) and the same epsilons."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from evalapp.compute import tie_calibration
+from evalapp.compute.correlation_study import _flat_accuracy_many
+from evalapp.compute.tie_calibration import FlatPairs, GroupedPairs, flat_accuracy, flat_accuracy_at
+from tests.conftest import shared_file
+
+
+def reference_optimise_many(pairs, weights):
+    """The grouped search as it was before issue 22: a running sum over every pair, for every resample."""
+    if weights is None:
+        weights = np.ones((1, pairs.n_instances))
+    weights = np.where(pairs.groups, np.asarray(weights, np.float64), 0.0)
+    total = weights.sum(axis=1)
+    values = np.full(len(weights), np.nan)
+    epsilons = np.full(len(weights), np.nan)
+    if not pairs.pairs:
+        return values, epsilons
+    per_pair = np.zeros(pairs.n_instances)
+    per_pair[pairs.groups] = 1.0 / pairs.pairs_per_group[pairs.groups]
+    step = pairs.flip * per_pair[pairs.group]
+    curve = np.cumsum(step[None, :] * weights[:, pairs.group], axis=1)[:, pairs.ends]
+    base = weights @ (pairs.agree_per_group * per_pair)
+    candidates = np.concatenate([base[:, None], base[:, None] + curve], axis=1)
+    ok = total > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        candidates = candidates / np.where(ok, total, 1.0)[:, None]
+    best = candidates.max(axis=1)
+    reached = candidates >= best[:, None] - tie_calibration.RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(best[:, None]))
+    index = reached.argmax(axis=1)
+    thresholds = np.concatenate([[0.0], pairs.thresholds])
+    values = np.where(ok, candidates[np.arange(len(weights)), index], np.nan)
+    epsilons = np.where(ok, thresholds[index], np.nan)
+    return values, epsilons
+
+
+def bootstrap_counts(rng, n_instances, resamples):
+    return np.stack(
+        [np.bincount(rng.integers(0, n_instances, n_instances), minlength=n_instances) for _ in range(resamples)]
+    )
+
+
+def assert_same_search(human, metric, weights):
+    pairs = GroupedPairs(human, metric)
+    values, epsilons = pairs.optimise_many(weights)
+    expected_values, expected_epsilons = reference_optimise_many(pairs, weights)
+    np.testing.assert_allclose(values, expected_values, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(epsilons, expected_epsilons)
+    return values, epsilons
+
+
+def random_scores(rng, n_systems, n_instances, decimals, missing):
+    human = rng.integers(0, 4, (n_systems, n_instances)).astype(float)
+    metric = np.round(human * 0.3 + rng.normal(size=human.shape), decimals)
+    human[rng.random(human.shape) < missing] = np.nan
+    metric[rng.random(human.shape) < missing / 2] = np.nan
+    return human, metric
+
+
+@pytest.mark.parametrize("chunks", [1, 3, 128])
+@pytest.mark.parametrize("seed", range(6))
+def test_grouped_search_equals_the_running_sum(seed, chunks, monkeypatch):
+    """Random scores with many ties (metric rounded to 0-2 decimals), missing scores, bootstrap counts
+    and fractional weights; one chunk (everything enumerated), a few, and the default number."""
+    monkeypatch.setattr(tie_calibration, "CHUNKS", chunks)
+    rng = np.random.default_rng(seed)
+    n_systems, n_instances = int(rng.integers(2, 9)), int(rng.integers(5, 120))
+    human, metric = random_scores(rng, n_systems, n_instances, seed % 3, missing=0.15)
+    counts = bootstrap_counts(rng, n_instances, 60)
+    counts[0] = 0  # nothing drawn: no value
+    values, _ = assert_same_search(human, metric, counts)
+    assert np.isnan(values[0]) and np.isfinite(values[1:]).any()
+    assert_same_search(human, metric, rng.random((20, n_instances)) * (rng.random((20, n_instances)) < 0.7))
+    assert_same_search(human, metric, None)
+
+
+def test_grouped_search_with_groups_without_pairs_and_zero_weights():
+    rng = np.random.default_rng(11)
+    human, metric = random_scores(rng, 5, 40, 1, missing=0.0)
+    human[1:, :10] = np.nan  # instances 0-9: one output, no pair
+    counts = bootstrap_counts(rng, 40, 50)
+    counts[1] = 0
+    counts[1, :10] = 3  # only instances without a pair drawn: no value
+    counts[2] = 0
+    counts[2, 17] = 5  # a single instance drawn
+    values, epsilons = assert_same_search(human, metric, counts)
+    assert np.isnan(values[1]) and np.isnan(epsilons[1]) and np.isfinite(values[2])
+
+
+def test_grouped_search_with_one_system_or_constant_scores():
+    rng = np.random.default_rng(12)
+    human, metric = random_scores(rng, 1, 30, 1, missing=0.0)
+    values, epsilons = GroupedPairs(human, metric).optimise_many(bootstrap_counts(rng, 30, 5))
+    assert np.isnan(values).all() and np.isnan(epsilons).all()  # one system: no pair at all
+    human, metric = random_scores(rng, 4, 30, 1, missing=0.0)
+    values, epsilons = assert_same_search(human, np.ones_like(metric), bootstrap_counts(rng, 30, 20))
+    assert (epsilons == 0.0).all()  # one threshold only
+    assert_same_search(np.ones_like(human), metric, bootstrap_counts(rng, 30, 20))  # humans tie every pair
+
+
+def test_grouped_search_finds_the_first_of_equal_maxima():
+    """Two thresholds with the same value: the smaller is reported, as the exhaustive search does."""
+    human = np.array([[1.0, 1.0], [1.0, 2.0], [2.0, 1.0]])
+    metric = np.array([[0.0, 0.0], [0.5, 0.3], [0.4, 0.9]])
+    pairs = GroupedPairs(human, metric)
+    weights = np.array([[1.0, 1.0], [2.0, 1.0], [0.0, 1.0]])
+    values, epsilons = pairs.optimise_many(weights)
+    expected_values, expected_epsilons = reference_optimise_many(pairs, weights)
+    np.testing.assert_allclose(values, expected_values, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(epsilons, expected_epsilons)
+
+
+def assert_flat_resamples_exact(human, metric, counts, epsilons):
+    flat = FlatPairs(human, metric)
+    for epsilon in epsilons:
+        found = _flat_accuracy_many(flat, epsilon, counts)
+        for b, row in enumerate(counts):
+            expected = flat_accuracy_at(flat, epsilon, np.tile(row, human.shape[0])[flat.keep])
+            assert found[b] == expected or (np.isnan(found[b]) and np.isnan(expected)), (epsilon, b)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_flat_resamples_equal_the_counts_one_by_one_exactly(seed, monkeypatch):
+    """The quadratic form's integers are the counts of every resample, bit for bit; small partner chunks
+    make most partners counted through the chunk sums, large ones one by one."""
+    monkeypatch.setattr(tie_calibration, "PARTNER_CHUNK", [1, 4, 32, 1000][seed])
+    rng = np.random.default_rng(20 + seed)
+    n_systems, n_instances = int(rng.integers(1, 8)), int(rng.integers(3, 60))
+    human, metric = random_scores(rng, n_systems, n_instances, seed % 3, missing=0.1)
+    counts = bootstrap_counts(rng, n_instances, 25)
+    counts[0] = 0
+    counts[1] = 0
+    counts[1, 0] = 1  # one instance drawn once
+    epsilon = flat_accuracy(human, metric).epsilon
+    finite = metric[np.isfinite(metric)]
+    assert_flat_resamples_exact(human, metric, counts, [0.0, 0.1, abs(finite[0] - finite[-1]), 100.0, epsilon])
+
+
+def test_flat_agreement_matrix_counts_every_pair_of_outputs():
+    """The matrix against a listing of every pair of outputs, by their instances."""
+    rng = np.random.default_rng(30)
+    human, metric = random_scores(rng, 6, 25, 1, missing=0.1)
+    flat = FlatPairs(human, metric)
+    groups = np.flatnonzero(flat.keep) % 25
+    h, m = human.ravel()[flat.keep], metric.ravel()[flat.keep]
+    for epsilon in (0.0, 0.3, 1.0):
+        expected = np.zeros((25, 25))
+        for p in range(len(h)):
+            for q in range(p + 1, len(h)):
+                tied = abs(m[p] - m[q]) <= epsilon
+                if (h[p] == h[q]) if tied else (np.sign(h[p] - h[q]) == np.sign(m[p] - m[q])):
+                    expected[groups[p], groups[q]] += 1
+        found = flat.agreement_matrix(epsilon, groups, 25)
+        np.testing.assert_array_equal(found + found.T, expected + expected.T)  # each pair once, in either cell
+        assert found.sum() == flat.agreement([epsilon])[0]
+
+
+@pytest.mark.shared
+def test_acc_eq_resamples_on_the_real_ratings():
+    """The real 0-3 ratings of four systems on 100 test instances, with sentence BLEU (many zeros) and chrF."""
+    from sacrebleu.metrics import BLEU, CHRF
+
+    with open(shared_file("ratings", "butfit_internal_ratings_test100.csv"), encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    with open(shared_file("test_references.csv"), encoding="utf-8") as handle:
+        references = {row[0]: row[1:] for row in csv.reader(handle)}
+    systems = sorted({row["system"] for row in rows})
+    ids = sorted({row["id"] for row in rows})
+    human = np.full((len(systems), len(ids)), np.nan)
+    bleu, chrf = np.full_like(human, np.nan), np.full_like(human, np.nan)
+    sentence_bleu, sentence_chrf = BLEU(), CHRF()
+    for row in rows:
+        k, i = systems.index(row["system"]), ids.index(row["id"])
+        human[k, i] = float(row["rating_0to3"])
+        bleu[k, i] = sentence_bleu.sentence_score(row["reason"], references[row["id"]]).score
+        chrf[k, i] = sentence_chrf.sentence_score(row["reason"], references[row["id"]]).score
+    assert len(np.unique(bleu)) < 0.9 * bleu.size  # a BLEU-like metric: tied zeros and hundreds
+    counts = bootstrap_counts(np.random.default_rng(2020), len(ids), 200)
+    for metric in (bleu, chrf):
+        assert_same_search(human, metric, counts)
+        assert_flat_resamples_exact(human, metric, counts[:40], [flat_accuracy(human, metric).epsilon])

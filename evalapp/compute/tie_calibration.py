@@ -38,8 +38,12 @@ from scipy import sparse
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-BINS = 512  # bins of the flattened search (quantiles of a sample of differences)
-SAMPLE_PAIRS = 200_000  # random pairs whose differences place the bins
+FIRST_BINS = 32  # the flattened search's first bins (quantiles of a sample of differences)
+SPLIT_BINS = 16  # ... each bin that can hold the maximum is cut into this many again
+ENUMERATED_EVENTS = 200_000  # ... until it has at most this many pairs that move the agreement: then they are listed
+MAX_DEPTH = 8  # ... or it was cut this often
+EVALUATED_TOGETHER = 64  # thresholds counted in one pass (memory: outputs x this many positions)
+SAMPLE_PAIRS = 200_000  # random pairs whose differences place the cuts
 BATCH = 250  # bootstrap resamples searched together in the grouped search (memory: batch x instances floats)
 CHUNKS = 128  # contiguous chunks of the grouped search's thresholds (bounded by one matrix product)
 SEARCH_MARGIN = 4  # tolerances of room in the grouped search's bounds for the rounding of their sums
@@ -207,6 +211,24 @@ def grouped_accuracy(human: ArrayLike, metric: ArrayLike) -> TieResult:
 # --- flattened --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Bin:
+    """Thresholds (low, high] of the flattened search, with the exact counts at both ends."""
+
+    low: float
+    high: float
+    tie_low: int  # human-tied pairs the metric ties at low
+    tie_high: int
+    conc_low: int  # concordant pairs at low
+    conc_high: int
+    depth: int  # how often the thresholds were cut to reach this bin
+
+    @property
+    def events(self) -> int:
+        """The pairs that move the agreement inside the bin (listed when it is swept)."""
+        return self.tie_high - self.tie_low + self.conc_low - self.conc_high
+
+
 def _first_above(sorted_values: FloatArray, anchors: FloatArray, thresholds: FloatArray) -> IntArray:
     """Per anchor a and threshold t, the first index k with ``sorted_values[k] - a > t`` (float differences).
 
@@ -320,82 +342,101 @@ class FlatPairs:
             return np.zeros(0), np.zeros(0, dtype=np.int64)
         return np.concatenate(diffs), np.concatenate(signs)
 
-    def _boundaries(self, spread: float) -> FloatArray:
-        """Thresholds that split the pairs into bins of similar size (quantiles of a sample of
-        pair differences; they only decide how the search is cut, never its result)."""
+    def _sample(self) -> FloatArray:
+        """The sorted positive differences of random pairs: where the search cuts its bins (they
+        only decide how the search is cut, never its result)."""
         rng = np.random.default_rng(0)
-        first = rng.integers(0, self.n, SAMPLE_PAIRS)
-        second = rng.integers(0, self.n, SAMPLE_PAIRS)
+        size = min(SAMPLE_PAIRS, self.n * self.n)
+        first = rng.integers(0, self.n, size)
+        second = rng.integers(0, self.n, size)
         sample = np.abs(self.metric[first] - self.metric[second])
-        sample = sample[sample > 0]
-        if not len(sample):
-            return np.array([spread])
-        edges = np.unique(np.quantile(sample, np.linspace(0, 1, BINS + 1)[1:]))
-        return np.unique(np.r_[edges[edges > 0], spread])
+        return np.sort(sample[sample > 0])
+
+    @staticmethod
+    def _cuts(sample: FloatArray, low: float, high: float, bins: int) -> FloatArray:
+        """Up to ``bins - 1`` thresholds strictly inside (low, high) that split it into bins of
+        similar numbers of pairs: quantiles of the sampled differences there, or evenly spaced
+        thresholds when too few of them fall inside."""
+        inside = sample[np.searchsorted(sample, low, side="right") : np.searchsorted(sample, high, side="left")]
+        if len(inside) >= bins:
+            cuts = np.quantile(inside, np.linspace(0, 1, bins + 1)[1:-1])
+        else:
+            cuts = np.linspace(low, high, bins + 1)[1:-1]
+        cuts = np.unique(cuts)
+        inner: FloatArray = cuts[(cuts > low) & (cuts < high)]
+        return inner
+
+    def _counts_at(self, thresholds: FloatArray) -> tuple[IntArray, IntArray]:
+        """(human-tied pairs tied by the metric, concordant pairs) at each threshold."""
+        parts = np.array_split(thresholds, max(1, len(thresholds) // EVALUATED_TOGETHER))
+        ties = np.concatenate([self.tied_pairs(part) for part in parts])
+        concordant = np.concatenate([self.concordant_pairs(part) for part in parts])
+        return ties, concordant
 
     def optimise(self) -> tuple[int, float]:
         """(agreeing pairs, epsilon) at the first threshold reaching the maximum, exactly.
 
-        The agreement is evaluated at bin boundaries; a bin (lo, hi] can hold a better
-        threshold only if ties(hi) + concordant(lo) reaches the best value so far, and then
-        its events are enumerated and swept in order of difference.
+        The agreement is evaluated at bin boundaries; a bin (lo, hi] can hold a threshold
+        reaching the best value so far only if ties(hi) + concordant(lo) does. The thresholds
+        are cut into ``FIRST_BINS`` bins; a bin that can still hold the maximum is cut again into
+        ``SPLIT_BINS`` while it has more than ``ENUMERATED_EVENTS`` pairs that move the agreement,
+        and the remaining ones have their events enumerated and swept in order of difference.
         """
         if self.n < 2:
             return 0, 0.0
         spread = float(self.metric.max() - self.metric.min())
-        best_value = int(self.tied_pairs([0.0])[0] + self.concordant_pairs([0.0])[0])
-        best_t = 0.0
+        tie_zero, conc_zero = (int(v[0]) for v in self._counts_at(np.zeros(1)))
+        best_value, best_t = tie_zero + conc_zero, 0.0
         if spread == 0.0:
             return best_value, best_t
-        edges = self._boundaries(spread)
-        lows = np.r_[0.0, edges[:-1]]
-        ties = np.concatenate([self.tied_pairs(chunk) for chunk in np.array_split(edges, max(1, len(edges) // 64))])
-        conc = np.concatenate([self.concordant_pairs(chunk) for chunk in np.array_split(lows, max(1, len(lows) // 64))])
-        conc_at_edges = np.r_[conc[1:], self.concordant_pairs([edges[-1]])]
-        ties_at_lows = np.r_[self.tied_pairs([0.0]), ties[:-1]]
-        # the agreement at a boundary is reached at the largest candidate at or below it
-        lower = int((ties + conc_at_edges).max())
+        sample = self._sample()
+        # bins still to cut: (low, ties at low, concordant at low, depth, the cuts after low up to high)
+        to_cut = [(0.0, tie_zero, conc_zero, 0, np.r_[self._cuts(sample, 0.0, spread, FIRST_BINS), spread])]
+        lower = best_value
+        swept: list[_Bin] = []
+        while to_cut:
+            ties, conc = self._counts_at(np.concatenate([edges for *_, edges in to_cut]))
+            # the agreement at a boundary is reached at the largest candidate at or below it
+            lower = max(lower, int((ties + conc).max()))
+            bins: list[_Bin] = []
+            stop = 0
+            for low, tie_low, conc_low, depth, edges in to_cut:
+                start, stop = stop, stop + len(edges)
+                lows = np.r_[low, edges[:-1]]
+                tie_lows, conc_lows = np.r_[tie_low, ties[start : stop - 1]], np.r_[conc_low, conc[start : stop - 1]]
+                bins += [
+                    _Bin(float(lo), float(hi), int(tl), int(th), int(cl), int(ch), depth + 1)
+                    for lo, hi, tl, th, cl, ch in zip(
+                        lows, edges, tie_lows, ties[start:stop], conc_lows, conc[start:stop]
+                    )
+                ]
+            to_cut = []
+            for piece in bins:
+                if piece.tie_high == piece.tie_low or piece.tie_high + piece.conc_low < lower:
+                    continue  # no human-tied pair in (low, high] (no candidate threshold), or it cannot reach
+                inner = np.zeros(0)
+                if piece.events > ENUMERATED_EVENTS and piece.depth < MAX_DEPTH:
+                    inner = self._cuts(sample, piece.low, piece.high, SPLIT_BINS)
+                if len(inner):
+                    to_cut.append((piece.low, piece.tie_low, piece.conc_low, piece.depth, np.r_[inner, piece.high]))
+                else:
+                    swept.append(piece)
         found = best_value >= lower
         best_value = max(best_value, lower)
-        for low, high, tie_low, tie_high, conc_low in zip(lows, edges, ties_at_lows, ties, conc):
-            if tie_high == tie_low:
-                continue  # no human-tied pair in (low, high]: no candidate threshold
-            bound = int(tie_high + conc_low)
+        for piece in sorted(swept, key=lambda piece: piece.low):
+            bound = piece.tie_high + piece.conc_low
             if bound < best_value or (bound == best_value and found):
                 continue
-            diffs, signs = self._events(low, high)
+            diffs, signs = self._events(piece.low, piece.high)
             order = np.argsort(diffs, kind="stable")
             diffs, signs = diffs[order], signs[order]
             last = np.r_[diffs[1:] != diffs[:-1], True]
-            values = int(tie_low + conc_low) + np.cumsum(signs)[last]
+            values = piece.tie_low + piece.conc_low + np.cumsum(signs)[last]
             thresholds = diffs[last]
             top = int(values.max())
             if top > best_value or (top == best_value and not found):
                 best_value, best_t, found = top, float(thresholds[int(np.argmax(values == top))]), True
         return best_value, best_t
-
-    def agreement_many(self, threshold: float, weights: NDArray[np.float64]) -> NDArray[np.float64]:
-        """:meth:`agreement` at one threshold for every row of ``weights`` (resamples, n) at once.
-
-        The positions found by the threshold do not depend on the weights, so they are searched
-        once and every resample only sums cumulative weights (added for the metric study's
-        bootstrap, issue 22; equal to calling :meth:`agreement` row by row).
-        """
-        thresholds = np.array([float(threshold)])
-        w = np.atleast_2d(np.asarray(weights, float))
-        total: NDArray[np.float64] = (w * (w - 1) / 2).sum(axis=1)
-        for members, higher in zip(self.levels, self.higher):
-            x = self.metric[members]
-            wx = w[:, members]
-            cumulative = np.concatenate([np.zeros((len(w), 1)), np.cumsum(wx, axis=1)], axis=1)
-            k = _first_above(x, x, thresholds)[:, 0]
-            total += (wx * (cumulative[:, k] - cumulative[:, 1 : len(x) + 1])).sum(axis=1)
-            if len(higher):
-                y = self.metric[higher]
-                cumulative_y = np.concatenate([np.zeros((len(w), 1)), np.cumsum(w[:, higher], axis=1)], axis=1)
-                k = _first_above(y, x, thresholds)[:, 0]
-                total += (wx * (cumulative_y[:, -1:] - cumulative_y[:, k])).sum(axis=1)
-        return total
 
     def agreement_matrix(self, threshold: float, groups: IntArray, n_groups: int) -> FloatArray:
         """(groups, groups) counts of the agreeing pairs of distinct outputs at ``threshold``, by the

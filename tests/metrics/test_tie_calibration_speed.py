@@ -187,3 +187,52 @@ def test_acc_eq_resamples_on_the_real_ratings():
     for metric in (bleu, chrf):
         assert_same_search(human, metric, counts)
         assert_flat_resamples_exact(human, metric, counts[:40], [flat_accuracy(human, metric).epsilon])
+
+
+def exhaustive_flat_search(human, metric):
+    """Every pair of outputs listed, sorted by metric difference, swept: (agreeing pairs, first best threshold)."""
+    keep = np.isfinite(human) & np.isfinite(metric)
+    h, m = human[keep], metric[keep]
+    first, second = np.triu_indices(len(h), 1)
+    dh, dm = h[first] - h[second], m[first] - m[second]
+    diff = np.abs(dm)
+    agree = np.where(diff == 0, dh == 0, np.sign(dh) == np.sign(dm))
+    flip = (dh == 0).astype(np.int64) - agree
+    order = np.argsort(diff, kind="stable")
+    diff, flip = diff[order], flip[order]
+    ends = np.r_[diff[1:] != diff[:-1], True]
+    curve = np.r_[agree.sum(), agree.sum() + np.cumsum(flip)[ends]]
+    thresholds = np.r_[0.0, diff[ends]]
+    best = int(np.argmax(curve))
+    return int(curve[best]), float(thresholds[best])
+
+
+@pytest.mark.parametrize("cut", [(32, 16, 200_000, 8), (2, 2, 50, 30), (3, 4, 500, 3), (8, 2, 0, 4)])
+@pytest.mark.parametrize("seed", range(5))
+def test_flat_search_by_cutting_bins_equals_the_exhaustive_sweep(seed, cut, monkeypatch):
+    """The flattened search's bins cut again where the maximum can be: with the defaults, and with tiny
+    bins cut many times (few events listed per bin, deep cuts, every bin swept) so every path is taken."""
+    for name, value in zip(("FIRST_BINS", "SPLIT_BINS", "ENUMERATED_EVENTS", "MAX_DEPTH"), cut):
+        monkeypatch.setattr(tie_calibration, name, value)
+    rng = np.random.default_rng(40 + seed)
+    n = int(rng.integers(50, 700))
+    human = rng.integers(0, [2, 4, 10, 3, 6][seed], n).astype(float)
+    noise = [0.05, 0.5, 2.0, 0.3, 1.0][seed]
+    metric = np.round(human * 0.3 + rng.normal(0, noise, n), [3, 1, 2, 0, 6][seed])
+    human[rng.random(n) < 0.05] = np.nan
+    pairs = FlatPairs(human, metric)
+    assert pairs.optimise() == exhaustive_flat_search(human, metric)
+
+
+@pytest.mark.parametrize("cut", [(2, 2, 1, 30), (32, 16, 200_000, 8)])
+def test_flat_search_on_many_small_integer_cases(cut, monkeypatch):
+    """Small integer scores: equal values at many thresholds, so the first threshold reaching the maximum
+    is often inside a bin whose bound only equals the best value found at a later boundary."""
+    for name, value in zip(("FIRST_BINS", "SPLIT_BINS", "ENUMERATED_EVENTS", "MAX_DEPTH"), cut):
+        monkeypatch.setattr(tie_calibration, name, value)
+    rng = np.random.default_rng(50)
+    for _ in range(300):
+        n = int(rng.integers(2, 14))
+        human = rng.integers(0, 3, n).astype(float)
+        metric = rng.integers(0, 6, n).astype(float)
+        assert FlatPairs(human, metric).optimise() == exhaustive_flat_search(human, metric), (human, metric)

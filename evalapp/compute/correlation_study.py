@@ -759,7 +759,7 @@ def wmt_statistics(
         step(0.1 + 0.3 * position / max(1, len(segment_metrics)), f"acc_eq: {metric.name}")
         assert metric.segment is not None  # segment_metrics holds only the metrics with segment scores
         flat = tie_calibration.FlatPairs(human_segment, metric.segment)
-        result = tie_calibration.flat_accuracy(human_segment, metric.segment)
+        result = tie_calibration.flat_accuracy_of(flat)
         grouped = tie_calibration.GroupedPairs(human_segment, metric.segment)
         grouped_value, grouped_epsilon = grouped.optimise()
         flat_boot = grouped_boot = None

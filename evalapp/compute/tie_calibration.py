@@ -38,8 +38,8 @@ from scipy import sparse
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-FIRST_BINS = 32  # the flattened search's first bins (quantiles of a sample of differences)
-SPLIT_BINS = 16  # ... each bin that can hold the maximum is cut into this many again
+FIRST_BINS = 16  # the flattened search's first bins (quantiles of a sample of differences)
+SPLIT_BINS = 8  # ... each bin that can hold the maximum is cut into this many again
 ENUMERATED_EVENTS = 200_000  # ... until it has at most this many pairs that move the agreement: then they are listed
 MAX_DEPTH = 8  # ... or it was cut this often
 EVALUATED_TOGETHER = 64  # thresholds counted in one pass (memory: outputs x this many positions)
@@ -533,7 +533,11 @@ def _gather(values: FloatArray, anchors: FloatArray, starts: IntArray, stops: In
 
 def flat_accuracy(human: ArrayLike, metric: ArrayLike) -> TieResult:
     """acc_eq over all outputs flattened: :class:`TieResult` (value, epsilon, number of pairs)."""
-    pairs = FlatPairs(human, metric)
+    return flat_accuracy_of(FlatPairs(human, metric))
+
+
+def flat_accuracy_of(pairs: FlatPairs) -> TieResult:
+    """:func:`flat_accuracy` of outputs already prepared (the report reuses them for the bootstrap)."""
     if pairs.pairs == 0:
         return TieResult(float("nan"), float("nan"), 0)
     agreeing, epsilon = pairs.optimise()

@@ -12,16 +12,21 @@ Two forms:
 - **grouped** (``average_by="item"``): the outputs of each instance form a group; the value
   is the mean over groups (with at least one pair) of each group's accuracy, with one
   epsilon shared by all groups. There are few pairs per group, so every pair is enumerated
-  once, as NumPy arrays; a bootstrap resample re-weights the groups and searches epsilon
-  again over the same sorted pairs.
+  once, as NumPy arrays sorted by metric difference. A bootstrap resample re-weights the
+  groups and searches epsilon again: its value at a threshold is linear in the groups'
+  weights, so one matrix product gives every resample's value at the ends of chunks of
+  thresholds and a bound inside each chunk, and only the chunks that can hold the maximum
+  are enumerated (:meth:`GroupedPairs.optimise_many`).
 - **flattened** (``average_by="none"``): all outputs form one group. Its n(n-1)/2 pairs are
   never listed: the number of agreeing pairs at a threshold is counted in O(U n log n)
   (U distinct human scores) from sorted arrays, and the search is a branch and bound over
   thresholds: on (lo, hi] the agreement is at most ties(hi) + concordant(lo), because the
   human-tied pairs the metric ties can only grow and the concordant pairs it keeps can only
-  shrink with the threshold. Intervals that cannot beat the best value are skipped; small
-  ones enumerate their candidate thresholds. Counts are integers, so the maximum is exact.
-  A bootstrap resample keeps the epsilon of the full sample (see :func:`flat_accuracy`).
+  shrink with the threshold. Bins that cannot reach the best value are dropped; the others
+  are cut again until few pairs move the agreement inside them, and those enumerate their
+  candidate thresholds. Counts are integers, so the maximum is exact. A bootstrap resample
+  keeps the epsilon of the full sample (see :func:`flat_accuracy`); its agreeing pairs are a
+  quadratic form in the instances' draw counts (:meth:`FlatPairs.agreement_matrix`).
 
 A metric difference is always the float ``abs(m1 - m2)``, as mt-metrics-eval computes it,
 so thresholds that are themselves differences compare exactly. No Django imports.

@@ -192,7 +192,7 @@ class _Chunks:
         value = base.copy()
         index = np.zeros(len(w), dtype=np.int64)
         open_rows = base < reach  # the threshold 0 before any pair reaches the maximum: index 0
-        for c, rows, curve in found:  # in the order of the thresholds: the first chunk reaching it wins
+        for chunk, rows, curve in found:  # in the order of the thresholds: the first chunk reaching it wins
             pending = open_rows[rows]
             if not pending.any():
                 continue
@@ -201,7 +201,7 @@ class _Chunks:
             hit = reached.any(axis=1)
             first = reached[hit].argmax(axis=1)
             value[rows[hit]] = curve[hit, first]
-            index[rows[hit]] = self.first[c] + first + 1
+            index[rows[hit]] = self.first[chunk] + first + 1
             open_rows[rows[hit]] = False
         return value, index
 

@@ -3,15 +3,13 @@ branch and bound against the running sum over every pair for every resample, and
 accuracy's quadratic form in the draw counts against the counting of every resample one by one.
 Same values (grouped: to float rounding; flattened: exactly) and the same epsilons."""
 
-import csv
-
 import numpy as np
 import pytest
 
 from evalapp.compute import tie_calibration
 from evalapp.compute.correlation_study import _flat_accuracy_many
 from evalapp.compute.tie_calibration import FlatPairs, GroupedPairs, flat_accuracy, flat_accuracy_at
-from tests.conftest import shared_file
+from tests.metrics.real_ratings import butfit_scores
 
 
 def reference_optimise_many(pairs, weights):
@@ -168,22 +166,13 @@ def test_acc_eq_resamples_on_the_real_ratings():
     """The real 0-3 ratings of four systems on 100 test instances, with sentence BLEU (many zeros) and chrF."""
     from sacrebleu.metrics import BLEU, CHRF
 
-    with open(shared_file("ratings", "butfit_internal_ratings_test100.csv"), encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    with open(shared_file("test_references.csv"), encoding="utf-8") as handle:
-        references = {row[0]: row[1:] for row in csv.reader(handle)}
-    systems = sorted({row["system"] for row in rows})
-    ids = sorted({row["id"] for row in rows})
-    human = np.full((len(systems), len(ids)), np.nan)
-    bleu, chrf = np.full_like(human, np.nan), np.full_like(human, np.nan)
     sentence_bleu, sentence_chrf = BLEU(), CHRF()
-    for row in rows:
-        k, i = systems.index(row["system"]), ids.index(row["id"])
-        human[k, i] = float(row["rating_0to3"])
-        bleu[k, i] = sentence_bleu.sentence_score(row["reason"], references[row["id"]]).score
-        chrf[k, i] = sentence_chrf.sentence_score(row["reason"], references[row["id"]]).score
+    human, (bleu, chrf) = butfit_scores(
+        lambda reason, references: sentence_bleu.sentence_score(reason, references).score,
+        lambda reason, references: sentence_chrf.sentence_score(reason, references).score,
+    )
     assert len(np.unique(bleu)) < 0.9 * bleu.size  # a BLEU-like metric: tied zeros and hundreds
-    counts = bootstrap_counts(np.random.default_rng(2020), len(ids), 200)
+    counts = bootstrap_counts(np.random.default_rng(2020), human.shape[1], 200)
     for metric in (bleu, chrf):
         assert_same_search(human, metric, counts)
         assert_flat_resamples_exact(human, metric, counts[:40], [flat_accuracy(human, metric).epsilon])

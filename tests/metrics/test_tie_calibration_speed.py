@@ -3,13 +3,20 @@ branch and bound against the running sum over every pair for every resample, and
 accuracy's quadratic form in the draw counts against the counting of every resample one by one.
 Same values (grouped: to float rounding; flattened: exactly) and the same epsilons."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
+from bench import acc_eq_bench
 from evalapp.compute import tie_calibration
 from evalapp.compute.correlation_study import _flat_accuracy_many
 from evalapp.compute.tie_calibration import FlatPairs, GroupedPairs, flat_accuracy, flat_accuracy_at
+from tests.conftest import REPO
 from tests.metrics.real_ratings import butfit_scores
+
+BENCH_SMOKE_TIMEOUT_SECONDS = 300
 
 
 def reference_optimise_many(pairs, weights):
@@ -229,3 +236,23 @@ def test_flat_search_on_many_small_integer_cases(cut, monkeypatch):
         human = rng.integers(0, 3, n).astype(float)
         metric = rng.integers(0, 6, n).astype(float)
         assert FlatPairs(human, metric).optimise() == exhaustive_flat_search(human, metric), (human, metric)
+
+
+def test_acc_eq_bench_smoke():
+    """A tiny run of bench/acc_eq_bench.py against main before this change: it runs, and both codes agree."""
+    baseline = acc_eq_bench.DEFAULT_BASELINE
+    known = subprocess.run(["git", "cat-file", "-e", f"{baseline}^{{commit}}"], cwd=REPO, capture_output=True)
+    if known.returncode != 0:
+        pytest.skip(f"the baseline revision {baseline} is not in this clone")
+    result = subprocess.run(
+        [sys.executable, "bench/acc_eq_bench.py", "--systems", "4", "--instances", "30", "--resamples", "20"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=BENCH_SMOKE_TIMEOUT_SECONDS,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "acc_eq in all" in result.stdout
+    tail = result.stdout.split("largest differences")[1].splitlines()[1:]
+    differences = dict(line.strip().rsplit(": ", 1) for line in tail)
+    assert len(differences) == 7 and all(float(value) <= 1e-12 for value in differences.values()), result.stdout

@@ -34,6 +34,7 @@ so thresholds that are themselves differences compare exactly. No Django imports
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,7 @@ BATCH = 250  # bootstrap resamples searched together in the grouped search (memo
 CHUNKS = 128  # contiguous chunks of the grouped search's thresholds (bounded by one matrix product)
 SEARCH_MARGIN = 4  # tolerances of room in the grouped search's bounds for the rounding of their sums
 PARTNER_CHUNK = 32  # flattened agreement by group: partners summed per chunk of this many, the rest one by one
+EXACT_LIMIT = 2.0**53  # integers below this are exact in float64
 RELATIVE_TOLERANCE = 1e-12  # grouped values are float means: maxima equal up to this are ties
 
 
@@ -138,12 +140,46 @@ class GroupedPairs:
         chunks = _Chunks(self.ends, self.group, step, self.n_instances)
         thresholds = np.concatenate([[0.0], self.thresholds])
         ok = np.flatnonzero(total > 0)
+        common = self._common_denominator(weights)
         for start in range(0, len(ok), BATCH):
             rows = ok[start : start + BATCH]
             w = weights[rows] / total[rows, None]  # normalised: values are accuracies
             value, index = chunks.search(w, w @ base_per_group)
+            if common:
+                value = self._exact_values(weights[rows], index, common)
             values[rows], epsilons[rows] = value, thresholds[index]
         return values, epsilons
+
+    def _common_denominator(self, weights: FloatArray) -> int:
+        """The least common multiple L of the groups' pair counts, when integer weights make every
+        value a fraction whose numerator and denominator (L x total weight) are integers below 2^53;
+        else 0."""
+        if not self.pairs or not np.array_equal(weights, np.round(weights)):
+            return 0
+        common = math.lcm(*np.unique(self.pairs_per_group[self.groups]).astype(np.int64).tolist())
+        return common if common * float(weights.sum(axis=1).max()) < EXACT_LIMIT else 0
+
+    def _exact_values(self, weights: FloatArray, index: IntArray, common: int) -> FloatArray:
+        """The values at the candidate ``index`` of each row of integer ``weights``, as one division of
+        integers, sum_g w_g agree_g (L / pairs_g) / (L sum_g w_g): correctly rounded, so resamples
+        (and metrics) whose values are equal fractions get equal floats, whatever order their
+        pairs were summed in (the ranking counts ties as "at least")."""
+        # the pairs flipped at candidate k are the first cut[k]: 0 for the threshold 0, else up to its end
+        cut = np.where(index > 0, self.ends[np.maximum(index - 1, 0)] + 1, 0)
+        cuts, row_cut = np.unique(cut, return_inverse=True)
+        used = slice(0, int(cuts[-1]))
+        segment = np.searchsorted(cuts, np.arange(used.stop), side="right")  # pair p counts at cuts[k] for k >= it
+        flips = np.bincount(
+            segment * self.n_instances + self.group[used],
+            weights=self.flip[used],
+            minlength=len(cuts) * self.n_instances,
+        ).reshape(len(cuts), self.n_instances)
+        agree = self.agree_per_group + np.cumsum(flips, axis=0)  # (cuts, groups): agreeing pairs at each cut
+        scale = np.zeros(self.n_instances)
+        scale[self.groups] = common // self.pairs_per_group[self.groups]
+        numerator = (weights * agree[row_cut] * scale).sum(axis=1)
+        exact: FloatArray = numerator / (common * weights.sum(axis=1))
+        return exact
 
 
 class _Chunks:

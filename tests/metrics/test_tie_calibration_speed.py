@@ -3,8 +3,10 @@ branch and bound against the running sum over every pair for every resample, and
 accuracy's quadratic form in the draw counts against the counting of every resample one by one.
 Same values (grouped: to float rounding; flattened: exactly) and the same epsilons."""
 
+import itertools
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -121,6 +123,39 @@ def test_grouped_search_finds_the_first_of_equal_maxima():
     expected_values, expected_epsilons = reference_optimise_many(pairs, weights)
     np.testing.assert_allclose(values, expected_values, rtol=0, atol=1e-15)
     np.testing.assert_array_equal(epsilons, expected_epsilons)
+
+
+def literal_grouped_fraction(human, metric, weights, epsilon):
+    """The grouped accuracy at ``epsilon`` with group weights, as an exact fraction, pair by pair."""
+    numerator, total = Fraction(0), 0
+    for g, weight in enumerate(weights):
+        pairs = agree = 0
+        for a, b in itertools.combinations(range(human.shape[0]), 2):
+            h1, h2, m1, m2 = human[a, g], human[b, g], metric[a, g], metric[b, g]
+            if np.isnan([h1, h2, m1, m2]).any():
+                continue
+            pairs += 1
+            agree += bool(h1 == h2) if abs(m1 - m2) <= epsilon else bool(np.sign(h1 - h2) == np.sign(m1 - m2))
+        if pairs:
+            numerator += Fraction(int(weight) * agree, pairs)
+            total += int(weight)
+    return numerator / total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_grouped_values_are_the_fractions_correctly_rounded(seed):
+    """With integer weights every value is one division of integers: the float nearest the exact fraction, so
+    equal fractions (two resamples, two metrics) are equal floats whatever order their pairs were summed in."""
+    rng = np.random.default_rng(60 + seed)
+    human, metric = random_scores(rng, int(rng.integers(2, 7)), 25, seed % 3, missing=0.15)
+    counts = bootstrap_counts(rng, 25, 15)
+    values, epsilons = GroupedPairs(human, metric).optimise_many(counts)
+    checked = 0
+    for row, value, epsilon in zip(counts, values, epsilons):
+        if np.isfinite(value):
+            assert value == float(literal_grouped_fraction(human, metric, row, epsilon))
+            checked += 1
+    assert checked >= 10
 
 
 def assert_flat_resamples_exact(human, metric, counts, epsilons):

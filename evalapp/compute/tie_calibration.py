@@ -214,32 +214,33 @@ class _Chunks:
         # does; the factor leaves room for the rounding of the product against the enumeration's sums
         margin = SEARCH_MARGIN * RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(lower))
         need = bound >= (lower - margin)[:, None]
-        found: list[tuple[int, IntArray, FloatArray]] = []
-        best = base.copy()
-        for c in np.flatnonzero(need.any(axis=0)):
-            rows = np.flatnonzero(need[:, c])
-            start, stop = self.pair_start[c], self.pair_stop[c]
-            local_ends = self.ends[self.first[c] : self.last[c]] - start
-            running = np.cumsum(self.step[start:stop] * w[rows][:, self.group[start:stop]], axis=1)
-            curve = at_starts[rows, c][:, None] + running[:, local_ends]
-            found.append((int(c), rows, curve))
-            best[rows] = np.maximum(best[rows], curve.max(axis=1))
+        # first the maximum of every chunk that needs it, then the first chunk reaching the maximum is swept
+        # again for its threshold (only maxima are kept: memory stays rows x one chunk)
+        chunk_best = np.full(need.shape, -np.inf)
+        for chunk in np.flatnonzero(need.any(axis=0)):
+            rows = np.flatnonzero(need[:, chunk])
+            chunk_best[rows, chunk] = self._curve(w, rows, int(chunk), at_starts[rows, chunk]).max(axis=1)
+        best = np.maximum(base, chunk_best.max(axis=1))
         reach = best - RELATIVE_TOLERANCE * np.maximum(1.0, np.abs(best))
         value = base.copy()
         index = np.zeros(len(w), dtype=np.int64)
-        open_rows = base < reach  # the threshold 0 before any pair reaches the maximum: index 0
-        for chunk, rows, curve in found:  # in the order of the thresholds: the first chunk reaching it wins
-            pending = open_rows[rows]
-            if not pending.any():
-                continue
-            rows, curve = rows[pending], curve[pending]
-            reached = curve >= reach[rows, None]
-            hit = reached.any(axis=1)
-            first = reached[hit].argmax(axis=1)
-            value[rows[hit]] = curve[hit, first]
-            index[rows[hit]] = self.first[chunk] + first + 1
-            open_rows[rows[hit]] = False
+        reaching = chunk_best >= reach[:, None]
+        first_chunk = np.where(base < reach, reaching.argmax(axis=1), -1)  # -1: the threshold 0 before any pair
+        for chunk in np.unique(first_chunk[first_chunk >= 0]):
+            rows = np.flatnonzero(first_chunk == chunk)
+            curve = self._curve(w, rows, int(chunk), at_starts[rows, chunk])
+            first = (curve >= reach[rows, None]).argmax(axis=1)
+            value[rows] = curve[np.arange(len(rows)), first]
+            index[rows] = self.first[chunk] + first + 1
         return value, index
+
+    def _curve(self, w: FloatArray, rows: IntArray, chunk: int, start: FloatArray) -> FloatArray:
+        """The values of ``rows`` at every threshold of ``chunk``, from their values before it."""
+        begin, stop = self.pair_start[chunk], self.pair_stop[chunk]
+        local_ends = self.ends[self.first[chunk] : self.last[chunk]] - begin
+        running = np.cumsum(self.step[begin:stop] * w[rows][:, self.group[begin:stop]], axis=1)
+        curve: FloatArray = start[:, None] + running[:, local_ends]
+        return curve
 
 
 def grouped_accuracy(human: ArrayLike, metric: ArrayLike) -> TieResult:

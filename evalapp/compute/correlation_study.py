@@ -400,6 +400,7 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
 
 
 WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
+SINGLE_PRECISION_EXACT = 2.0**24  # non-negative integer sums below this are exact in float32
 FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
 KENDALL_CHUNK = (
     400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
@@ -827,7 +828,10 @@ def _flat_accuracy_many(flat: tie_calibration.FlatPairs, epsilon: float, counts:
     matrix = flat.agreement_matrix(epsilon, instances, n_instances)
     outputs = np.bincount(instances, minlength=n_instances).astype(float)
     c = np.asarray(counts, float)
-    agreeing = ((c @ matrix) * c).sum(axis=1) + (c * (c - 1) / 2) @ outputs
+    # c M: non-negative integers; in float32 (half the cost) when no sum can reach 2^24, where it is exact
+    single = len(c) and c.max() * matrix.sum(axis=1).max() < SINGLE_PRECISION_EXACT
+    weighted = (c.astype(np.float32) @ matrix.astype(np.float32)).astype(float) if single else c @ matrix
+    agreeing = (weighted * c).sum(axis=1) + (c * (c - 1) / 2) @ outputs
     total = c @ outputs
     with np.errstate(invalid="ignore", divide="ignore"):
         values: FloatArray = np.where(total >= 2, agreeing / (total * (total - 1) / 2), NAN)

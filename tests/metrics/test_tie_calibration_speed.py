@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bench import acc_eq_bench
-from evalapp.compute import tie_calibration
+from evalapp.compute import correlation_study, tie_calibration
 from evalapp.compute.correlation_study import _flat_accuracy_many
 from evalapp.compute.tie_calibration import FlatPairs, GroupedPairs, flat_accuracy, flat_accuracy_at
 from tests.conftest import REPO
@@ -167,11 +167,15 @@ def assert_flat_resamples_exact(human, metric, counts, epsilons):
             assert found[b] == expected or (np.isnan(found[b]) and np.isnan(expected)), (epsilon, b)
 
 
+@pytest.mark.parametrize("single", [True, False])
 @pytest.mark.parametrize("seed", range(4))
-def test_flat_resamples_equal_the_counts_one_by_one_exactly(seed, monkeypatch):
+def test_flat_resamples_equal_the_counts_one_by_one_exactly(seed, single, monkeypatch):
     """The quadratic form's integers are the counts of every resample, bit for bit; small partner chunks
-    make most partners counted through the chunk sums, large ones one by one."""
+    make most partners counted through the chunk sums, large ones one by one; its product in float32
+    (small sums) and in float64."""
     monkeypatch.setattr(tie_calibration, "PARTNER_CHUNK", [1, 4, 32, 1000][seed])
+    if not single:
+        monkeypatch.setattr(correlation_study, "SINGLE_PRECISION_EXACT", 0.0)
     rng = np.random.default_rng(20 + seed)
     n_systems, n_instances = int(rng.integers(1, 8)), int(rng.integers(3, 60))
     human, metric = random_scores(rng, n_systems, n_instances, seed % 3, missing=0.1)
@@ -182,6 +186,21 @@ def test_flat_resamples_equal_the_counts_one_by_one_exactly(seed, monkeypatch):
     epsilon = flat_accuracy(human, metric).epsilon
     finite = metric[np.isfinite(metric)]
     assert_flat_resamples_exact(human, metric, counts, [0.0, 0.1, abs(finite[0] - finite[-1]), 100.0, epsilon])
+
+
+@pytest.mark.parametrize("single", [True, False])
+def test_flat_resamples_exact_with_large_sums(single, monkeypatch):
+    """Sums of the product well above what float16 holds exactly (2,048): float32 below 2^24, and float64."""
+    if not single:
+        monkeypatch.setattr(correlation_study, "SINGLE_PRECISION_EXACT", 0.0)
+    rng = np.random.default_rng(70)
+    human, metric = random_scores(rng, 8, 400, 2, missing=0.0)
+    counts = bootstrap_counts(rng, 400, 4)
+    counts[0, 5] = 40  # one instance drawn very often
+    flat = FlatPairs(human, metric)
+    matrix = flat.agreement_matrix(0.1, np.flatnonzero(flat.keep) % 400, 400)
+    assert (counts @ matrix).max() > 10_000
+    assert_flat_resamples_exact(human, metric, counts, [0.1])
 
 
 def test_flat_agreement_matrix_counts_every_pair_of_outputs():

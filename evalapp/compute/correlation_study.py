@@ -404,12 +404,12 @@ FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together 
 KENDALL_CHUNK = (
     400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
-RESAMPLE_BLOCK = 50  # resamples weighted together (memory: block x outputs floats per array)
+RESAMPLE_BLOCK = 16  # resamples ranked together: a few (block, points) arrays stay in the cache
 
 
 class _SortedBlocks:
-    """Values sorted once with their blocks of equal values, so that the average ranks of a weighted
-    multiset (each value repeated as often as its weight) are cumulative sums of the weights."""
+    """Values sorted once with their blocks of equal values, so that the ties of a weighted multiset (each
+    value repeated as often as its weight) are sums over the blocks (:func:`_weighted_ties`)."""
 
     def __init__(self, values: FloatArray) -> None:
         self.order = np.argsort(values, kind="stable")
@@ -418,14 +418,35 @@ class _SortedBlocks:
         self.starts = np.flatnonzero(new_block)
         self.block_of = np.cumsum(new_block) - 1
 
-    def ranks(self, weights: FloatArray) -> FloatArray:
-        """(resamples, points) average ranks, as scipy.stats.rankdata gives them on the repeated values."""
-        ordered = weights[:, self.order]
-        totals = np.add.reduceat(ordered, self.starts, axis=1)
-        block_rank = np.cumsum(totals, axis=1) - totals + (totals + 1) / 2
-        ranks = np.empty_like(ordered)
-        ranks[:, self.order] = block_rank[:, self.block_of]
-        return ranks
+
+@dataclass
+class _RankCells:
+    """The flattened points in order of metric score, with what a weighted rank correlation needs of them
+    (:meth:`FlattenedPoints._spearman_many`)."""
+
+    instances: NDArray[np.intp]  # each point's instance, points in order of metric score
+    block_ends: NDArray[np.intp] | None  # last point of each block of equal metric scores; None: no ties
+    block_of: NDArray[np.intp]  # each point's block of equal metric scores
+    y_levels: FloatArray  # (points, human values): one-hot of each point's human score
+    y_points: FloatArray  # (instances, human values): an instance's points with that human value
+    points: NDArray[np.int64]  # each instance's points
+
+    @classmethod
+    def of(cls, metric: FloatArray, human: FloatArray, instances: NDArray[np.intp], n_instances: int) -> _RankCells:
+        order = np.argsort(metric, kind="stable")
+        ordered = metric[order]
+        new_block = np.r_[True, ordered[1:] != ordered[:-1]]
+        block_of = np.cumsum(new_block) - 1
+        ties = bool(block_of[-1] + 1 < len(ordered))
+        block_ends = np.r_[np.flatnonzero(new_block)[1:], len(ordered)] - 1 if ties else None
+        y_values, y_levels = np.unique(human, return_inverse=True)
+        y_levels = y_levels.ravel()
+        one_hot = np.zeros((len(human), len(y_values)))
+        one_hot[np.arange(len(human)), y_levels] = 1.0
+        y_points = np.zeros((n_instances, len(y_values)))
+        np.add.at(y_points, (instances, y_levels), 1.0)
+        points = np.bincount(instances, minlength=n_instances).astype(np.int64)
+        return cls(instances[order], block_ends, block_of, one_hot[order], y_points, points)
 
 
 class FlattenedPoints:
@@ -441,25 +462,64 @@ class FlattenedPoints:
     def __init__(self, metric: FloatArray, human: FloatArray, instances: NDArray[np.intp]) -> None:
         self.metric, self.human, self.instances = metric, human, instances
         self.sorted = (_SortedBlocks(metric), _SortedBlocks(human))
+        self._cells: _RankCells | None = None
 
     def coefficient_many(self, name: str, counts: NDArray[np.int64]) -> FloatArray:
-        values = np.full(len(counts), NAN)
         if len(self.metric) == 0:
-            return values
+            return np.full(len(counts), NAN)
         if name == "kendall_b":
             return self._kendall_many(counts)
         if name == "pearson":
             return self._pearson_many(counts)
-        spread = self._spread(np.asarray(counts, float))
+        if name == "spearman":
+            return self._spearman_many(counts)
+        raise ValueError(f"no weighted form of {name!r}; expected one of {', '.join(corr.SEGMENT_COEFFICIENTS)}")
+
+    def _spearman_many(self, counts: NDArray[np.int64]) -> FloatArray:
+        """Spearman's rho of every resample: Pearson's r of the repeated points' average ranks.
+
+        In a resample a point weighs its instance's draw count. Twice a point's average rank less the
+        resample's points W plus one, its centred rank doubled, is the weight of the points below it less
+        the weight of those above: with the points in order of metric score and cum the running sum of the
+        weights, cum_end + cum_start - W over its block of equal scores (2 cum - w - W without ties), an
+        integer. The sums of squares of tied average ranks are (W³ - W - sum over blocks (t³ - t)) / 12 and
+        the cross sum is the points' weights times both doubled ranks, per human score level first: every
+        sum is an integer far below 2**53, exact in any order, so the only rounding is the final ratio.
+        Undefined where the drawn points' metric or human scores are all equal (a zero sum of squares,
+        exactly), as :func:`corr.coefficient_value` has it.
+        """
+        cells = self._rank_cells(np.shape(counts)[1])
+        values = np.full(len(counts), NAN)
         for start in range(0, len(counts), RESAMPLE_BLOCK):
-            block = slice(start, start + RESAMPLE_BLOCK)
-            weights = np.asarray(counts[block], float)[:, self.instances]
-            if name == "spearman":
-                x, y = self.sorted[0].ranks(weights), self.sorted[1].ranks(weights)
+            block = np.asarray(counts[start : start + RESAMPLE_BLOCK], np.int64)
+            weights = block[:, cells.instances]  # (resamples, points) in order of metric score
+            running = np.cumsum(weights, axis=1)
+            total = running[:, -1:]
+            if cells.block_ends is None:
+                x_rank = 2 * running - weights - total
+                x_ties = (block**3 - block) @ cells.points  # a point's copies tie with one another
             else:
-                x, y = self.metric, self.human
-            values[block] = self._weighted_pearson(x, y, weights, spread[block])
+                ends = running[:, cells.block_ends]
+                sizes = np.diff(ends, axis=1, prepend=0)
+                x_rank = (2 * ends - sizes - total)[:, cells.block_of]
+                x_ties = (sizes**3 - sizes).sum(axis=1)
+            y_sizes = (block @ cells.y_points).astype(np.int64)  # exact: integer sums in floats
+            y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
+            per_level = (weights * x_rank).astype(float) @ cells.y_levels  # exact: integers below 2**53
+            cross = (per_level * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
+            w = total[:, 0]
+            sxx = w**3 - w - x_ties  # 12 sum (rx - mean)², exact in integers
+            syy = w**3 - w - (y_sizes**3 - y_sizes).sum(axis=1)
+            defined = (sxx > 0) & (syy > 0) & (w >= corr.MIN_POINTS)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = 3 * cross / np.sqrt(sxx.astype(float) * syy.astype(float))
+            values[start : start + RESAMPLE_BLOCK] = np.where(defined, np.clip(r, -1.0, 1.0), NAN)
         return values
+
+    def _rank_cells(self, n_instances: int) -> _RankCells:
+        if self._cells is None or self._cells.y_points.shape[1] != n_instances:
+            self._cells = _RankCells.of(self.metric, self.human, self.instances, n_instances)
+        return self._cells
 
     def _spread(self, counts: FloatArray) -> Mask:
         """Per resample (row of instance draw counts): do the drawn points' metric and human scores both vary?
@@ -526,18 +586,6 @@ class FlattenedPoints:
             tau = s / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
         values[defined] = np.clip(tau[defined], -1.0, 1.0)
         return values
-
-    def _weighted_pearson(self, x: FloatArray, y: FloatArray, weights: FloatArray, spread: Mask) -> FloatArray:
-        """Pearson's r of each row of weights; ``spread``: the row's drawn points vary in both scores."""
-        total = weights.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xc = x - ((weights * x).sum(axis=1) / total)[:, None]
-            yc = y - ((weights * y).sum(axis=1) / total)[:, None]
-            r = (weights * xc * yc).sum(axis=1) / np.sqrt(
-                (weights * xc * xc).sum(axis=1) * (weights * yc * yc).sum(axis=1)
-            )
-        defined = (total >= corr.MIN_POINTS) & spread
-        return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
 
 
 def _kendall_pair_matrix(

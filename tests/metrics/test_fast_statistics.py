@@ -302,3 +302,39 @@ def test_coin_flips_are_the_uniform_draws_below_one_half(seed):
     assert first.random() == second.random()
     other, again = (np.random.Generator(np.random.MT19937(seed)) for _ in range(2))
     assert np.array_equal(corr.coin_flips(other, 5, 7), again.random((5, 7)) < 0.5)
+
+
+@pytest.mark.parametrize("case", ["continuous", "tied", "one_system", "constant_human"])
+def test_flattened_spearman_of_resamples_is_scipys_on_the_repeated_points(case):
+    """Spearman's rho over resamples in integer arithmetic (doubled centred ranks, closed-form sums of
+    squares with the copies of a drawn point tied) equals SciPy's on the repeated points, with and
+    without ties among distinct scores, with one system, and undefined where a side is constant."""
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(12)
+    n_systems, n_instances = (1, 60) if case == "one_system" else (5, 40)
+    human = np.round(rng.normal(2, 0.8, (n_systems, n_instances)) * 3) / 3
+    metric = human + rng.normal(0, 1, human.shape)  # distinct scores
+    if case == "tied":
+        metric = np.maximum(np.round(metric), 0)
+    if case == "constant_human":
+        human[:, :20] = 2.0
+    metric[rng.random(human.shape) < 0.1] = np.nan
+    metric[:, -1] = np.nan  # the last instance has no point: the counts are wider than the points
+    keep = np.isfinite(metric)
+    instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
+    flat = FlattenedPoints(metric[keep], human[keep], instances)
+    draws = rng.integers(0, n_instances, (40, n_instances))
+    draws[0] = 3  # one instance drawn every time: with one system, a single point repeated
+    draws[1] = rng.integers(0, 20, n_instances)  # for constant_human: only the constant instances
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    found = flat.coefficient_many("spearman", counts)
+    for b, columns in enumerate(draws):
+        m, h = metric[:, columns], human[:, columns]
+        present = np.isfinite(m)
+        if np.ptp(m[present]) == 0 or np.ptp(h[present]) == 0:
+            assert np.isnan(found[b])
+        else:
+            assert found[b] == pytest.approx(stats.spearmanr(m[present], h[present]).statistic, abs=1e-13)
+    assert np.isnan(found[0]) == (case in ("one_system", "constant_human"))
+    assert np.isnan(found[1]) == (case == "constant_human")

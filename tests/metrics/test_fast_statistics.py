@@ -338,3 +338,39 @@ def test_flattened_spearman_of_resamples_is_scipys_on_the_repeated_points(case):
             assert found[b] == pytest.approx(stats.spearmanr(m[present], h[present]).statistic, abs=1e-13)
     assert np.isnan(found[0]) == (case in ("one_system", "constant_human"))
     assert np.isnan(found[1]) == (case == "constant_human")
+
+
+@pytest.mark.parametrize("shape", [(7, 50_000), (3, 200_000), (1000, 170)])
+def test_coin_flips_drawn_in_blocks_of_rows_are_the_uniform_draws_below_one_half(shape):
+    """Rows drawn a block at a time (several blocks, a single row wider than a block) continue one stream."""
+    first, second = np.random.default_rng(21), np.random.default_rng(21)
+    assert np.array_equal(corr.coin_flips(first, *shape), second.random(shape) < 0.5)
+    assert first.random() == second.random()
+
+
+def _kendall_swap_weights_by_search(za, zb, levels):
+    """The swap weights as first written: two binary searches per human score level and candidate."""
+    twice_g = np.zeros(len(za))
+    for values in (za, zb):
+        for level in range(int(levels.max()) + 1):
+            ordered = np.sort(values[levels == level])
+            direction = np.sign(levels - level)
+            for query, sign in ((zb, 1.0), (za, -1.0)):
+                below = np.searchsorted(ordered, query, side="left")
+                above = len(ordered) - np.searchsorted(ordered, query, side="right")
+                twice_g += sign * direction * (below - above)
+    return twice_g
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kendall_swap_weights_from_running_counts_equal_the_binary_searches(seed):
+    """Ties within and across the two metrics, an empty level, one level, a metric equal to the other."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    levels = rng.integers(0, [1, 2, 5, 12, 12, 30][seed], n)
+    levels = np.unique(levels, return_inverse=True)[1].ravel()
+    za = np.round(rng.normal(size=n), seed % 3)
+    zb = za.copy() if seed == 4 else np.round(rng.normal(size=n), 1)
+    zb[: n // 4] = za[: n // 4]  # some points score alike on both metrics
+    found = corr._kendall_swap_weights(za, zb, levels)
+    assert np.array_equal(found, _kendall_swap_weights_by_search(za, zb, levels))

@@ -304,13 +304,16 @@ def test_coin_flips_are_the_uniform_draws_below_one_half(seed):
     assert np.array_equal(corr.coin_flips(other, 5, 7), again.random((5, 7)) < 0.5)
 
 
+@pytest.mark.parametrize("name", ["pearson", "spearman", "kendall_b"])
 @pytest.mark.parametrize("case", ["continuous", "tied", "one_system", "constant_human"])
-def test_flattened_spearman_of_resamples_is_scipys_on_the_repeated_points(case):
+def test_flattened_coefficients_of_resamples_equal_scipy_on_the_repeated_points_in_edge_cases(case, name):
     """Spearman's rho over resamples in integer arithmetic (doubled centred ranks, closed-form sums of
-    squares with the copies of a drawn point tied) equals SciPy's on the repeated points, with and
-    without ties among distinct scores, with one system, and undefined where a side is constant."""
+    squares with the copies of a drawn point tied), Pearson's and Kendall's equal SciPy's on the repeated
+    points, with and without ties among distinct scores, with one system, with an instance without any
+    point, and undefined where a side is constant."""
     from evalapp.compute.correlation_study import FlattenedPoints
 
+    reference = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall_b": stats.kendalltau}[name]
     rng = np.random.default_rng(12)
     n_systems, n_instances = (1, 60) if case == "one_system" else (5, 40)
     human = np.round(rng.normal(2, 0.8, (n_systems, n_instances)) * 3) / 3
@@ -327,15 +330,16 @@ def test_flattened_spearman_of_resamples_is_scipys_on_the_repeated_points(case):
     draws = rng.integers(0, n_instances, (40, n_instances))
     draws[0] = 3  # one instance drawn every time: with one system, a single point repeated
     draws[1] = rng.integers(0, 20, n_instances)  # for constant_human: only the constant instances
+    draws[2, : n_instances - 1] = n_instances - 1  # mostly the instance without points
     counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
-    found = flat.coefficient_many("spearman", counts)
+    found = flat.coefficient_many(name, counts)
     for b, columns in enumerate(draws):
         m, h = metric[:, columns], human[:, columns]
         present = np.isfinite(m)
-        if np.ptp(m[present]) == 0 or np.ptp(h[present]) == 0:
+        if present.sum() < 2 or np.ptp(m[present]) == 0 or np.ptp(h[present]) == 0:
             assert np.isnan(found[b])
         else:
-            assert found[b] == pytest.approx(stats.spearmanr(m[present], h[present]).statistic, abs=1e-13)
+            assert found[b] == pytest.approx(reference(m[present], h[present]).statistic, abs=1e-13)
     assert np.isnan(found[0]) == (case in ("one_system", "constant_human"))
     assert np.isnan(found[1]) == (case == "constant_human")
 
@@ -364,7 +368,7 @@ def _kendall_swap_weights_by_search(za, zb, levels):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_kendall_swap_weights_from_running_counts_equal_the_binary_searches(seed):
-    """Ties within and across the two metrics, an empty level, one level, a metric equal to the other."""
+    """Ties within and across the two metrics, one human score level or many, a metric equal to the other."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 400))
     levels = rng.integers(0, [1, 2, 5, 12, 12, 30][seed], n)

@@ -218,3 +218,30 @@ def test_vectorised_sacrebleu_scores_equal_sacrebleu_row_by_row():
     chrf = CHRF()
     expected = [chrf._compute_score_from_stats(list(row)).score for row in rows]
     assert list(chrf_scores(rows, 6, 2)) == expected
+
+
+def test_vectorised_official_bleu_equals_the_official_formula_row_by_row():
+    """The resamples' and permutations' ComVE BLEU (rows of summed statistics at once, a short way when every
+    order has matches) equals ``bleu_from_totals`` row by row, with empty orders, no matches and empty lengths."""
+    from evalapp.compute import official_bleu
+
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 50, (2000, official_bleu.STATS_WIDTH)).astype(float)
+    rows[:, official_bleu.MATCHES] = np.minimum(rows[:, official_bleu.MATCHES], rows[:, official_bleu.POSSIBLE])
+    rows[::5, 3] = 0  # no 4-gram match
+    rows[::7, 7] = 0  # no 4-gram at all
+    rows[::11, official_bleu.HYP_LEN] = 0
+    rows[::13, official_bleu.REF_LEN] = 0
+    plain = rows[rows[:, official_bleu.MATCHES].min(axis=1) > 0]
+    for block in (rows, plain):
+        found = official_bleu.bleu_from_totals_array(block)
+        expected = [
+            official_bleu.bleu_from_totals(
+                row[official_bleu.MATCHES],
+                row[official_bleu.POSSIBLE],
+                row[official_bleu.HYP_LEN],
+                row[official_bleu.REF_LEN],
+            ).score
+            for row in block
+        ]
+        assert found == pytest.approx(expected, rel=1e-14, abs=1e-14)

@@ -491,22 +491,31 @@ class FlattenedPoints:
         """
         cells = self._rank_cells(np.shape(counts)[1])
         values = np.full(len(counts), NAN)
+        n_points = len(cells.instances)
+        # (resamples, points) buffers used again block after block: fresh ones cost more than the arithmetic
+        weights_buffer, rank_buffer = np.empty((2, RESAMPLE_BLOCK, n_points), np.int64)
+        float_buffer = np.empty((RESAMPLE_BLOCK, n_points))
         for start in range(0, len(counts), RESAMPLE_BLOCK):
             block = np.asarray(counts[start : start + RESAMPLE_BLOCK], np.int64)
-            weights = block[:, cells.instances]  # (resamples, points) in order of metric score
-            running = np.cumsum(weights, axis=1)
-            total = running[:, -1:]
+            rows = len(block)
+            weights = np.take(block, cells.instances, axis=1, out=weights_buffer[:rows])  # in order of metric score
+            running = np.cumsum(weights, axis=1, out=rank_buffer[:rows])
+            total = running[:, -1:].copy()
             if cells.block_ends is None:
-                x_rank = 2 * running - weights - total
+                x_rank = running  # 2 running - weights - total, in place
+                x_rank *= 2
+                x_rank -= weights
+                x_rank -= total
                 x_ties = (block**3 - block) @ cells.points  # a point's copies tie with one another
             else:
                 ends = running[:, cells.block_ends]
                 sizes = np.diff(ends, axis=1, prepend=0)
-                x_rank = (2 * ends - sizes - total)[:, cells.block_of]
+                x_rank = np.take(2 * ends - sizes - total, cells.block_of, axis=1, out=rank_buffer[:rows])
                 x_ties = (sizes**3 - sizes).sum(axis=1)
             y_sizes = (block @ cells.y_points).astype(np.int64)  # exact: integer sums in floats
             y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
-            per_level = (weights * x_rank).astype(float) @ cells.y_levels  # exact: integers below 2**53
+            x_rank *= weights
+            per_level = np.multiply(x_rank, 1.0, out=float_buffer[:rows]) @ cells.y_levels  # exact below 2**53
             cross = (per_level * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
             w = total[:, 0]
             sxx = w**3 - w - x_ties  # 12 sum (rx - mean)², exact in integers

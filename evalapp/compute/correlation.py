@@ -22,7 +22,7 @@ MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
 COIN_FLIP_OUTPUTS = 1 << 17  # raw 64-bit outputs drawn at a time for the coin flips (1 MiB)
 HALF_RAW = np.uint64(1 << 63)  # a raw output below this gives a double below 1/2
-SWAP_BLOCK = 128  # permutation rows turned into a float matrix at a time (memory: 128 x points floats)
+SWAP_BLOCK = 32  # permutation rows turned into a float matrix at a time (memory: 32 x points floats, in the cache)
 KENDALL_LEVELS_MAX = 256  # distinct human scores up to which the permutation test's Kendall is counted per level
 KENDALL_ROUNDING_MARGIN = 1e-9  # rows whose |delta| is this close to the threshold are computed directly
 ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
@@ -326,8 +326,9 @@ def _swapped_pearson_deltas(
     totals = (za.sum() + zb.sum(), (za * za).sum() + (zb * zb).sum(), (za + zb) @ centred)
     scale = n * np.finfo(float).eps * ROUNDING_SAFETY * (1.0 + (za * za).sum() + (zb * zb).sum())
     deltas = np.empty(len(swaps))
+    buffer = np.empty((min(SWAP_BLOCK, len(swaps)), n))  # used again block after block
     for start in range(0, len(swaps), SWAP_BLOCK):
-        s = swaps[start : start + SWAP_BLOCK].astype(float)
+        s = _as_float(swaps[start : start + SWAP_BLOCK], buffer)
         left_sum, left_sq, left_h = za.sum() + s @ step, (za * za).sum() + s @ step_sq, za @ centred + s @ step_h
         right_sum, right_sq, right_h = totals[0] - left_sum, totals[1] - left_sq, totals[2] - left_h
         left_var, right_var = left_sq - left_sum**2 / n, right_sq - right_sum**2 / n
@@ -342,6 +343,14 @@ def _swapped_pearson_deltas(
         rows = swaps[near]
         deltas[near] = _rowwise_pearson(np.where(rows, zb, za), human) - _rowwise_pearson(np.where(rows, za, zb), human)
     return deltas
+
+
+def _as_float(rows: NDArray[np.bool_], buffer: FloatArray) -> FloatArray:
+    """The rows of swaps as 0.0 / 1.0 in the first rows of ``buffer`` (fresh arrays of this size cost more
+    than the conversion)."""
+    converted = buffer[: len(rows)]
+    np.copyto(converted, rows)
+    return converted
 
 
 def _swapped_kendall_deltas(
@@ -390,10 +399,17 @@ def _swapped_kendall_deltas(
     margin = KENDALL_ROUNDING_MARGIN * (1.0 + abs(threshold))
     deltas = np.empty(len(swaps))
     near = np.zeros(len(swaps), dtype=bool)
+    buffer = np.empty((min(SWAP_BLOCK, len(swaps)), n))  # used again block after block
+    transposed = np.empty((n, len(buffer))) if len(tied) else buffer
     for start in range(0, len(swaps), SWAP_BLOCK):
-        s = swaps[start : start + SWAP_BLOCK].astype(float)
+        s = _as_float(swaps[start : start + SWAP_BLOCK], buffer)
         difference = s @ twice_g - half_g  # S_left - S_right, exact integers
-        left_count = base[None, :] + (change_t @ np.ascontiguousarray(s.T)).T if len(tied) else base[None, :]
+        if len(tied):
+            s_t = transposed[:, : len(s)]
+            np.copyto(s_t, s.T)
+            left_count = base[None, :] + (change_t @ s_t).T
+        else:
+            left_count = base[None, :]
         right_count = tied_sizes[None, :] - left_count
         left_ties = (left_count * (left_count - 1) / 2).sum(axis=1)
         right_ties = (right_count * (right_count - 1) / 2).sum(axis=1)

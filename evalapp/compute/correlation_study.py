@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -404,6 +405,7 @@ FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together 
 KENDALL_CHUNK = (
     200  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
+PAIR_INDEX_SIZES = 64  # chunk sizes whose pair indices are kept
 SINGLE_EXACT = 1 << 24  # integers up to this are exact in single precision
 RESAMPLE_BLOCK = 16  # resamples ranked together: a few (block, points) arrays stay in the cache
 
@@ -639,7 +641,7 @@ def _kendall_pair_matrix(
         cell = instances[points] * n_levels + levels[points]
         per_chunk.append(np.bincount(cell, minlength=n_instances * n_levels).reshape(n_instances, n_levels))
         if ordered[first] != ordered[end - 1]:
-            before, after = np.triu_indices(end - first, 1)
+            before, after = _pairs_in_order(end - first)
             level = levels[points]
             sign = np.sign(level[after] - level[before])  # = sign(x_p - x_q) sign(y_p - y_q), p before q
             counted = (sign != 0) & (ordered[first:end][before] != ordered[first:end][after])
@@ -660,19 +662,33 @@ def _kendall_pair_matrix(
     return matrix
 
 
+@lru_cache(maxsize=PAIR_INDEX_SIZES)
+def _pairs_in_order(size: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """The (earlier, later) positions of every pair among ``size`` points; chunks mostly share a size."""
+    before, after = np.triu_indices(size, 1)
+    return before, after
+
+
 def _weighted_ties(
     blocks: _SortedBlocks, instances: NDArray[np.intp], counts: FloatArray, n_instances: int
 ) -> FloatArray:
     """Per resample, the tied pairs of the repeated points: sum over groups of equal values of t (t - 1) / 2,
-    t being the group's points weighted by their instances' draw counts."""
+    t being the group's points weighted by their instances' draw counts. A point alone with its value ties
+    only with its own copies, c (c - 1) / 2 for an instance drawn c times: those are summed per instance."""
+    sizes = np.diff(np.r_[blocks.starts, len(blocks.order)])
+    point_instances = instances[blocks.order]
+    alone = (sizes == 1)[blocks.block_of]
+    lone_points = np.bincount(point_instances[alone], minlength=n_instances).astype(float)
+    shared_groups, shared_of = np.unique(blocks.block_of[~alone], return_inverse=True)
     membership = sparse.csr_matrix(
-        (np.ones(len(instances)), (blocks.block_of, instances[blocks.order])),
-        shape=(len(blocks.starts), n_instances),
+        (np.ones(int((~alone).sum())), (shared_of.ravel(), point_instances[~alone])),
+        shape=(len(shared_groups), n_instances),
     )
-    ties: FloatArray = np.zeros(len(counts))
-    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
-        sizes = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
-        ties[start : start + FLAT_ACCURACY_BLOCK] = (sizes * (sizes - 1) / 2).sum(axis=0)
+    ties: FloatArray = (counts * (counts - 1) / 2) @ lone_points
+    if len(shared_groups):
+        for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
+            sizes_drawn = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
+            ties[start : start + FLAT_ACCURACY_BLOCK] += (sizes_drawn * (sizes_drawn - 1) / 2).sum(axis=0)
     return ties
 
 

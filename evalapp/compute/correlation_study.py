@@ -634,13 +634,10 @@ def _kendall_pair_matrix(
     # Y[l, m] = sign(level_p - level_q) * sign(x_p - x_q) for p in an earlier chunk than q: -sign(l - m)
     level_index = np.arange(n_levels)
     y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(exact)
-    per_chunk = []
     cells, signs = [], []
     for first, end in zip(bounds[:-1], bounds[1:]):
-        points = order[first:end]
-        cell = instances[points] * n_levels + levels[points]
-        per_chunk.append(np.bincount(cell, minlength=n_instances * n_levels).reshape(n_instances, n_levels))
         if ordered[first] != ordered[end - 1]:
+            points = order[first:end]
             before, after = _pairs_in_order(end - first)
             level = levels[points]
             sign = np.sign(level[after] - level[before])  # = sign(x_p - x_q) sign(y_p - y_q), p before q
@@ -653,10 +650,20 @@ def _kendall_pair_matrix(
         weights=np.concatenate(signs).astype(float) if signs else None,
         minlength=n_instances * n_instances,
     ).reshape(n_instances, n_instances)
-    chunks = np.stack(per_chunk).astype(exact)  # (chunks, instances, levels)
-    later = np.cumsum(chunks[::-1], axis=0)[::-1] - chunks  # the points of every later chunk
-    left = (chunks @ y_sign).transpose(1, 0, 2).reshape(n_instances, -1)
-    right = later.transpose(1, 0, 2).reshape(n_instances, -1)
+    # every point counted in its (instance, chunk, level) cell at once
+    n_chunks = len(bounds) - 1
+    chunk_of = np.repeat(np.arange(n_chunks), np.diff(bounds))
+    chunks = (
+        np.bincount(
+            (instances[order] * n_chunks + chunk_of) * n_levels + levels[order],
+            minlength=n_instances * n_chunks * n_levels,
+        )
+        .reshape(n_instances, n_chunks, n_levels)
+        .astype(exact)
+    )
+    later = np.cumsum(chunks[:, ::-1], axis=1)[:, ::-1] - chunks  # the points of every later chunk
+    left = (chunks @ y_sign).reshape(n_instances, -1)
+    right = later.reshape(n_instances, -1)
     cross = (left @ right.T).astype(float)
     matrix: FloatArray = cross + cross.T + within + within.T
     return matrix

@@ -486,8 +486,9 @@ class FlattenedPoints:
         the weight of those above: with the points in order of metric score and cum the running sum of the
         weights, cum_end + cum_start - W over its block of equal scores (2 cum - w - W without ties), an
         integer. The sums of squares of tied average ranks are (W³ - W - sum over blocks (t³ - t)) / 12 and
-        the cross sum is the points' weights times both doubled ranks, per human score level first: every
-        sum is an integer far below 2**53, exact in any order, so the only rounding is the final ratio.
+        the cross sum is the points' weights times both doubled ranks, per human score level first (without
+        ties, w (2 cum - w - W) summed over a level needs only w cum per point: the rest is per instance):
+        every sum is an integer far below 2**53, exact in any order, so the only rounding is the final ratio.
         Undefined where the drawn points' metric or human scores are all equal (a zero sum of squares,
         exactly), as :func:`corr.coefficient_value` has it.
         """
@@ -503,21 +504,21 @@ class FlattenedPoints:
             weights = np.take(block, cells.instances, axis=1, out=weights_buffer[:rows])  # in order of metric score
             running = np.cumsum(weights, axis=1, out=rank_buffer[:rows])
             total = running[:, -1:].copy()
+            y_sizes = (block @ cells.y_points).astype(np.int64)  # exact: integer sums in floats
+            y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
             if cells.block_ends is None:
-                x_rank = running  # 2 running - weights - total, in place
-                x_rank *= 2
-                x_rank -= weights
-                x_rank -= total
+                # sum over a level's points of w (2 running - w - total): the last two terms per instance
+                running *= weights
+                per_level = np.multiply(running, 2.0, out=float_buffer[:rows]) @ cells.y_levels
+                per_level -= (block * block) @ cells.y_points + total * y_sizes
                 x_ties = (block**3 - block) @ cells.points  # a point's copies tie with one another
             else:
                 ends = running[:, cells.block_ends]
                 sizes = np.diff(ends, axis=1, prepend=0)
                 x_rank = np.take(2 * ends - sizes - total, cells.block_of, axis=1, out=rank_buffer[:rows])
+                x_rank *= weights
+                per_level = np.multiply(x_rank, 1.0, out=float_buffer[:rows]) @ cells.y_levels  # exact below 2**53
                 x_ties = (sizes**3 - sizes).sum(axis=1)
-            y_sizes = (block @ cells.y_points).astype(np.int64)  # exact: integer sums in floats
-            y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
-            x_rank *= weights
-            per_level = np.multiply(x_rank, 1.0, out=float_buffer[:rows]) @ cells.y_levels  # exact below 2**53
             cross = (per_level * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
             w = total[:, 0]
             sxx = w**3 - w - x_ties  # 12 sum (rx - mean)², exact in integers

@@ -540,7 +540,7 @@ class FlattenedPoints:
         score has the resample's highest, and likewise for the lowest, so no (resamples, points) array is made."""
         n_instances = counts.shape[1]
         drawn = counts > 0
-        varies = drawn.any(axis=1)
+        varies: Mask = np.asarray(drawn.any(axis=1))
         for values in (self.metric, self.human):
             high = np.full(n_instances, -np.inf)
             low = np.full(n_instances, np.inf)

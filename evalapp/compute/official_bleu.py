@@ -171,7 +171,8 @@ def bleu_from_totals_array(totals: ArrayLike) -> NDArray[np.float64]:
         brevity_penalty = np.where(
             ratio > 1.0, 1.0, np.where(ratio == 0, 0.0, np.exp(1 - 1 / np.where(ratio == 0, 1, ratio)))
         )
-    return geo_mean * brevity_penalty * SCALE
+    scores: NDArray[np.float64] = geo_mean * brevity_penalty * SCALE
+    return scores
 
 
 def _every_column(mask: NDArray[np.bool_]) -> bool:

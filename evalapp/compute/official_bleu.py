@@ -156,7 +156,7 @@ def bleu_from_totals_array(totals: ArrayLike) -> NDArray[np.float64]:
     matches, possible = totals[:, MATCHES], totals[:, POSSIBLE]
     hyp_len, ref_len = totals[:, HYP_LEN], totals[:, REF_LEN]
     with np.errstate(divide="ignore", invalid="ignore"):
-        if _every_column((matches > 0) & (possible > 0)):  # corpus totals nearly always: every precision positive
+        if every_column((matches > 0) & (possible > 0)).all():  # corpus totals nearly always: every precision positive
             logs = np.log(matches / possible)
             log_sum = logs[:, 0].copy()
             for order in range(1, logs.shape[1]):  # added order by order, as the mean over a row adds them
@@ -175,10 +175,10 @@ def bleu_from_totals_array(totals: ArrayLike) -> NDArray[np.float64]:
     return scores
 
 
-def _every_column(mask: NDArray[np.bool_]) -> bool:
-    """Whether every entry of a (rows, a few columns) mask holds, column by column (NumPy's reduction over
-    a short strided axis is several times slower)."""
-    every = mask[:, 0].copy()
+def every_column(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """``mask.all(axis=1)`` for a (rows, a few columns) mask, column by column (NumPy's reduction over a short
+    strided axis is several times slower). Also the sacreBLEU scores' (:mod:`evalapp.metrics.sacrebleu_metrics`)."""
+    every: NDArray[np.bool_] = mask[:, 0].copy()
     for column in range(1, mask.shape[1]):
         every &= mask[:, column]
-    return bool(every.all())
+    return every

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric as SacreScorer
 
+from evalapp.compute.official_bleu import every_column
 from evalapp.metrics.base import (
     Hypotheses,
     Metric,
@@ -55,7 +56,7 @@ def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
         bp = np.where(
             sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0
         )
-        plain = _every_column((correct > 0) & (total > 0))  # no smoothing, no stop
+        plain = every_column((correct > 0) & (total > 0))  # no smoothing, no stop
         if plain.all():
             log_sum = _plain_log_sum(correct, total, max_order)
         else:
@@ -63,16 +64,7 @@ def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
             log_sum[plain] = _plain_log_sum(correct[plain], total[plain], max_order)
             log_sum[~plain] = _smoothed_log_sum(correct[~plain], total[~plain], max_order)
         score = bp * np.exp(log_sum / max_order)
-    return np.where(~_every_column(correct == 0), score, 0.0)
-
-
-def _every_column(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
-    """``mask.all(axis=1)`` for a few columns, column by column (NumPy's reduction over a short
-    strided axis is several times slower)."""
-    every = mask[:, 0].copy()
-    for column in range(1, mask.shape[1]):
-        every &= mask[:, column]
-    return every
+    return np.where(~every_column(correct == 0), score, 0.0)
 
 
 def _plain_log_sum(correct: FloatArray, total: FloatArray, max_order: int) -> FloatArray:

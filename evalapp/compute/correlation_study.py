@@ -636,16 +636,18 @@ def _kendall_pair_matrix(
     level_index = np.arange(n_levels)
     y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(exact)
     cells, signs = [], []
+    small_levels = levels.astype(np.int8 if n_levels <= np.iinfo(np.int8).max else np.intp)
     for first, end in zip(bounds[:-1], bounds[1:]):
         if ordered[first] != ordered[end - 1]:
             points = order[first:end]
             before, after = _pairs_in_order(end - first)
-            level = levels[points]
+            level = small_levels[points]
             sign = np.sign(level[after] - level[before])  # = sign(x_p - x_q) sign(y_p - y_q), p before q
-            counted = (sign != 0) & (ordered[first:end][before] != ordered[first:end][after])
+            if len(np.unique(ordered[first:end])) < end - first:  # equal metric scores in the chunk count 0
+                sign *= ordered[first:end][before] != ordered[first:end][after]
             owner = instances[points]
-            cells.append(owner[before[counted]] * n_instances + owner[after[counted]])
-            signs.append(sign[counted])
+            cells.append(owner[before] * n_instances + owner[after])
+            signs.append(sign)
     within = np.bincount(
         np.concatenate(cells) if cells else np.zeros(0, np.intp),
         weights=np.concatenate(signs).astype(float) if signs else None,

@@ -624,11 +624,17 @@ def _kendall_pair_matrix(
     order = np.argsort(x, kind="stable")
     ordered = x[order]
     block_starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    # chunks of about KENDALL_CHUNK points cut between blocks; a block of at least that many equal scores (a
+    # BLEU of zero) is a chunk of its own, where no pair counts, rather than making its chunk's pairs many
     bounds, last = [0], 0
-    for start in block_starts[1:]:
-        if start - last >= KENDALL_CHUNK:
-            bounds.append(int(start))
+    for start, end in zip(block_starts.tolist(), np.r_[block_starts[1:], len(x)].tolist()):
+        large = end - start >= KENDALL_CHUNK
+        if start > last and (start - last >= KENDALL_CHUNK or large):
+            bounds.append(start)
             last = start
+        if large and end < len(x):
+            bounds.append(end)
+            last = end
     bounds.append(len(x))
     largest = int(np.bincount(instances, minlength=n_instances).max()) if len(instances) else 0
     exact = np.float32 if largest * largest < SINGLE_EXACT else np.float64

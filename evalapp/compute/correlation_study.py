@@ -406,6 +406,7 @@ KENDALL_CHUNK = (
     200  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
 PAIR_INDEX_SIZES = 64  # chunk sizes whose pair indices are kept
+CUBES_EXACT = 1 << 20  # points of a resample up to which Spearman's sums of squares are exact int64 cubes
 SINGLE_EXACT = 1 << 24  # integers up to this are exact in single precision
 RESAMPLE_BLOCK = 16  # resamples ranked together: a few (block, points) arrays stay in the cache
 
@@ -504,6 +505,9 @@ class FlattenedPoints:
             weights = np.take(block, cells.instances, axis=1, out=weights_buffer[:rows])  # in order of metric score
             running = np.cumsum(weights, axis=1, out=rank_buffer[:rows])
             total = running[:, -1:].copy()
+            # cubes of the resample's points in exact integers; beyond CUBES_EXACT points they would overflow
+            # them, and are rounded floats (every sum of squares the same expression, so all-equal is still 0)
+            cube = np.int64 if total.max(initial=0) < CUBES_EXACT else np.float64
             y_sizes = (block @ cells.y_points).astype(np.int64)  # exact: integer sums in floats
             y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
             if cells.block_ends is None:
@@ -511,18 +515,18 @@ class FlattenedPoints:
                 running *= weights
                 per_level = np.multiply(running, 2.0, out=float_buffer[:rows]) @ cells.y_levels
                 per_level -= (block * block) @ cells.y_points + total * y_sizes
-                x_ties = (block**3 - block) @ cells.points  # a point's copies tie with one another
+                x_ties = (block.astype(cube) ** 3 - block) @ cells.points  # a point's copies tie with one another
             else:
                 ends = running[:, cells.block_ends]
                 sizes = np.diff(ends, axis=1, prepend=0)
                 x_rank = np.take(2 * ends - sizes - total, cells.block_of, axis=1, out=rank_buffer[:rows])
                 x_rank *= weights
                 per_level = np.multiply(x_rank, 1.0, out=float_buffer[:rows]) @ cells.y_levels  # exact below 2**53
-                x_ties = (sizes**3 - sizes).sum(axis=1)
+                x_ties = (sizes.astype(cube) ** 3 - sizes).sum(axis=1)
             cross = (per_level * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
-            w = total[:, 0]
-            sxx = w**3 - w - x_ties  # 12 sum (rx - mean)², exact in integers
-            syy = w**3 - w - (y_sizes**3 - y_sizes).sum(axis=1)
+            w = total[:, 0].astype(cube)
+            sxx = w**3 - w - x_ties  # 12 sum (rx - mean)²
+            syy = w**3 - w - (y_sizes.astype(cube) ** 3 - y_sizes).sum(axis=1)
             defined = (sxx > 0) & (syy > 0) & (w >= corr.MIN_POINTS)
             with np.errstate(invalid="ignore", divide="ignore"):
                 r = 3 * cross / np.sqrt(sxx.astype(float) * syy.astype(float))
@@ -642,7 +646,9 @@ def _kendall_pair_matrix(
     level_index = np.arange(n_levels)
     y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(exact)
     cells, signs = [], []
-    small_levels = levels.astype(np.int8 if n_levels <= np.iinfo(np.int8).max else np.intp)
+    small_levels: NDArray[np.signedinteger[Any]] = levels.astype(
+        np.int8 if n_levels <= np.iinfo(np.int8).max else np.intp
+    )
     for first, end in zip(bounds[:-1], bounds[1:]):
         if ordered[first] != ordered[end - 1]:
             points = order[first:end]

@@ -378,3 +378,28 @@ def test_kendall_swap_weights_from_running_counts_equal_the_binary_searches(seed
     zb[: n // 4] = za[: n // 4]  # some points score alike on both metrics
     found = corr._kendall_swap_weights(za, zb, levels)
     assert np.array_equal(found, _kendall_swap_weights_by_search(za, zb, levels))
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_flattened_spearman_in_floats_beyond_exact_cubes_is_the_integer_one(monkeypatch, tied):
+    """Past CUBES_EXACT points a resample's sums of squares are rounded floats (int64 cubes would overflow):
+    the same coefficients to rounding, and still undefined where every drawn score is equal."""
+    from evalapp.compute import correlation_study
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(4)
+    human = np.round(rng.normal(2, 0.8, (3, 30)) * 3) / 3
+    human[:, 0] = 1.0
+    metric = human + rng.normal(0, 1, human.shape)
+    metric[:, 0] = 0.5  # instance 0 alone: both sides constant
+    if tied:
+        metric = np.round(metric)
+    instances = np.broadcast_to(np.arange(30), human.shape).ravel()
+    draws = rng.integers(0, 30, (20, 30))
+    draws[0] = 0
+    counts = np.stack([np.bincount(row, minlength=30) for row in draws])
+    exact = FlattenedPoints(metric.ravel(), human.ravel(), instances).coefficient_many("spearman", counts)
+    monkeypatch.setattr(correlation_study, "CUBES_EXACT", 1)
+    rounded = FlattenedPoints(metric.ravel(), human.ravel(), instances).coefficient_many("spearman", counts)
+    assert np.isnan(exact[0]) and np.isnan(rounded[0])
+    np.testing.assert_allclose(rounded, exact, rtol=0, atol=1e-13)

@@ -401,6 +401,7 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
 
 
 WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
+SINGLE_PRECISION_EXACT = 2.0**24  # non-negative integer sums below this are exact in float32
 FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
 KENDALL_CHUNK = (
     200  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
@@ -880,16 +881,13 @@ def wmt_statistics(
         step(0.1 + 0.3 * position / max(1, len(segment_metrics)), f"acc_eq: {metric.name}")
         assert metric.segment is not None  # segment_metrics holds only the metrics with segment scores
         flat = tie_calibration.FlatPairs(human_segment, metric.segment)
-        result = tie_calibration.flat_accuracy(human_segment, metric.segment)
+        result = tie_calibration.flat_accuracy_of(flat)
         grouped = tie_calibration.GroupedPairs(human_segment, metric.segment)
         grouped_value, grouped_epsilon = grouped.optimise()
         flat_boot = grouped_boot = None
         if resamples:
             counts = draws[CAMPAIGN_DOMAIN][1]
-            n_systems = human_segment.shape[0]
-            flat_boot = (
-                _flat_accuracy_many(flat, result.epsilon, counts, n_systems) if np.isfinite(result.epsilon) else None
-            )
+            flat_boot = _flat_accuracy_many(flat, result.epsilon, counts) if np.isfinite(result.epsilon) else None
             grouped_boot, _ = grouped.optimise_many(counts)
         segment_level[metric.name] = {
             "acc_eq": _entry(result.value, flat_boot, confidence, epsilon=_plain(result.epsilon), pairs=result.pairs),
@@ -939,19 +937,25 @@ def wmt_statistics(
     }
 
 
-def _flat_accuracy_many(flat: Any, epsilon: float, counts: NDArray[np.int64], n_systems: int) -> FloatArray:
+def _flat_accuracy_many(flat: tie_calibration.FlatPairs, epsilon: float, counts: NDArray[np.int64]) -> FloatArray:
     """acc_eq (flattened) of every resample at the full sample's epsilon, as ``tie_calibration.flat_accuracy_at``
-    gives it resample by resample: each output weighted by its instance's draw count."""
-    values = np.full(len(counts), NAN)
-    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):
-        block = np.asarray(counts[start : start + FLAT_ACCURACY_BLOCK], float)
-        weights = np.tile(block, (1, n_systems))[:, flat.keep]
-        total = weights.sum(axis=1)
-        agreeing = np.asarray(flat.agreement_many(epsilon, weights), float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values[start : start + FLAT_ACCURACY_BLOCK] = np.where(
-                total >= 2, agreeing / (total * (total - 1) / 2), NAN
-            )
+    gives it resample by resample: each output weighted by its instance's draw count.
+
+    The agreeing pairs of a resample are a quadratic form in the instances' draw counts c,
+    ``c' M c + sum_g outputs_g c_g (c_g - 1) / 2`` (``FlatPairs.agreement_matrix``): integers
+    below 2^53 in float64, so exactly the row-by-row counts."""
+    n_instances = counts.shape[1]
+    instances = np.flatnonzero(flat.keep) % n_instances
+    matrix = flat.agreement_matrix(epsilon, instances, n_instances)
+    outputs = np.bincount(instances, minlength=n_instances).astype(float)
+    c = np.asarray(counts, float)
+    # c M: non-negative integers; in float32 (half the cost) when no sum can reach 2^24, where it is exact
+    single = len(c) and c.max() * matrix.sum(axis=1).max() < SINGLE_PRECISION_EXACT
+    weighted = (c.astype(np.float32) @ matrix.astype(np.float32)).astype(float) if single else c @ matrix
+    agreeing = (weighted * c).sum(axis=1) + (c * (c - 1) / 2) @ outputs
+    total = c @ outputs
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values: FloatArray = np.where(total >= 2, agreeing / (total * (total - 1) / 2), NAN)
     return values
 
 

@@ -285,7 +285,7 @@ def test_flat_accuracy_of_every_resample_equals_one_at_a_time():
     )
     counts[0] = 0
     counts[0, 4] = 1  # one output drawn once per system: fewer than two outputs for no system, but one instance
-    found = _flat_accuracy_many(flat, epsilon, counts, n_systems)
+    found = _flat_accuracy_many(flat, epsilon, counts)
     for b, row in enumerate(counts):
         expected = tie_calibration.flat_accuracy_at(flat, epsilon, np.tile(row, n_systems)[flat.keep])
         assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)

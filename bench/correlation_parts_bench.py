@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from metric_statistics_bench import RATERS_PER_ITEM, build, study_data
+from metric_statistics_bench import RATERS_PER_ITEM, baseline_and_data, study_data
 
 REPO = Path(__file__).resolve().parent.parent
 SCORE_ROWS = 27_200  # 200 permutations x 136 system pairs: one soft pairwise accuracy call's rows
@@ -108,16 +108,8 @@ def main(argv=None):
         return run_parts(*args.run_parts, args.resamples, args.seed)
     with tempfile.TemporaryDirectory(prefix="comve-correlation-parts-") as work:
         work = Path(work)
-        baseline = work / "baseline"
-        baseline.mkdir()
-        archive = subprocess.run(
-            ["git", "archive", args.baseline, "evalapp", "core"], cwd=REPO, check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
-        data_file = work / "data.pickle"
         sys.path.insert(0, str(REPO))
-        with open(data_file, "wb") as target:
-            pickle.dump(build(args.systems, args.instances, 2020), target)
+        baseline, data_file = baseline_and_data(work, args.baseline, args.systems, args.instances)
         print(
             f"{args.systems} systems x {args.instances} instances x {RATERS_PER_ITEM} raters, 7 metric outputs, "
             f"{args.resamples} resamples and permutations, seed {args.seed}; CPU seconds "

@@ -401,14 +401,13 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
 
 
 WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
-SINGLE_PRECISION_EXACT = 2.0**24  # non-negative integer sums below this are exact in float32
+SINGLE_PRECISION_EXACT = 2.0**24  # integer sums below this (in magnitude) are exact in float32
 FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
 KENDALL_CHUNK = (
     200  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
 PAIR_INDEX_SIZES = 64  # chunk sizes whose pair indices are kept
 CUBES_EXACT = 1 << 20  # points of a resample up to which Spearman's sums of squares are exact int64 cubes
-SINGLE_EXACT = 1 << 24  # integers up to this are exact in single precision
 RESAMPLE_BLOCK = 16  # resamples ranked together: a few (block, points) arrays stay in the cache
 
 
@@ -598,7 +597,7 @@ class FlattenedPoints:
         n_instances, n_levels = weights.shape[1], len(level_values)
         pair_matrix = _kendall_pair_matrix(x, levels, instances, n_instances, n_levels)
         # integers throughout: in single precision when no partial sum can reach 2**24 (exact, twice as fast)
-        if len(weights) and weights.sum(axis=1).max() * np.abs(pair_matrix).max() < SINGLE_EXACT:
+        if len(weights) and weights.sum(axis=1).max() * np.abs(pair_matrix).max() < SINGLE_PRECISION_EXACT:
             products = (weights.astype(np.float32) @ pair_matrix.astype(np.float32)).astype(float)
         else:
             products = weights @ pair_matrix
@@ -642,7 +641,7 @@ def _kendall_pair_matrix(
             last = end
     bounds.append(len(x))
     largest = int(np.bincount(instances, minlength=n_instances).max()) if len(instances) else 0
-    exact = np.float32 if largest * largest < SINGLE_EXACT else np.float64
+    exact = np.float32 if largest * largest < SINGLE_PRECISION_EXACT else np.float64
     # Y[l, m] = sign(level_p - level_q) * sign(x_p - x_q) for p in an earlier chunk than q: -sign(l - m)
     level_index = np.arange(n_levels)
     y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(exact)

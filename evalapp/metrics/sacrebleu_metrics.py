@@ -46,9 +46,9 @@ LOG_FLOOR = -9999999999  # sacrebleu.utils.my_log(0)
 def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
     """sacreBLEU's ``BLEU.compute_bleu`` (exponential smoothing, no effective order) on rows of
     statistics [sys_len, ref_len, correct_1..N, total_1..N], vectorised with the same
-    operations in the same order, so the scores are the same floats. Rows with matches at every
-    order (corpus totals nearly always) need no smoothing and take the short way: all orders at once,
-    the logarithms added order by order from 0 as sacreBLEU's ``sum``."""
+    operations in the same order, so the scores are the same floats. When every row has matches at
+    every order (corpus totals of real texts nearly always), none needs smoothing and they take the short
+    way: all orders at once, the logarithms added order by order from 0 as sacreBLEU's ``sum``."""
     stats = np.asarray(stats, float)
     sys_len, ref_len = np.floor(stats[:, 0]), np.floor(stats[:, 1])
     correct, total = stats[:, 2 : 2 + max_order], stats[:, 2 + max_order : 2 + 2 * max_order]
@@ -56,13 +56,10 @@ def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
         bp = np.where(
             sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0
         )
-        plain = every_column((correct > 0) & (total > 0))  # no smoothing, no stop
-        if plain.all():
+        if every_column((correct > 0) & (total > 0)).all():  # no smoothing, no stop: the short way
             log_sum = _plain_log_sum(correct, total, max_order)
-        else:
-            log_sum = np.empty(len(stats))
-            log_sum[plain] = _plain_log_sum(correct[plain], total[plain], max_order)
-            log_sum[~plain] = _smoothed_log_sum(correct[~plain], total[~plain], max_order)
+        else:  # taking the rows apart costs more than the short way saves on some of them
+            log_sum = _smoothed_log_sum(correct, total, max_order)
         score = bp * np.exp(log_sum / max_order)
     return np.where(~every_column(correct == 0), score, 0.0)
 

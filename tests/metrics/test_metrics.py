@@ -156,6 +156,35 @@ def test_signatures_name_the_installed_distribution_not_the_module_string(monkey
     assert signature.count(importlib.metadata.version("bert-score")) == 2
 
 
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("rescale", [False, True])
+def test_bert_hash_is_get_hash_with_the_installed_versions(idf, rescale):
+    """The hash is written out (no torch import for a report with stored scores): bert_score's own string."""
+    from bert_score.utils import get_hash
+
+    from evalapp.metrics.bertscore import bert_hash
+
+    choice = resolve_model()
+    version, transformers = importlib.metadata.version("bert-score"), importlib.metadata.version("transformers")
+    expected = get_hash(choice.label, choice.layer, idf, rescale, use_custom_baseline=False, use_fast_tokenizer=False)
+    expected = with_version(with_version(expected, "version", version, "="), "hug_trans", transformers, "=")
+    assert bert_hash(choice, idf, rescale, version, transformers) == expected
+
+
+def test_bertscore_signature_imports_neither_torch_nor_bert_score():
+    """A report whose BERTScore scores are all stored needs the signature only: torch stays out of the process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from evalapp.metrics.bertscore import BertScore; "
+        "s = BertScore().signature_for([['a b', 'c d']]); "
+        "print(s.split('|hash:')[1], sorted(m for m in ('torch', 'bert_score', 'transformers') if m in sys.modules))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert found[-1] == "[]" and found[0].startswith("sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version=")
+
+
 def test_with_version_replaces_or_appends():
     assert with_version("a|version:1.0|b", "version", "2.0") == "a|version:2.0|b"
     assert (

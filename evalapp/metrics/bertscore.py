@@ -49,6 +49,7 @@ BERT_SCORE_BATCH_SIZE = 64  # bert_score.score's default batch size, whose paddi
 PAD_EMBEDDING = 2.0  # bert_score pads embeddings with this value before its masked matching
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]: a sentence with nothing else is empty
 EMBED_SHARE_OF_PROGRESS = 0.8
+CHILD_EXIT_SECONDS = 5  # how long a finished child may take to exit before it is stopped
 OUTPUT_NAMES = ("bertscore_p", "bertscore_r", "bertscore_f1")
 
 
@@ -296,6 +297,78 @@ def bert_hash(choice: ModelChoice, idf: bool, rescale: bool, version: str, trans
     return text + ("-rescaled" if rescale else "")
 
 
+@dataclass(frozen=True)
+class EmbeddingCounts:
+    """How many sentences the last computation forward-passed, and how many distinct ones it embedded."""
+
+    forward_passed: int
+    embedded: int
+
+
+def _child_main(connection: Any, settings: dict[str, Any], hypotheses: Hypotheses, references: References) -> None:
+    """The child process of :func:`compute_in_child`: compute, sending progress, then the result or the error."""
+
+    def progress(fraction: float, detail: str | None = None) -> None:
+        connection.send(("progress", fraction, detail))
+
+    try:
+        metric = BertScore(**settings)
+        outputs = metric.compute(hypotheses, references, progress)
+        connection.send(("done", outputs, metric.counts))
+    except Exception as exc:  # sent to the parent, which raises it there
+        try:
+            connection.send(("error", exc, None))
+        except Exception:  # an exception that does not pickle: its type and message
+            connection.send(("error", RuntimeError(f"{exc.__class__.__name__}: {exc}"), None))
+    finally:
+        connection.close()
+
+
+def compute_in_child(
+    settings: dict[str, Any], hypotheses: Hypotheses, references: References, progress: Progress | None
+) -> tuple[list[MetricOutput], EmbeddingCounts]:
+    """:meth:`BertScore.compute` in a fresh (spawned) process, its progress passed on as it comes.
+
+    Torch, transformers and the model take about 370 MiB that a process keeps once they are imported,
+    and the embeddings of a 17 x 1,000 study several hundred more until the pairs are matched; computed
+    here, all of it is returned to the system when the child ends, so the report's statistics and every
+    later report of a long-lived worker run without it. The child's error (a model that cannot be loaded)
+    is raised here; when ``progress`` raises (a cancelled run), the child is stopped.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child_main, args=(sender, settings, hypotheses, references), daemon=True)
+    child.start()
+    sender.close()
+    finished = False
+    try:
+        while True:
+            try:
+                kind, first, second = receiver.recv()
+            except EOFError:
+                child.join()
+                raise RuntimeError(f"BERTScore's process ended without a result (exit code {child.exitcode})") from None
+            if kind == "progress":
+                report_progress(progress, first, second)
+            elif kind == "error":
+                finished = True
+                raise first
+            else:
+                finished = True
+                outputs: list[MetricOutput] = first
+                counts: EmbeddingCounts = second
+                return outputs, counts
+    finally:
+        receiver.close()
+        if finished:
+            child.join(CHILD_EXIT_SECONDS)
+        if child.is_alive():  # stopped while computing (the run was cancelled), or not exiting
+            child.terminate()
+            child.join()
+
+
 class BertScore(Metric):
     """BERTScore P, R and F1 (0-1); system score = mean over the system's outputs."""
 
@@ -311,10 +384,15 @@ class BertScore(Metric):
         rescale: bool = False,
         device: str | None = None,
         batch_size: int = EMBED_BATCH_SIZE,
+        separate_process: bool = False,
     ) -> None:
         self.model_name, self.layer, self.idf, self.rescale = model, layer, idf, rescale
         self.device, self.batch_size = device, batch_size
+        # the metric study computes in a process of its own (:func:`compute_in_child`): torch, the model
+        # and the embeddings leave with it, so the report's statistics and later reports run without them
+        self.separate_process = separate_process
         self.cache: EmbeddingCache | None = None
+        self.counts = EmbeddingCounts(0, 0)
 
     def output_names(self) -> list[str]:
         return list(OUTPUT_NAMES)
@@ -356,10 +434,33 @@ class BertScore(Metric):
         parts.append("hash:" + bert_hash(choice, self.idf, self.rescale, version, transformers))
         return "|".join(parts)
 
+    def settings(self) -> dict[str, Any]:
+        """The constructor's arguments, for the same metric in another process."""
+        return {
+            "model": self.model_name,
+            "layer": self.layer,
+            "idf": self.idf,
+            "rescale": self.rescale,
+            "device": self.device,
+            "batch_size": self.batch_size,
+        }
+
     def compute(
         self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
     ) -> list[MetricOutput]:
         self.check_shapes(hypotheses, references)
+        if self.separate_process:
+            outputs, self.counts = compute_in_child(self.settings(), hypotheses, references, progress)
+            return outputs
+        outputs = self.compute_here(hypotheses, references, progress)
+        assert self.cache is not None
+        self.counts = EmbeddingCounts(self.cache.forward_passed, len(self.cache))
+        return outputs
+
+    def compute_here(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
+        """:meth:`compute` in this process."""
         choice = resolve_model(self.model_name, self.layer)
         baselines = rescale_baselines(choice, self.rescale)
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)

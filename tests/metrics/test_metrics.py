@@ -129,8 +129,36 @@ def test_bertscore_embeds_each_unique_sentence_once(bertscore_outputs):
     metric, _ = bertscore_outputs
     sentences = {s.strip() for refs in REFERENCES for s in refs}
     sentences |= {h.strip() for outputs in SYSTEMS for h in outputs if h is not None}
-    assert metric.cache.forward_passed == len(metric.cache) == len(sentences)
+    assert metric.cache.forward_passed == len(metric.cache) == len(sentences) == metric.counts.embedded
     assert len(sentences) < sum(len(r) for r in REFERENCES) + sum(h is not None for o in SYSTEMS for h in o)
+
+
+def test_bertscore_in_a_separate_process_equals_this_process(bertscore_outputs):
+    metric, outputs = bertscore_outputs
+    separate, seen = BertScore(separate_process=True), []
+    child = separate.compute(SYSTEMS, REFERENCES, lambda fraction, detail=None: seen.append((fraction, detail)))
+    assert [(o.name, o.signature) for o in child] == [(o.name, o.signature) for o in outputs]
+    for mine, theirs in zip(outputs, child):
+        assert np.array_equal(mine.segment, theirs.segment, equal_nan=True), mine.name
+    assert separate.counts == metric.counts and separate.counts.forward_passed > 0 and separate.cache is None
+    assert seen[-1] == (1.0, None) and any(detail and "sentences" in detail for _, detail in seen)
+
+
+def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told():
+    import multiprocessing
+
+    with pytest.raises(BertScoreUnavailable, match="never downloaded"):
+        BertScore(model="no-such-org/no-such-model-here", separate_process=True).compute(SYSTEMS, REFERENCES)
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(fraction, detail=None):
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        BertScore(separate_process=True).compute(SYSTEMS, REFERENCES, cancel)
+    assert multiprocessing.active_children() == []
 
 
 def test_bertscore_signature_records_model_layer_and_hash(bertscore_outputs):

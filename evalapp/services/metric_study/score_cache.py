@@ -77,7 +77,8 @@ def compute_builtin(
     corpus = corpus or load_corpus(campaign, corpus_scope)
     computed = []
     for position, key in enumerate(keys):
-        metric = registry.build(key, bertscore_options)
+        # BERTScore in a process of its own: torch and the model never stay in this one (the worker's)
+        metric = registry.build(key, {**(bertscore_options or {}), "separate_process": True})
 
         def step(
             fraction: float, detail: str | None = None, position: int = position, label: str = metric.label or key

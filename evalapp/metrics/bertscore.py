@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from core.defaults import BERTSCORE_CHILD_EXIT_SECONDS, BERTSCORE_EMBED_BLOCK_SENTENCES
 from evalapp.metrics.base import (
     Hypotheses,
     Metric,
@@ -49,7 +50,6 @@ BERT_SCORE_BATCH_SIZE = 64  # bert_score.score's default batch size, whose paddi
 PAD_EMBEDDING = 2.0  # bert_score pads embeddings with this value before its masked matching
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]: a sentence with nothing else is empty
 EMBED_SHARE_OF_PROGRESS = 0.8
-CHILD_EXIT_SECONDS = 5  # how long a finished child may take to exit before it is stopped
 OUTPUT_NAMES = ("bertscore_p", "bertscore_r", "bertscore_f1")
 
 
@@ -153,35 +153,55 @@ class EmbeddingCache:
     def key(sentence: str) -> str:
         return sentence.strip()  # bert_score strips before encoding
 
-    def ensure(self, sentences: Iterable[str], progress: Progress | None = None) -> None:
-        """Embed every sentence not embedded yet, longest first, in batches."""
+    def tokenize(self, sentences: Iterable[str]) -> None:
+        """bert_score's token ids of every sentence not tokenized yet (kept until :meth:`release`)."""
+        for sentence in {self.key(s) for s in sentences} - self.token_ids.keys():
+            self.token_ids[sentence] = encode(self.tokenizer, sentence)
+
+    def ensure(self, sentences: Iterable[str], progress: Progress | None = None, total: int | None = None) -> None:
+        """Embed every sentence not embedded yet, longest first, in batches; ``progress`` counts the sentences
+        forward-passed of ``total`` (default: these)."""
         import torch
         from bert_score.utils import bert_encode, padding
 
         todo = sorted({self.key(s) for s in sentences} - self.embeddings.keys())
-        ids = {sentence: encode(self.tokenizer, sentence) for sentence in todo}
-        todo.sort(key=lambda s: -len(ids[s]))
+        self.tokenize(todo)
+        todo.sort(key=lambda s: -len(self.token_ids[s]))
+        done, total = (self.forward_passed, total) if total is not None else (0, len(todo))
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start : start + self.batch_size]
-            padded, lengths, mask = padding([ids[s] for s in batch], self.tokenizer.pad_token_id, dtype=torch.long)
+            padded, lengths, mask = padding(
+                [self.token_ids[s] for s in batch], self.tokenizer.pad_token_id, dtype=torch.long
+            )
             output = bert_encode(self.model, padded.to(self.device), attention_mask=mask.to(self.device)).cpu()
             for row, sentence in enumerate(batch):
-                self.embeddings[sentence] = output[row, : lengths[row]]
-                self.token_ids[sentence] = ids[sentence]
+                # a copy, so that a sentence kept for a later block does not keep its whole padded batch
+                self.embeddings[sentence] = output[row, : lengths[row]].clone()
             self.forward_passed += len(batch)
             self.embedded += len(batch)
-            report_progress(
-                progress, (start + len(batch)) / len(todo), count_detail(start + len(batch), len(todo), "sentences")
-            )
+            count = done + start + len(batch) if total is not None else start + len(batch)
+            report_progress(progress, count / max(total, 1), count_detail(count, total, "sentences"))
 
     def __len__(self) -> int:
         return self.embedded
 
+    def drop(self, sentences: Iterable[str]) -> None:
+        """Forget the embeddings of ``sentences`` (matched for the last time)."""
+        for sentence in sentences:
+            self.embeddings.pop(self.key(sentence), None)
+
     def release(self) -> None:
-        """Drop the embeddings once the pairs are matched: the report's statistics that follow in the same
-        process then reuse their memory instead of adding to the peak (the counts stay)."""
+        """Drop the embeddings and token ids once the pairs are matched (the counts stay)."""
         self.embeddings.clear()
         self.token_ids.clear()
+
+
+def instance_blocks(sentences_of: Sequence[set[str]], distinct: int) -> list[range]:
+    """The instances in consecutive blocks of about ``BERTSCORE_EMBED_BLOCK_SENTENCES`` distinct sentences each
+    (``distinct`` in all): only one block's embeddings need to be held at a time."""
+    blocks = max(1, -(-distinct // BERTSCORE_EMBED_BLOCK_SENTENCES))
+    size = max(1, -(-len(sentences_of) // blocks))
+    return [range(start, min(start + size, len(sentences_of))) for start in range(0, len(sentences_of), size)]
 
 
 def idf_weights(tokenizer: Any, references: References, use_idf: bool) -> Mapping[int, float]:
@@ -363,7 +383,7 @@ def compute_in_child(
     finally:
         receiver.close()
         if finished:
-            child.join(CHILD_EXIT_SECONDS)
+            child.join(BERTSCORE_CHILD_EXIT_SECONDS)
         if child.is_alive():  # stopped while computing (the run was cancelled), or not exiting
             child.terminate()
             child.join()
@@ -464,10 +484,13 @@ class BertScore(Metric):
         choice = resolve_model(self.model_name, self.layer)
         baselines = rescale_baselines(choice, self.rescale)
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
-        sentences = [r for refs in references for r in refs] + [
-            h for outputs in hypotheses for h in outputs if h is not None
+        # the distinct sentences each instance needs (its references, every system's output), tokenized once
+        sentences_of = [
+            {cache.key(r) for r in refs} | {cache.key(outputs[i]) for outputs in hypotheses if outputs[i] is not None}
+            for i, refs in enumerate(references)
         ]
-        cache.ensure(sentences, lambda f, detail=None: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS, detail))
+        cache.tokenize(set().union(*sentences_of))
+        distinct = len(cache.token_ids)
         pairs: list[tuple[str, str]] = []
         slots: list[tuple[int, int]] = []
         hyp_floor: list[NDArray[np.bool_]] = []
@@ -483,9 +506,31 @@ class BertScore(Metric):
             hyp_floor.append(floors[0])
             ref_floor.append(floors[1])
         floors = (np.concatenate(hyp_floor), np.concatenate(ref_floor)) if pairs else (np.zeros(0, bool),) * 2
-        report_progress(progress, EMBED_SHARE_OF_PROGRESS, f"matching {len(pairs):,} sentence pairs")
         weights = idf_weights(cache.tokenizer, references, self.idf)
-        scores = greedy_match(cache, pairs, floors, weights, cache.device)
+        # Embed and match block by block of instances; a sentence's embeddings are dropped after the last
+        # block that uses it, so it is still embedded once, and only a block's embeddings are held at a time.
+        blocks = instance_blocks(sentences_of, distinct)
+        last_block = {sentence: b for b, block in enumerate(blocks) for i in block for sentence in sentences_of[i]}
+        block_of_pair = np.searchsorted([block.stop for block in blocks], [i for _, i in slots], side="right")
+        scores = np.empty((len(pairs), 3), dtype=np.float32)
+        matched = 0
+        for b, block in enumerate(blocks):
+            needed = set().union(*(sentences_of[i] for i in block))
+            cache.ensure(
+                needed,
+                lambda f, detail=None, matched=matched: report_progress(
+                    progress,
+                    f * EMBED_SHARE_OF_PROGRESS + matched / max(len(pairs), 1) * (1 - EMBED_SHARE_OF_PROGRESS),
+                    detail,
+                ),
+                distinct,
+            )
+            chosen = np.flatnonzero(block_of_pair == b)
+            scores[chosen] = greedy_match(
+                cache, [pairs[j] for j in chosen], (floors[0][chosen], floors[1][chosen]), weights, cache.device
+            )
+            matched += len(chosen)
+            cache.drop(sentence for sentence in needed if last_block[sentence] == b)
         cache.release()
         best = np.full((len(hypotheses), len(references), 3), -np.inf)
         if len(slots):

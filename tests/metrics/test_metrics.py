@@ -144,6 +144,26 @@ def test_bertscore_in_a_separate_process_equals_this_process(bertscore_outputs):
     assert seen[-1] == (1.0, None) and any(detail and "sentences" in detail for _, detail in seen)
 
 
+def test_bertscore_in_small_blocks_embeds_each_sentence_once_with_the_same_scores(bertscore_outputs, monkeypatch):
+    """Blocks of instances bound the embeddings held at once; a sentence of several blocks is still embedded once."""
+    from evalapp.metrics import bertscore
+
+    metric, outputs = bertscore_outputs
+    monkeypatch.setattr(bertscore, "BERTSCORE_EMBED_BLOCK_SENTENCES", 3)
+    assert len(bertscore.instance_blocks([{"a"}] * len(REFERENCES), 20)) > 2
+    dropped = []
+    original_drop = bertscore.EmbeddingCache.drop
+    monkeypatch.setattr(
+        bertscore.EmbeddingCache, "drop", lambda self, s: dropped.append(list(s)) or original_drop(self, s)
+    )
+    blocked = BertScore()
+    for mine, theirs in zip(outputs, blocked.compute(SYSTEMS, REFERENCES)):
+        assert np.nanmax(np.abs(mine.segment - theirs.segment)) < 1e-6, mine.name
+        assert np.array_equal(np.isnan(mine.segment), np.isnan(theirs.segment))
+    assert blocked.counts == metric.counts and len(dropped) > 2
+    assert sorted(s for block in dropped for s in block) == sorted(set().union(*map(set, dropped)))  # each once
+
+
 def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told():
     import multiprocessing
 

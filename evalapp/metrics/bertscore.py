@@ -325,51 +325,47 @@ class EmbeddingCounts:
     embedded: int
 
 
-def _child_main(connection: Any, settings: dict[str, Any], hypotheses: Hypotheses, references: References) -> None:
-    """The child process of :func:`compute_in_child`: compute, sending progress, then the result or the error."""
-
-    def progress(fraction: float, detail: str | None = None) -> None:
-        connection.send(("progress", fraction, detail))
-
-    try:
-        metric = BertScore(**settings)
-        outputs = metric.compute(hypotheses, references, progress)
-        connection.send(("done", outputs, metric.counts))
-    except Exception as exc:  # sent to the parent, which raises it there
-        try:
-            connection.send(("error", exc, None))
-        except Exception:  # an exception that does not pickle: its type and message
-            connection.send(("error", RuntimeError(f"{exc.__class__.__name__}: {exc}"), None))
-    finally:
-        connection.close()
-
-
 def compute_in_child(
     settings: dict[str, Any], hypotheses: Hypotheses, references: References, progress: Progress | None
 ) -> tuple[list[MetricOutput], EmbeddingCounts]:
-    """:meth:`BertScore.compute` in a fresh (spawned) process, its progress passed on as it comes.
+    """:meth:`BertScore.compute` in a fresh Python process (``python -m evalapp.metrics.bertscore_child``),
+    its progress passed on as it comes.
 
     Torch, transformers and the model take about 370 MiB that a process keeps once they are imported,
-    and the embeddings of a 17 x 1,000 study several hundred more until the pairs are matched; computed
-    here, all of it is returned to the system when the child ends, so the report's statistics and every
-    later report of a long-lived worker run without it. The child's error (a model that cannot be loaded)
-    is raised here; when ``progress`` raises (a cancelled run), the child is stopped.
+    and the embeddings more until the pairs are matched; computed in a child, all of it is returned to the
+    system when the child ends, so the report's statistics and every later report of a long-lived worker
+    run without it. A plain subprocess, not ``multiprocessing``'s spawn, which would import the caller's
+    main module again in the child. The inputs and the messages (progress, then the result or the error)
+    are pickled over two pipes; the child's error (a model that cannot be loaded) is raised here, and when
+    ``progress`` raises (a cancelled run) the child is stopped.
     """
-    import multiprocessing
+    import subprocess
+    import sys
+    from multiprocessing.connection import Connection
 
-    context = multiprocessing.get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(sender, settings, hypotheses, references), daemon=True)
-    child.start()
-    sender.close()
+    from_parent, to_child = os.pipe()
+    from_child, to_parent = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "evalapp.metrics.bertscore_child", str(from_parent), str(to_parent)],
+        pass_fds=(from_parent, to_parent),
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+        stdin=subprocess.DEVNULL,
+    )
+    os.close(from_parent)
+    os.close(to_parent)
+    sender, receiver = Connection(to_child, readable=False), Connection(from_child, writable=False)
     finished = False
     try:
+        sender.send((settings, hypotheses, references))
+        sender.close()
         while True:
             try:
                 kind, first, second = receiver.recv()
             except EOFError:
-                child.join()
-                raise RuntimeError(f"BERTScore's process ended without a result (exit code {child.exitcode})") from None
+                child.wait()
+                raise RuntimeError(
+                    f"BERTScore's process ended without a result (exit code {child.returncode})"
+                ) from None
             if kind == "progress":
                 report_progress(progress, first, second)
             elif kind == "error":
@@ -381,12 +377,16 @@ def compute_in_child(
                 counts: EmbeddingCounts = second
                 return outputs, counts
     finally:
+        sender.close()
         receiver.close()
         if finished:
-            child.join(BERTSCORE_CHILD_EXIT_SECONDS)
-        if child.is_alive():  # stopped while computing (the run was cancelled), or not exiting
-            child.terminate()
-            child.join()
+            try:
+                child.wait(BERTSCORE_CHILD_EXIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+        if child.poll() is None:  # stopped while computing (the run was cancelled), or not exiting
+            child.kill()
+            child.wait()
 
 
 class BertScore(Metric):

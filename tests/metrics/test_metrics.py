@@ -164,11 +164,18 @@ def test_bertscore_in_small_blocks_embeds_each_sentence_once_with_the_same_score
     assert sorted(s for block in dropped for s in block) == sorted(set().union(*map(set, dropped)))  # each once
 
 
-def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told():
-    import multiprocessing
+def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told(monkeypatch):
+    import subprocess
 
     with pytest.raises(BertScoreUnavailable, match="never downloaded"):
         BertScore(model="no-such-org/no-such-model-here", separate_process=True).compute(SYSTEMS, REFERENCES)
+
+    started = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
 
     class Cancelled(Exception):
         pass
@@ -176,9 +183,10 @@ def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told()
     def cancel(fraction, detail=None):
         raise Cancelled
 
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
     with pytest.raises(Cancelled):
         BertScore(separate_process=True).compute(SYSTEMS, REFERENCES, cancel)
-    assert multiprocessing.active_children() == []
+    assert len(started) == 1 and started[0].returncode is not None  # stopped and waited for
 
 
 def test_bertscore_signature_records_model_layer_and_hash(bertscore_outputs):

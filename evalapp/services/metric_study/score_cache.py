@@ -292,7 +292,9 @@ def _insert(
             connection.ops.on_conflict_suffix_sql(columns, on_conflict, None, None) or "",
         ]
     )
-    with connection.cursor() as cursor:
+    # one transaction: in autocommit every batch was a commit of its own, and each commit waits for the disk
+    # (SQLite's synchronous=FULL): 13 s of the first report's 200 batches at 17 x 1,000
+    with transaction.atomic(), connection.cursor() as cursor:
         for start in range(0, len(rows), BULK_CREATE_BATCH):
             cursor.executemany(sql, rows[start : start + BULK_CREATE_BATCH])
 

@@ -487,7 +487,7 @@ class BertScore(Metric):
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
         # the distinct sentences each instance needs (its references, every system's output), tokenized once
         sentences_of = [
-            {cache.key(r) for r in refs} | {cache.key(outputs[i]) for outputs in hypotheses if outputs[i] is not None}
+            {cache.key(r) for r in refs} | {cache.key(h) for outputs in hypotheses if (h := outputs[i]) is not None}
             for i, refs in enumerate(references)
         ]
         cache.tokenize(set().union(*sentences_of))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Count, Max, Model
+from django.db.models import Count, Field, Max, Model
 from django.db.models.constants import OnConflict
 from django.utils import timezone
 from numpy.typing import NDArray
@@ -124,6 +124,19 @@ def segment_keys(metric: Metric, signature: str, corpus: Corpus) -> dict[tuple[i
     }
 
 
+def _field(model: type[Model], name: str) -> Field[Any, Any]:
+    """``model``'s concrete field ``name``, for the statements written as SQL here."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field) or not field.column:
+        raise ValueError(f"{model.__name__}.{name} is not a column")
+    return field
+
+
+def _column(model: type[Model], name: str) -> str:
+    """The quoted column of ``model``'s field ``name``."""
+    return connection.ops.quote_name(str(_field(model, name).column))
+
+
 def _stored(keys: Iterable[str]) -> dict[str, tuple[dict[str, float | None], list[float] | None]]:
     """``{key: (values, stats)}`` of the stored scores among ``keys``.
 
@@ -133,9 +146,11 @@ def _stored(keys: Iterable[str]) -> dict[str, tuple[dict[str, float | None], lis
     """
     found = {}
     unique = list(set(keys))
-    table, quote = MetricSegmentScore._meta, connection.ops.quote_name
-    columns = ", ".join(quote(table.get_field(name).column) for name in ("key", "values", "stats"))
-    select = f"SELECT {columns} FROM {quote(table.db_table)} WHERE {quote(table.get_field('key').column)} IN "
+    columns = ", ".join(_column(MetricSegmentScore, name) for name in ("key", "values", "stats"))
+    select = (
+        f"SELECT {columns} FROM {connection.ops.quote_name(MetricSegmentScore._meta.db_table)} "
+        f"WHERE {_column(MetricSegmentScore, 'key')} IN "
+    )
     with connection.cursor() as cursor:
         for start in range(0, len(unique), SCORE_LOOKUP_BATCH):
             batch = unique[start : start + SCORE_LOOKUP_BATCH]
@@ -283,11 +298,11 @@ def _insert(
     model's ``_meta``, the conflict clause from the database's own operations (as ``bulk_create``'s).
     """
     quote, on_conflict = connection.ops.quote_name, OnConflict.IGNORE if ignore_conflicts else None
-    columns = [model._meta.get_field(name) for name in fields]
+    columns = [_field(model, name) for name in fields]
     sql = " ".join(
         [
             connection.ops.insert_statement(on_conflict=on_conflict),
-            f"{quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in columns)})",
+            f"{quote(model._meta.db_table)} ({', '.join(_column(model, name) for name in fields)})",
             f"VALUES ({', '.join(['%s'] * len(columns))})",
             connection.ops.on_conflict_suffix_sql(columns, on_conflict, None, None) or "",
         ]
@@ -301,14 +316,14 @@ def _insert(
 
 def _now_for(model: type[Model], field: str) -> Any:
     """The current time as ``model.field`` stores it (what ``auto_now_add`` would write)."""
-    return model._meta.get_field(field).get_db_prep_save(timezone.now(), connection)
+    return _field(model, field).get_db_prep_save(timezone.now(), connection)
 
 
 def _insert_scores(campaign: Campaign, metric: str, signature: str, rows: ScoreRows) -> None:
     """Insert one metric output's built-in rows (:func:`_insert`)."""
     created, not_imported = (
         _now_for(MetricScore, "created_at"),
-        MetricScore._meta.get_field("imported").get_db_prep_save(False, connection),
+        _field(MetricScore, "imported").get_db_prep_save(False, connection),
     )
     fields = ("campaign", "metric", "level", "system", "instance", "value", "imported", "signature", "created_at")
     _insert(

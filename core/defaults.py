@@ -220,7 +220,7 @@ RANKING_ALPHA = 0.05
 METRIC_SCORE_CACHE_VERSION = 1
 # BERTScore embeds the instances in blocks of about this many distinct sentences, keeping a sentence's
 # embeddings only until its last block is matched (about 1.5 KiB per token with the default model).
-BERTSCORE_EMBED_BLOCK_SENTENCES = 4096
+BERTSCORE_EMBED_BLOCK_SENTENCES = 2048
 # A finished BERTScore child process gets this many seconds to exit before it is stopped.
 BERTSCORE_CHILD_EXIT_SECONDS = 5
 # A metric run writes its progress at most once per this many seconds; a new run reuses a finished

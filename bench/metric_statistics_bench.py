@@ -177,6 +177,20 @@ def summarise(found):
     return lines
 
 
+def baseline_and_data(work, revision, systems, instances):
+    """Under ``work``: the code of ``revision`` (``git archive`` of evalapp and core) and ``build``'s data, pickled."""
+    baseline = work / "baseline"
+    baseline.mkdir()
+    archive = subprocess.run(
+        ["git", "archive", revision, "evalapp", "core"], cwd=REPO, check=True, capture_output=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
+    data_file = work / "data.pickle"
+    with open(data_file, "wb") as target:
+        pickle.dump(build(systems, instances, 2020), target)
+    return baseline, data_file
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, default=17)
@@ -192,15 +206,7 @@ def main(argv=None):
     sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory(prefix="comve-statistics-") as work:
         work = Path(work)
-        baseline = work / "baseline"
-        baseline.mkdir()
-        archive = subprocess.run(
-            ["git", "archive", args.baseline, "evalapp", "core"], cwd=REPO, check=True, capture_output=True
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(baseline)], input=archive, check=True)
-        data_file = work / "data.pickle"
-        with open(data_file, "wb") as target:
-            pickle.dump(build(args.systems, args.instances, 2020), target)
+        baseline, data_file = baseline_and_data(work, args.baseline, args.systems, args.instances)
         print(
             f"{args.systems} systems x {args.instances} instances x {RATERS_PER_ITEM} raters, 7 metric outputs, "
             f"{args.resamples} resamples and permutations, seed {args.seed}"

@@ -20,7 +20,9 @@ from core.defaults import CONFIDENCE_LEVEL, METRIC_STUDY_PERMUTATIONS
 MIN_POINTS = 2  # below this no coefficient is defined
 MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
-SWAP_BLOCK = 128  # permutation rows turned into a float matrix at a time (memory: 128 x points floats)
+COIN_FLIP_OUTPUTS = 1 << 17  # raw 64-bit outputs drawn at a time for the coin flips (1 MiB)
+HALF_RAW = np.uint64(1 << 63)  # a raw output below this gives a double below 1/2
+SWAP_BLOCK = 32  # permutation rows turned into a float matrix at a time (memory: 32 x points floats, in the cache)
 KENDALL_LEVELS_MAX = 256  # distinct human scores up to which the permutation test's Kendall is counted per level
 KENDALL_ROUNDING_MARGIN = 1e-9  # rows whose |delta| is this close to the threshold are computed directly
 ROUNDING_SAFETY = 4.0  # factor on the n * eps * sum|x| bound of a sum's rounding error
@@ -291,14 +293,18 @@ def coin_flips(rng: np.random.Generator, rows: int, columns: int) -> NDArray[np.
     """``rng.random((rows, columns)) < 0.5``, bit for bit and leaving ``rng`` in the same state.
 
     With PCG64 (NumPy's default generator) a double is the top 53 bits of one 64-bit output, so it
-    is below 1/2 exactly when that output's top bit is 0: read from the raw outputs, at half the
-    cost of making the doubles. Other bit generators draw the doubles as before.
+    is below 1/2 exactly when that output is below 2**63: read from the raw outputs, a block of rows
+    at a time (one (rows, columns) array of 64-bit outputs is eight times the flips, and making it
+    cost more in fresh memory than the draws themselves). Other bit generators draw the doubles as before.
     """
-    if type(rng.bit_generator) is np.random.PCG64:
-        raw = rng.bit_generator.random_raw((rows, columns))
-        flips: NDArray[np.bool_] = (raw >> np.uint64(63)) == 0
-        return flips
-    return rng.random((rows, columns)) < 0.5
+    if type(rng.bit_generator) is not np.random.PCG64:
+        return rng.random((rows, columns)) < 0.5
+    flips = np.empty((rows, columns), dtype=bool)
+    step = max(1, COIN_FLIP_OUTPUTS // max(1, columns))
+    for start in range(0, rows, step):
+        raw = rng.bit_generator.random_raw((min(step, rows - start), columns))
+        np.less(raw, HALF_RAW, out=flips[start : start + step])
+    return flips
 
 
 def _swapped_pearson_deltas(
@@ -320,8 +326,9 @@ def _swapped_pearson_deltas(
     totals = (za.sum() + zb.sum(), (za * za).sum() + (zb * zb).sum(), (za + zb) @ centred)
     scale = n * np.finfo(float).eps * ROUNDING_SAFETY * (1.0 + (za * za).sum() + (zb * zb).sum())
     deltas = np.empty(len(swaps))
+    buffer = np.empty((min(SWAP_BLOCK, len(swaps)), n))  # used again block after block
     for start in range(0, len(swaps), SWAP_BLOCK):
-        s = swaps[start : start + SWAP_BLOCK].astype(float)
+        s = _as_float(swaps[start : start + SWAP_BLOCK], buffer)
         left_sum, left_sq, left_h = za.sum() + s @ step, (za * za).sum() + s @ step_sq, za @ centred + s @ step_h
         right_sum, right_sq, right_h = totals[0] - left_sum, totals[1] - left_sq, totals[2] - left_h
         left_var, right_var = left_sq - left_sum**2 / n, right_sq - right_sum**2 / n
@@ -336,6 +343,14 @@ def _swapped_pearson_deltas(
         rows = swaps[near]
         deltas[near] = _rowwise_pearson(np.where(rows, zb, za), human) - _rowwise_pearson(np.where(rows, za, zb), human)
     return deltas
+
+
+def _as_float(rows: NDArray[np.bool_], buffer: FloatArray) -> FloatArray:
+    """The rows of swaps as 0.0 / 1.0 in the first rows of ``buffer`` (fresh arrays of this size cost more
+    than the conversion)."""
+    converted = buffer[: len(rows)]
+    np.copyto(converted, rows)
+    return converted
 
 
 def _swapped_kendall_deltas(
@@ -372,21 +387,29 @@ def _swapped_kendall_deltas(
     # left picks za_p where unswapped and zb_p where swapped: count = base + swaps @ change
     base = np.bincount(slot[group_a][slot[group_a] >= 0], minlength=len(tied)).astype(float)
     rows_a, rows_b = np.flatnonzero(slot[group_a] >= 0), np.flatnonzero(slot[group_b] >= 0)
-    change = sparse.csr_matrix(
+    change_t = sparse.csr_matrix(  # (tied groups, points): swapping p moves it from za_p's group to zb_p's
         (
             np.r_[-np.ones(len(rows_a)), np.ones(len(rows_b))],
-            (np.r_[rows_a, rows_b], np.r_[slot[group_a][rows_a], slot[group_b][rows_b]]),
+            (np.r_[slot[group_a][rows_a], slot[group_b][rows_b]], np.r_[rows_a, rows_b]),
         ),
-        shape=(n, len(tied)),
+        shape=(len(tied), n),
     )
+    half_g = twice_g.sum() / 2
     tied_sizes = sizes[tied].astype(float)
     margin = KENDALL_ROUNDING_MARGIN * (1.0 + abs(threshold))
     deltas = np.empty(len(swaps))
     near = np.zeros(len(swaps), dtype=bool)
+    buffer = np.empty((min(SWAP_BLOCK, len(swaps)), n))  # used again block after block
+    transposed = np.empty((n, len(buffer))) if len(tied) else buffer
     for start in range(0, len(swaps), SWAP_BLOCK):
-        s = swaps[start : start + SWAP_BLOCK].astype(float)
-        difference = ((2.0 * s - 1.0) @ twice_g) / 2.0  # S_left - S_right
-        left_count = base[None, :] + np.asarray((change.T @ s.T).T)
+        s = _as_float(swaps[start : start + SWAP_BLOCK], buffer)
+        difference = s @ twice_g - half_g  # S_left - S_right, exact integers
+        if len(tied):
+            s_t = transposed[:, : len(s)]
+            np.copyto(s_t, s.T)
+            left_count = base[None, :] + (change_t @ s_t).T
+        else:
+            left_count = base[None, :]
         right_count = tied_sizes[None, :] - left_count
         left_ties = (left_count * (left_count - 1) / 2).sum(axis=1)
         right_ties = (right_count * (right_count - 1) / 2).sum(axis=1)
@@ -413,18 +436,20 @@ def _kendall_swap_weights(za: FloatArray, zb: FloatArray, levels: NDArray[np.int
     """2 g_p of :func:`_swapped_kendall_deltas`, as integers.
 
     g_p = (F(zb_p) - F(za_p)) over the other points' za plus the same over their zb, halved, where
-    F(v) = sum_q sign(level_p - level_q) sign(v - z_q): for each human score level m, the points of
-    that level below v less those above v (two binary searches in the level's sorted values).
+    F(v) = sum_q sign(level_p - level_q) sign(v - z_q). Per human score level m, G_m(v) (the level's
+    candidate values below v less those above v, over both metrics) is read for all 2n candidates at
+    once from a (levels, distinct values) table of running counts: 2 cum - count - total.
     """
-    twice_g = np.zeros(len(za))
-    for values in (za, zb):
-        for level in range(int(levels.max()) + 1):
-            ordered = np.sort(values[levels == level])
-            direction = np.sign(levels - level)
-            for query, sign in ((zb, 1.0), (za, -1.0)):
-                below = np.searchsorted(ordered, query, side="left")
-                above = len(ordered) - np.searchsorted(ordered, query, side="right")
-                twice_g += sign * direction * (below - above)
+    n = len(za)
+    distinct, rank = np.unique(np.concatenate([za, zb]), return_inverse=True)
+    rank = rank.ravel()
+    n_levels, width = int(levels.max()) + 1, len(distinct)
+    table = np.bincount(np.tile(levels, 2) * width + rank, minlength=n_levels * width).reshape(n_levels, width)
+    running = np.cumsum(table, axis=1)
+    below_less_above = 2 * running - table - running[:, -1:]  # (levels, distinct values)
+    change = below_less_above[:, rank[n:]] - below_less_above[:, rank[:n]]  # G_m(zb_p) - G_m(za_p)
+    direction = np.sign(levels[None, :] - np.arange(n_levels)[:, None])
+    twice_g: FloatArray = (direction * change).sum(axis=0).astype(float)
     return twice_g
 
 

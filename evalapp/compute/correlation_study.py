@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -400,16 +401,19 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
 
 
 WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
+SINGLE_PRECISION_EXACT = 2.0**24  # integer sums below this (in magnitude) are exact in float32
 FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
 KENDALL_CHUNK = (
-    400  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
+    200  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
-RESAMPLE_BLOCK = 50  # resamples weighted together (memory: block x outputs floats per array)
+PAIR_INDEX_SIZES = 64  # chunk sizes whose pair indices are kept
+CUBES_EXACT = 1 << 20  # points of a resample up to which Spearman's sums of squares are exact int64 cubes
+RESAMPLE_BLOCK = 16  # resamples ranked together: a few (block, points) arrays stay in the cache
 
 
 class _SortedBlocks:
-    """Values sorted once with their blocks of equal values, so that the average ranks of a weighted
-    multiset (each value repeated as often as its weight) are cumulative sums of the weights."""
+    """Values sorted once with their blocks of equal values, so that the ties of a weighted multiset (each
+    value repeated as often as its weight) are sums over the blocks (:func:`_weighted_ties`)."""
 
     def __init__(self, values: FloatArray) -> None:
         self.order = np.argsort(values, kind="stable")
@@ -418,14 +422,40 @@ class _SortedBlocks:
         self.starts = np.flatnonzero(new_block)
         self.block_of = np.cumsum(new_block) - 1
 
-    def ranks(self, weights: FloatArray) -> FloatArray:
-        """(resamples, points) average ranks, as scipy.stats.rankdata gives them on the repeated values."""
-        ordered = weights[:, self.order]
-        totals = np.add.reduceat(ordered, self.starts, axis=1)
-        block_rank = np.cumsum(totals, axis=1) - totals + (totals + 1) / 2
-        ranks = np.empty_like(ordered)
-        ranks[:, self.order] = block_rank[:, self.block_of]
-        return ranks
+
+@dataclass
+class _RankCells:
+    """The flattened points in order of metric score, with what a weighted rank correlation needs of them
+    (:meth:`FlattenedPoints._spearman_many`)."""
+
+    instances: NDArray[np.intp]  # each point's instance, points in order of metric score
+    block_ends: NDArray[np.intp] | None  # last point of each block of equal metric scores; None: no ties
+    block_of: NDArray[np.intp]  # each point's block of equal metric scores
+    by_level: NDArray[np.intp]  # the points (in metric order) grouped by human score, lowest first
+    level_starts: NDArray[np.intp]  # where each human score's points start in ``by_level``
+    y_points: NDArray[np.int64]  # (instances, human values): an instance's points with that human value
+    points: NDArray[np.int64]  # each instance's points
+
+    @classmethod
+    def of(cls, metric: FloatArray, human: FloatArray, instances: NDArray[np.intp], n_instances: int) -> _RankCells:
+        order = np.argsort(metric, kind="stable")
+        ordered = metric[order]
+        new_block = np.r_[True, ordered[1:] != ordered[:-1]]
+        block_of = np.cumsum(new_block) - 1
+        ties = bool(block_of[-1] + 1 < len(ordered))
+        block_ends = np.r_[np.flatnonzero(new_block)[1:], len(ordered)] - 1 if ties else None
+        y_values, y_levels = np.unique(human, return_inverse=True)
+        y_levels = y_levels.ravel()
+        by_level = np.argsort(y_levels[order], kind="stable")
+        level_starts = np.searchsorted(y_levels[order][by_level], np.arange(len(y_values)))
+        y_points = np.zeros((n_instances, len(y_values)), np.int64)
+        np.add.at(y_points, (instances, y_levels), 1)
+        points = np.bincount(instances, minlength=n_instances).astype(np.int64)
+        return cls(instances[order], block_ends, block_of, by_level, level_starts, y_points, points)
+
+    def per_level(self, values: NDArray[np.int64], buffer: NDArray[np.int64]) -> NDArray[np.int64]:
+        """(resamples, human values) sums of per-point integers over each human score's points."""
+        return np.add.reduceat(np.take(values, self.by_level, axis=1, out=buffer), self.level_starts, axis=1)
 
 
 class FlattenedPoints:
@@ -441,38 +471,94 @@ class FlattenedPoints:
     def __init__(self, metric: FloatArray, human: FloatArray, instances: NDArray[np.intp]) -> None:
         self.metric, self.human, self.instances = metric, human, instances
         self.sorted = (_SortedBlocks(metric), _SortedBlocks(human))
+        self._cells: _RankCells | None = None
 
     def coefficient_many(self, name: str, counts: NDArray[np.int64]) -> FloatArray:
-        values = np.full(len(counts), NAN)
         if len(self.metric) == 0:
-            return values
+            return np.full(len(counts), NAN)
         if name == "kendall_b":
             return self._kendall_many(counts)
         if name == "pearson":
             return self._pearson_many(counts)
-        spread = self._spread(np.asarray(counts, float))
+        if name == "spearman":
+            return self._spearman_many(counts)
+        raise ValueError(f"no weighted form of {name!r}; expected one of {', '.join(corr.SEGMENT_COEFFICIENTS)}")
+
+    def _spearman_many(self, counts: NDArray[np.int64]) -> FloatArray:
+        """Spearman's rho of every resample: Pearson's r of the repeated points' average ranks.
+
+        In a resample a point weighs its instance's draw count. Twice a point's average rank less the
+        resample's points W plus one, its centred rank doubled, is the weight of the points below it less
+        the weight of those above: with the points in order of metric score and cum the running sum of the
+        weights, cum_end + cum_start - W over its block of equal scores (2 cum - w - W without ties), an
+        integer. The sums of squares of tied average ranks are (W³ - W - sum over blocks (t³ - t)) / 12 and
+        the cross sum is the points' weights times both doubled ranks, per human score level first (without
+        ties, w (2 cum - w - W) summed over a level needs only w cum per point: the rest is per instance):
+        every sum is an integer far below 2**53, exact in any order, so the only rounding is the final ratio.
+        Undefined where the drawn points' metric or human scores are all equal (a zero sum of squares,
+        exactly), as :func:`corr.coefficient_value` has it.
+        """
+        cells = self._rank_cells(np.shape(counts)[1])
+        values = np.full(len(counts), NAN)
+        n_points = len(cells.instances)
+        # (resamples, points) buffers used again block after block: fresh ones cost more than the arithmetic
+        weights_buffer, rank_buffer = np.empty((2, RESAMPLE_BLOCK, n_points), np.int64)
+        level_buffer = np.empty((RESAMPLE_BLOCK, n_points), np.int64)
         for start in range(0, len(counts), RESAMPLE_BLOCK):
-            block = slice(start, start + RESAMPLE_BLOCK)
-            weights = np.asarray(counts[block], float)[:, self.instances]
-            if name == "spearman":
-                x, y = self.sorted[0].ranks(weights), self.sorted[1].ranks(weights)
+            block = np.asarray(counts[start : start + RESAMPLE_BLOCK], np.int64)
+            rows = len(block)
+            weights = np.take(block, cells.instances, axis=1, out=weights_buffer[:rows])  # in order of metric score
+            running = np.cumsum(weights, axis=1, out=rank_buffer[:rows])
+            total = running[:, -1:].copy()
+            # cubes of the resample's points in exact integers; beyond CUBES_EXACT points they would overflow
+            # them, and are rounded floats (every sum of squares the same expression, so all-equal is still 0)
+            cube = np.int64 if total.max(initial=0) < CUBES_EXACT else np.float64
+            y_sizes = block @ cells.y_points
+            y_rank = 2 * np.cumsum(y_sizes, axis=1) - y_sizes - total
+            if cells.block_ends is None:
+                # sum over a level's points of w (2 running - w - total): the last two terms per instance
+                running *= weights
+                per_level = 2 * cells.per_level(running, level_buffer[:rows])
+                per_level -= (block * block) @ cells.y_points + total * y_sizes
+                x_ties = (block.astype(cube) ** 3 - block) @ cells.points  # a point's copies tie with one another
             else:
-                x, y = self.metric, self.human
-            values[block] = self._weighted_pearson(x, y, weights, spread[block])
+                ends = running[:, cells.block_ends]
+                sizes = np.diff(ends, axis=1, prepend=0)
+                x_rank = np.take(2 * ends - sizes - total, cells.block_of, axis=1, out=rank_buffer[:rows])
+                x_rank *= weights
+                per_level = cells.per_level(x_rank, level_buffer[:rows])
+                x_ties = (sizes.astype(cube) ** 3 - sizes).sum(axis=1)
+            cross = (per_level.astype(float) * y_rank).sum(axis=1)  # 4 sum (rx - mean)(ry - mean)
+            w = total[:, 0].astype(cube)
+            sxx = w**3 - w - x_ties  # 12 sum (rx - mean)²
+            syy = w**3 - w - (y_sizes.astype(cube) ** 3 - y_sizes).sum(axis=1)
+            defined = (sxx > 0) & (syy > 0) & (w >= corr.MIN_POINTS)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                r = 3 * cross / np.sqrt(sxx.astype(float) * syy.astype(float))
+            values[start : start + RESAMPLE_BLOCK] = np.where(defined, np.clip(r, -1.0, 1.0), NAN)
         return values
+
+    def _rank_cells(self, n_instances: int) -> _RankCells:
+        if self._cells is None or self._cells.y_points.shape[0] != n_instances:
+            self._cells = _RankCells.of(self.metric, self.human, self.instances, n_instances)
+        return self._cells
 
     def _spread(self, counts: FloatArray) -> Mask:
         """Per resample (row of instance draw counts): do the drawn points' metric and human scores both vary?
-        From each instance's highest and lowest score, so no (resamples, points) array is made."""
+        From each instance's highest and lowest score: the drawn instance first in order of highest
+        score has the resample's highest, and likewise for the lowest, so no (resamples, points) array is made."""
         n_instances = counts.shape[1]
         drawn = counts > 0
-        varies = np.ones(len(counts), dtype=bool)
+        varies: Mask = np.asarray(drawn.any(axis=1))
         for values in (self.metric, self.human):
             high = np.full(n_instances, -np.inf)
             low = np.full(n_instances, np.inf)
             np.maximum.at(high, self.instances, values)
             np.minimum.at(low, self.instances, values)
-            varies &= np.where(drawn, high, -np.inf).max(axis=1) - np.where(drawn, low, np.inf).min(axis=1) > 0
+            by_high, by_low = np.argsort(-high, kind="stable"), np.argsort(low, kind="stable")
+            highest = high[by_high][drawn[:, by_high].argmax(axis=1)]
+            lowest = low[by_low][drawn[:, by_low].argmax(axis=1)]
+            varies &= highest - lowest > 0
         return varies
 
     def _pearson_many(self, counts: NDArray[np.int64]) -> FloatArray:
@@ -515,7 +601,12 @@ class FlattenedPoints:
             return values
         n_instances, n_levels = weights.shape[1], len(level_values)
         pair_matrix = _kendall_pair_matrix(x, levels, instances, n_instances, n_levels)
-        s = 0.5 * ((weights @ pair_matrix) * weights).sum(axis=1)
+        # integers throughout: in single precision when no partial sum can reach 2**24 (exact, twice as fast)
+        if len(weights) and weights.sum(axis=1).max() * np.abs(pair_matrix).max() < SINGLE_PRECISION_EXACT:
+            products = (weights.astype(np.float32) @ pair_matrix.astype(np.float32)).astype(float)
+        else:
+            products = weights @ pair_matrix
+        s = 0.5 * (products * weights).sum(axis=1)
         points = np.bincount(instances, minlength=n_instances).astype(float)
         total = weights @ points
         pairs = total * (total - 1) / 2
@@ -527,69 +618,104 @@ class FlattenedPoints:
         values[defined] = np.clip(tau[defined], -1.0, 1.0)
         return values
 
-    def _weighted_pearson(self, x: FloatArray, y: FloatArray, weights: FloatArray, spread: Mask) -> FloatArray:
-        """Pearson's r of each row of weights; ``spread``: the row's drawn points vary in both scores."""
-        total = weights.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xc = x - ((weights * x).sum(axis=1) / total)[:, None]
-            yc = y - ((weights * y).sum(axis=1) / total)[:, None]
-            r = (weights * xc * yc).sum(axis=1) / np.sqrt(
-                (weights * xc * xc).sum(axis=1) * (weights * yc * yc).sum(axis=1)
-            )
-        defined = (total >= corr.MIN_POINTS) & spread
-        return np.where(defined, np.clip(r, -1.0, 1.0), NAN)
-
 
 def _kendall_pair_matrix(
     x: FloatArray, levels: NDArray[np.intp], instances: NDArray[np.intp], n_instances: int, n_levels: int
 ) -> FloatArray:
     """(instances, instances) sums of sign(x_p - x_q) sign(y_p - y_q) over ordered pairs of points; see
-    :meth:`FlattenedPoints._kendall_many`."""
+    :meth:`FlattenedPoints._kendall_many`.
+
+    Every term is an integer and every sum is bounded by the two instances' points multiplied, so
+    the products over chunks are exact in single precision when that bound is below 2**24 (twice as
+    fast); the pairs inside a chunk are taken once each (p before q in metric order, so sign(x_p - x_q)
+    is -1 or, for equal scores, 0) and added to both (instance, instance) cells at the end.
+    """
     order = np.argsort(x, kind="stable")
     ordered = x[order]
     block_starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    # chunks of about KENDALL_CHUNK points cut between blocks; a block of at least that many equal scores (a
+    # BLEU of zero) is a chunk of its own, where no pair counts, rather than making its chunk's pairs many
     bounds, last = [0], 0
-    for start in block_starts[1:]:
-        if start - last >= KENDALL_CHUNK:
-            bounds.append(int(start))
+    for start, end in zip(block_starts.tolist(), np.r_[block_starts[1:], len(x)].tolist()):
+        large = end - start >= KENDALL_CHUNK
+        if start > last and (start - last >= KENDALL_CHUNK or large):
+            bounds.append(start)
             last = start
+        if large and end < len(x):
+            bounds.append(end)
+            last = end
     bounds.append(len(x))
+    largest = int(np.bincount(instances, minlength=n_instances).max()) if len(instances) else 0
+    exact = np.float32 if largest * largest < SINGLE_PRECISION_EXACT else np.float64
     # Y[l, m] = sign(level_p - level_q) * sign(x_p - x_q) for p in an earlier chunk than q: -sign(l - m)
     level_index = np.arange(n_levels)
-    y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(float)
-    per_chunk = []
-    within = np.zeros(n_instances * n_instances)
+    y_sign = -np.sign(level_index[:, None] - level_index[None, :]).astype(exact)
+    cells, signs = [], []
+    small_levels: NDArray[np.signedinteger[Any]] = levels.astype(
+        np.int8 if n_levels <= np.iinfo(np.int8).max else np.intp
+    )
     for first, end in zip(bounds[:-1], bounds[1:]):
-        points = order[first:end]
-        cell = instances[points] * n_levels + levels[points]
-        per_chunk.append(np.bincount(cell, minlength=n_instances * n_levels).reshape(n_instances, n_levels))
         if ordered[first] != ordered[end - 1]:
-            dx = np.sign(x[points][:, None] - x[points][None, :])
-            dy = np.sign(levels[points][:, None] - levels[points][None, :])
-            flat = (instances[points][:, None] * n_instances + instances[points][None, :]).ravel()
-            within += np.bincount(flat, weights=(dx * dy).ravel(), minlength=n_instances * n_instances)
-    chunks = np.stack(per_chunk).astype(float)  # (chunks, instances, levels)
-    later = np.cumsum(chunks[::-1], axis=0)[::-1] - chunks  # the points of every later chunk
-    left = (chunks @ y_sign).transpose(1, 0, 2).reshape(n_instances, -1)
-    right = later.transpose(1, 0, 2).reshape(n_instances, -1)
-    cross = left @ right.T
-    matrix: FloatArray = cross + cross.T + within.reshape(n_instances, n_instances)
+            points = order[first:end]
+            before, after = _pairs_in_order(end - first)
+            level = small_levels[points]
+            sign = np.sign(level[after] - level[before])  # = sign(x_p - x_q) sign(y_p - y_q), p before q
+            if len(np.unique(ordered[first:end])) < end - first:  # equal metric scores in the chunk count 0
+                sign *= ordered[first:end][before] != ordered[first:end][after]
+            owner = instances[points]
+            cells.append(owner[before] * n_instances + owner[after])
+            signs.append(sign)
+    within = np.bincount(
+        np.concatenate(cells) if cells else np.zeros(0, np.intp),
+        weights=np.concatenate(signs).astype(float) if signs else None,
+        minlength=n_instances * n_instances,
+    ).reshape(n_instances, n_instances)
+    # every point counted in its (instance, chunk, level) cell at once
+    n_chunks = len(bounds) - 1
+    chunk_of = np.repeat(np.arange(n_chunks), np.diff(bounds))
+    chunks = (
+        np.bincount(
+            (instances[order] * n_chunks + chunk_of) * n_levels + levels[order],
+            minlength=n_instances * n_chunks * n_levels,
+        )
+        .reshape(n_instances, n_chunks, n_levels)
+        .astype(exact)
+    )
+    later = np.cumsum(chunks[:, ::-1], axis=1)[:, ::-1] - chunks  # the points of every later chunk
+    left = (chunks @ y_sign).reshape(n_instances, -1)
+    right = later.reshape(n_instances, -1)
+    cross = (left @ right.T).astype(float)
+    matrix: FloatArray = cross + cross.T + within + within.T
     return matrix
+
+
+@lru_cache(maxsize=PAIR_INDEX_SIZES)
+def _pairs_in_order(size: int) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """The (earlier, later) positions of every pair among ``size`` points; chunks mostly share a size."""
+    before, after = np.triu_indices(size, 1)
+    return before, after
 
 
 def _weighted_ties(
     blocks: _SortedBlocks, instances: NDArray[np.intp], counts: FloatArray, n_instances: int
 ) -> FloatArray:
     """Per resample, the tied pairs of the repeated points: sum over groups of equal values of t (t - 1) / 2,
-    t being the group's points weighted by their instances' draw counts."""
+    t being the group's points weighted by their instances' draw counts. A point alone with its value ties
+    only with its own copies, c (c - 1) / 2 for an instance drawn c times: those are summed per instance."""
+    sizes = np.diff(np.r_[blocks.starts, len(blocks.order)])
+    point_instances = instances[blocks.order]
+    alone = (sizes == 1)[blocks.block_of]
+    lone_points = np.bincount(point_instances[alone], minlength=n_instances).astype(float)
+    shared_groups, shared_of = np.unique(blocks.block_of[~alone], return_inverse=True)
     membership = sparse.csr_matrix(
-        (np.ones(len(instances)), (blocks.block_of, instances[blocks.order])),
-        shape=(len(blocks.starts), n_instances),
+        (np.ones(int((~alone).sum())), (shared_of.ravel(), point_instances[~alone])),
+        shape=(len(shared_groups), n_instances),
     )
-    ties: FloatArray = np.zeros(len(counts))
-    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
-        sizes = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
-        ties[start : start + FLAT_ACCURACY_BLOCK] = (sizes * (sizes - 1) / 2).sum(axis=0)
+    ties: FloatArray = (counts * (counts - 1) / 2) @ lone_points
+    if len(shared_groups):
+        for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
+            sizes_drawn = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
+            ties[start : start + FLAT_ACCURACY_BLOCK] += (sizes_drawn * (sizes_drawn - 1) / 2).sum(axis=0)
     return ties
 
 
@@ -759,16 +885,13 @@ def wmt_statistics(
         step(0.1 + 0.3 * position / max(1, len(segment_metrics)), f"acc_eq: {metric.name}")
         assert metric.segment is not None  # segment_metrics holds only the metrics with segment scores
         flat = tie_calibration.FlatPairs(human_segment, metric.segment)
-        result = tie_calibration.flat_accuracy(human_segment, metric.segment)
+        result = tie_calibration.flat_accuracy_of(flat)
         grouped = tie_calibration.GroupedPairs(human_segment, metric.segment)
         grouped_value, grouped_epsilon = grouped.optimise()
         flat_boot = grouped_boot = None
         if resamples:
             counts = draws[CAMPAIGN_DOMAIN][1]
-            n_systems = human_segment.shape[0]
-            flat_boot = (
-                _flat_accuracy_many(flat, result.epsilon, counts, n_systems) if np.isfinite(result.epsilon) else None
-            )
+            flat_boot = _flat_accuracy_many(flat, result.epsilon, counts) if np.isfinite(result.epsilon) else None
             grouped_boot, _ = grouped.optimise_many(counts)
         segment_level[metric.name] = {
             "acc_eq": _entry(result.value, flat_boot, confidence, epsilon=_plain(result.epsilon), pairs=result.pairs),
@@ -818,19 +941,25 @@ def wmt_statistics(
     }
 
 
-def _flat_accuracy_many(flat: Any, epsilon: float, counts: NDArray[np.int64], n_systems: int) -> FloatArray:
+def _flat_accuracy_many(flat: tie_calibration.FlatPairs, epsilon: float, counts: NDArray[np.int64]) -> FloatArray:
     """acc_eq (flattened) of every resample at the full sample's epsilon, as ``tie_calibration.flat_accuracy_at``
-    gives it resample by resample: each output weighted by its instance's draw count."""
-    values = np.full(len(counts), NAN)
-    for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):
-        block = np.asarray(counts[start : start + FLAT_ACCURACY_BLOCK], float)
-        weights = np.tile(block, (1, n_systems))[:, flat.keep]
-        total = weights.sum(axis=1)
-        agreeing = np.asarray(flat.agreement_many(epsilon, weights), float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values[start : start + FLAT_ACCURACY_BLOCK] = np.where(
-                total >= 2, agreeing / (total * (total - 1) / 2), NAN
-            )
+    gives it resample by resample: each output weighted by its instance's draw count.
+
+    The agreeing pairs of a resample are a quadratic form in the instances' draw counts c,
+    ``c' M c + sum_g outputs_g c_g (c_g - 1) / 2`` (``FlatPairs.agreement_matrix``): integers
+    below 2^53 in float64, so exactly the row-by-row counts."""
+    n_instances = counts.shape[1]
+    instances = np.flatnonzero(flat.keep) % n_instances
+    matrix = flat.agreement_matrix(epsilon, instances, n_instances)
+    outputs = np.bincount(instances, minlength=n_instances).astype(float)
+    c = np.asarray(counts, float)
+    # c M: non-negative integers; in float32 (half the cost) when no sum can reach 2^24, where it is exact
+    single = len(c) and c.max() * matrix.sum(axis=1).max() < SINGLE_PRECISION_EXACT
+    weighted = (c.astype(np.float32) @ matrix.astype(np.float32)).astype(float) if single else c @ matrix
+    agreeing = (weighted * c).sum(axis=1) + (c * (c - 1) / 2) @ outputs
+    total = c @ outputs
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values: FloatArray = np.where(total >= 2, agreeing / (total * (total - 1) / 2), NAN)
     return values
 
 

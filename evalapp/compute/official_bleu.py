@@ -156,12 +156,33 @@ def bleu_from_totals_array(totals: ArrayLike) -> NDArray[np.float64]:
     matches, possible = totals[:, MATCHES], totals[:, POSSIBLE]
     hyp_len, ref_len = totals[:, HYP_LEN], totals[:, REF_LEN]
     with np.errstate(divide="ignore", invalid="ignore"):
-        precisions = np.where(possible > 0, matches / np.where(possible > 0, possible, 1), 0.0)
-        all_positive = np.all(precisions > 0, axis=1)
-        log_mean = np.log(np.where(precisions > 0, precisions, 1.0)).mean(axis=1)
-        geo_mean = np.where(all_positive, np.exp(log_mean), 0.0)
+        if every_column((matches > 0) & (possible > 0)).all():  # corpus totals nearly always: every precision positive
+            geo_mean = np.exp(_log_sum(np.log(matches / possible)) / matches.shape[1])
+        else:
+            precisions = np.where(possible > 0, matches / np.where(possible > 0, possible, 1), 0.0)
+            positive = precisions > 0
+            log_mean = _log_sum(np.log(np.where(positive, precisions, 1.0))) / matches.shape[1]
+            geo_mean = np.where(every_column(positive), np.exp(log_mean), 0.0)
         ratio = np.where(ref_len > 0, hyp_len / np.where(ref_len > 0, ref_len, 1), np.inf)
         brevity_penalty = np.where(
             ratio > 1.0, 1.0, np.where(ratio == 0, 0.0, np.exp(1 - 1 / np.where(ratio == 0, 1, ratio)))
         )
-    return geo_mean * brevity_penalty * SCALE
+    scores: NDArray[np.float64] = geo_mean * brevity_penalty * SCALE
+    return scores
+
+
+def _log_sum(logs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Each row's logarithms added order by order, as NumPy's mean over a row of a few adds them."""
+    total = logs[:, 0].copy()
+    for order in range(1, logs.shape[1]):
+        total += logs[:, order]
+    return total
+
+
+def every_column(mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """``mask.all(axis=1)`` for a (rows, a few columns) mask, column by column (NumPy's reduction over a short
+    strided axis is several times slower). Also the sacreBLEU scores' (:mod:`evalapp.metrics.sacrebleu_metrics`)."""
+    every: NDArray[np.bool_] = mask[:, 0].copy()
+    for column in range(1, mask.shape[1]):
+        every &= mask[:, column]
+    return every

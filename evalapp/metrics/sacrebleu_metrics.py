@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.base import Metric as SacreScorer
 
+from evalapp.compute.official_bleu import every_column
 from evalapp.metrics.base import (
     Hypotheses,
     Metric,
@@ -45,7 +46,9 @@ LOG_FLOOR = -9999999999  # sacrebleu.utils.my_log(0)
 def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
     """sacreBLEU's ``BLEU.compute_bleu`` (exponential smoothing, no effective order) on rows of
     statistics [sys_len, ref_len, correct_1..N, total_1..N], vectorised with the same
-    operations in the same order, so the scores are the same floats."""
+    operations in the same order, so the scores are the same floats. When every row has matches at
+    every order (corpus totals of real texts nearly always), none needs smoothing and they take the short
+    way: all orders at once, the logarithms added order by order from 0 as sacreBLEU's ``sum``."""
     stats = np.asarray(stats, float)
     sys_len, ref_len = np.floor(stats[:, 0]), np.floor(stats[:, 1])
     correct, total = stats[:, 2 : 2 + max_order], stats[:, 2 + max_order : 2 + 2 * max_order]
@@ -53,46 +56,64 @@ def bleu_exp_scores(stats: ArrayLike, max_order: int = 4) -> FloatArray:
         bp = np.where(
             sys_len < ref_len, np.where(sys_len > 0, np.exp(1 - ref_len / np.where(sys_len > 0, sys_len, 1)), 0.0), 1.0
         )
-        smooth = np.ones(len(stats))
-        running = np.ones(len(stats), bool)  # sacreBLEU stops at the first order with no n-grams
-        log_sum = np.zeros(len(stats))
-        for n in range(max_order):
-            running &= total[:, n] != 0
-            zero = running & (correct[:, n] == 0)
-            smooth = np.where(zero, smooth * 2, smooth)
-            safe_total = np.where(total[:, n] != 0, total[:, n], 1)
-            precision = np.where(
-                running,
-                np.where(correct[:, n] == 0, 100.0 / (smooth * safe_total), 100.0 * correct[:, n] / safe_total),
-                0.0,
-            )
-            log_sum = log_sum + np.where(precision == 0.0, LOG_FLOOR, np.log(np.where(precision > 0, precision, 1)))
+        if every_column((correct > 0) & (total > 0)).all():  # no smoothing, no stop: the short way
+            log_sum = _plain_log_sum(correct, total, max_order)
+        else:  # taking the rows apart costs more than the short way saves on some of them
+            log_sum = _smoothed_log_sum(correct, total, max_order)
         score = bp * np.exp(log_sum / max_order)
-    return np.where((correct != 0).any(axis=1), score, 0.0)
+    return np.where(~every_column(correct == 0), score, 0.0)
+
+
+def _plain_log_sum(correct: FloatArray, total: FloatArray, max_order: int) -> FloatArray:
+    """The sum of the logarithms of sacreBLEU's precisions, order by order, where every order has matches."""
+    logs = np.log(100.0 * correct / total)
+    log_sum = logs[:, 0].copy()
+    for n in range(1, max_order):
+        log_sum += logs[:, n]
+    return log_sum
+
+
+def _smoothed_log_sum(correct: FloatArray, total: FloatArray, max_order: int) -> FloatArray:
+    """The sum of the logarithms of sacreBLEU's exponentially smoothed precisions, order by order."""
+    smooth = np.ones(len(correct))
+    running = np.ones(len(correct), bool)  # sacreBLEU stops at the first order with no n-grams
+    log_sum = np.zeros(len(correct))
+    for n in range(max_order):
+        running &= total[:, n] != 0
+        zero = running & (correct[:, n] == 0)
+        smooth = np.where(zero, smooth * 2, smooth)
+        safe_total = np.where(total[:, n] != 0, total[:, n], 1)
+        precision = np.where(
+            running,
+            np.where(correct[:, n] == 0, 100.0 / (smooth * safe_total), 100.0 * correct[:, n] / safe_total),
+            0.0,
+        )
+        log_sum = log_sum + np.where(precision == 0.0, LOG_FLOOR, np.log(np.where(precision > 0, precision, 1)))
+    return log_sum
 
 
 def chrf_scores(stats: ArrayLike, order: int, beta: float) -> FloatArray:
     """sacreBLEU's ``CHRF._compute_f_score`` (effective-order averaging) on rows of statistics
-    [hyp, ref, match] per order, vectorised with the same operations in the same order."""
+    [hyp, ref, match] per order, vectorised with the same operations in the same order: the
+    precisions and recalls of the orders that count at once, added order by order."""
     stats = np.asarray(stats, float)
-    eps = 1e-16
+    triples = stats[:, : 3 * order].reshape(len(stats), order, 3)
+    n_hyp, n_ref, n_match = triples[..., 0], triples[..., 1], triples[..., 2]
     factor = beta**2
-    avg_prec, avg_rec = np.zeros(len(stats)), np.zeros(len(stats))
-    effective = np.zeros(len(stats))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in range(order):
-            n_hyp, n_ref, n_match = stats[:, 3 * i], stats[:, 3 * i + 1], stats[:, 3 * i + 2]
-            prec = np.where(n_hyp > 0, n_match / np.where(n_hyp > 0, n_hyp, 1), eps)
-            rec = np.where(n_ref > 0, n_match / np.where(n_ref > 0, n_ref, 1), eps)
-            both = (n_hyp > 0) & (n_ref > 0)
-            avg_prec = np.where(both, avg_prec + prec, avg_prec)
-            avg_rec = np.where(both, avg_rec + rec, avg_rec)
-            effective += both
-        avg_prec = np.where(effective > 0, avg_prec / np.where(effective > 0, effective, 1), 0.0)
-        avg_rec = np.where(effective > 0, avg_rec / np.where(effective > 0, effective, 1), 0.0)
-        denominator = (factor * avg_prec) + avg_rec
-        score = (1 + factor) * avg_prec * avg_rec
-        score = score / np.where(denominator != 0, denominator, 1)
+    both = (n_hyp > 0) & (n_ref > 0)  # an order counts when both sides have n-grams
+    prec = np.divide(n_match, n_hyp, out=np.zeros(both.shape), where=both)
+    rec = np.divide(n_match, n_ref, out=np.zeros(both.shape), where=both)
+    avg_prec, avg_rec = prec[:, 0].copy(), rec[:, 0].copy()  # 0 + the first; adding 0.0 leaves a sum as it is
+    for i in range(1, order):
+        avg_prec += prec[:, i]
+        avg_rec += rec[:, i]
+    effective = both.sum(axis=1).astype(float)
+    counted = effective > 0
+    avg_prec = np.divide(avg_prec, effective, out=np.zeros(len(stats)), where=counted)
+    avg_rec = np.divide(avg_rec, effective, out=np.zeros(len(stats)), where=counted)
+    denominator = (factor * avg_prec) + avg_rec
+    score = (1 + factor) * avg_prec * avg_rec
+    np.divide(score, denominator, out=score, where=denominator != 0)
     return np.where(avg_prec + avg_rec != 0, 100 * score, 0.0)
 
 

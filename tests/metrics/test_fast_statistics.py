@@ -285,7 +285,7 @@ def test_flat_accuracy_of_every_resample_equals_one_at_a_time():
     )
     counts[0] = 0
     counts[0, 4] = 1  # one output drawn once per system: fewer than two outputs for no system, but one instance
-    found = _flat_accuracy_many(flat, epsilon, counts, n_systems)
+    found = _flat_accuracy_many(flat, epsilon, counts)
     for b, row in enumerate(counts):
         expected = tie_calibration.flat_accuracy_at(flat, epsilon, np.tile(row, n_systems)[flat.keep])
         assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
@@ -302,3 +302,104 @@ def test_coin_flips_are_the_uniform_draws_below_one_half(seed):
     assert first.random() == second.random()
     other, again = (np.random.Generator(np.random.MT19937(seed)) for _ in range(2))
     assert np.array_equal(corr.coin_flips(other, 5, 7), again.random((5, 7)) < 0.5)
+
+
+@pytest.mark.parametrize("name", ["pearson", "spearman", "kendall_b"])
+@pytest.mark.parametrize("case", ["continuous", "tied", "one_system", "constant_human"])
+def test_flattened_coefficients_of_resamples_equal_scipy_on_the_repeated_points_in_edge_cases(case, name):
+    """Spearman's rho over resamples in integer arithmetic (doubled centred ranks, closed-form sums of
+    squares with the copies of a drawn point tied), Pearson's and Kendall's equal SciPy's on the repeated
+    points, with and without ties among distinct scores, with one system, with an instance without any
+    point, and undefined where a side is constant."""
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    reference = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall_b": stats.kendalltau}[name]
+    rng = np.random.default_rng(12)
+    n_systems, n_instances = (1, 60) if case == "one_system" else (5, 40)
+    human = np.round(rng.normal(2, 0.8, (n_systems, n_instances)) * 3) / 3
+    metric = human + rng.normal(0, 1, human.shape)  # distinct scores
+    if case == "tied":
+        metric = np.maximum(np.round(metric), 0)
+    if case == "constant_human":
+        human[:, :20] = 2.0
+    metric[rng.random(human.shape) < 0.1] = np.nan
+    metric[:, -1] = np.nan  # the last instance has no point: the counts are wider than the points
+    keep = np.isfinite(metric)
+    instances = np.broadcast_to(np.arange(n_instances), human.shape)[keep]
+    flat = FlattenedPoints(metric[keep], human[keep], instances)
+    draws = rng.integers(0, n_instances, (40, n_instances))
+    draws[0] = 3  # one instance drawn every time: with one system, a single point repeated
+    draws[1] = rng.integers(0, 20, n_instances)  # for constant_human: only the constant instances
+    draws[2, : n_instances - 1] = n_instances - 1  # mostly the instance without points
+    counts = np.stack([np.bincount(row, minlength=n_instances) for row in draws])
+    found = flat.coefficient_many(name, counts)
+    for b, columns in enumerate(draws):
+        m, h = metric[:, columns], human[:, columns]
+        present = np.isfinite(m)
+        if present.sum() < 2 or np.ptp(m[present]) == 0 or np.ptp(h[present]) == 0:
+            assert np.isnan(found[b])
+        else:
+            assert found[b] == pytest.approx(reference(m[present], h[present]).statistic, abs=1e-13)
+    assert np.isnan(found[0]) == (case in ("one_system", "constant_human"))
+    assert np.isnan(found[1]) == (case == "constant_human")
+
+
+@pytest.mark.parametrize("shape", [(7, 50_000), (3, 200_000), (1000, 170)])
+def test_coin_flips_drawn_in_blocks_of_rows_are_the_uniform_draws_below_one_half(shape):
+    """Rows drawn a block at a time (several blocks, a single row wider than a block) continue one stream."""
+    first, second = np.random.default_rng(21), np.random.default_rng(21)
+    assert np.array_equal(corr.coin_flips(first, *shape), second.random(shape) < 0.5)
+    assert first.random() == second.random()
+
+
+def _kendall_swap_weights_by_search(za, zb, levels):
+    """The swap weights as first written: two binary searches per human score level and candidate."""
+    twice_g = np.zeros(len(za))
+    for values in (za, zb):
+        for level in range(int(levels.max()) + 1):
+            ordered = np.sort(values[levels == level])
+            direction = np.sign(levels - level)
+            for query, sign in ((zb, 1.0), (za, -1.0)):
+                below = np.searchsorted(ordered, query, side="left")
+                above = len(ordered) - np.searchsorted(ordered, query, side="right")
+                twice_g += sign * direction * (below - above)
+    return twice_g
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kendall_swap_weights_from_running_counts_equal_the_binary_searches(seed):
+    """Ties within and across the two metrics, one human score level or many, a metric equal to the other."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    levels = rng.integers(0, [1, 2, 5, 12, 12, 30][seed], n)
+    levels = np.unique(levels, return_inverse=True)[1].ravel()
+    za = np.round(rng.normal(size=n), seed % 3)
+    zb = za.copy() if seed == 4 else np.round(rng.normal(size=n), 1)
+    zb[: n // 4] = za[: n // 4]  # some points score alike on both metrics
+    found = corr._kendall_swap_weights(za, zb, levels)
+    assert np.array_equal(found, _kendall_swap_weights_by_search(za, zb, levels))
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_flattened_spearman_in_floats_beyond_exact_cubes_is_the_integer_one(monkeypatch, tied):
+    """Past CUBES_EXACT points a resample's sums of squares are rounded floats (int64 cubes would overflow):
+    the same coefficients to rounding, and still undefined where every drawn score is equal."""
+    from evalapp.compute import correlation_study
+    from evalapp.compute.correlation_study import FlattenedPoints
+
+    rng = np.random.default_rng(4)
+    human = np.round(rng.normal(2, 0.8, (3, 30)) * 3) / 3
+    human[:, 0] = 1.0
+    metric = human + rng.normal(0, 1, human.shape)
+    metric[:, 0] = 0.5  # instance 0 alone: both sides constant
+    if tied:
+        metric = np.round(metric)
+    instances = np.broadcast_to(np.arange(30), human.shape).ravel()
+    draws = rng.integers(0, 30, (20, 30))
+    draws[0] = 0
+    counts = np.stack([np.bincount(row, minlength=30) for row in draws])
+    exact = FlattenedPoints(metric.ravel(), human.ravel(), instances).coefficient_many("spearman", counts)
+    monkeypatch.setattr(correlation_study, "CUBES_EXACT", 1)
+    rounded = FlattenedPoints(metric.ravel(), human.ravel(), instances).coefficient_many("spearman", counts)
+    assert np.isnan(exact[0]) and np.isnan(rounded[0])
+    np.testing.assert_allclose(rounded, exact, rtol=0, atol=1e-13)

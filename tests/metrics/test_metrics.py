@@ -303,3 +303,50 @@ def test_vectorised_sacrebleu_scores_equal_sacrebleu_row_by_row():
     chrf = CHRF()
     expected = [chrf._compute_score_from_stats(list(row)).score for row in rows]
     assert list(chrf_scores(rows, 6, 2)) == expected
+
+
+def test_vectorised_official_bleu_equals_the_official_formula_row_by_row():
+    """The resamples' and permutations' ComVE BLEU (rows of summed statistics at once, a short way when every
+    order has matches) equals ``bleu_from_totals`` row by row, with empty orders, no matches and empty lengths."""
+    from evalapp.compute import official_bleu
+
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 50, (2000, official_bleu.STATS_WIDTH)).astype(float)
+    rows[:, official_bleu.MATCHES] = np.minimum(rows[:, official_bleu.MATCHES], rows[:, official_bleu.POSSIBLE])
+    rows[::5, 3] = 0  # no 4-gram match
+    rows[::7, 7] = 0  # no 4-gram at all
+    rows[::11, official_bleu.HYP_LEN] = 0
+    rows[::13, official_bleu.REF_LEN] = 0
+    plain = rows[rows[:, official_bleu.MATCHES].min(axis=1) > 0]
+    for block in (rows, plain):
+        found = official_bleu.bleu_from_totals_array(block)
+        expected = [
+            official_bleu.bleu_from_totals(
+                row[official_bleu.MATCHES],
+                row[official_bleu.POSSIBLE],
+                row[official_bleu.HYP_LEN],
+                row[official_bleu.REF_LEN],
+            ).score
+            for row in block
+        ]
+        assert found == pytest.approx(expected, rel=1e-14, abs=1e-14)
+
+
+def test_vectorised_sacrebleu_of_rows_with_matches_at_every_order_equals_sacrebleu():
+    """Rows that all have matches at every order (corpus totals) take the short way: the order-by-order loop's
+    floats (which it takes when one row needs smoothing) and sacreBLEU's scores (NumPy's and Python's exp may
+    differ in the last bit)."""
+    from sacrebleu.metrics import BLEU
+
+    from evalapp.metrics.sacrebleu_metrics import bleu_exp_scores
+
+    rng = np.random.default_rng(5)
+    rows = rng.integers(1, 3000, (2000, 10)).astype(float)
+    rows[:, 2:6] = np.minimum(rows[:, 2:6], rows[:, 6:10])
+    rows[::3, 0] = rows[::3, 1] - 1  # shorter than the references: a brevity penalty
+    bleu = BLEU()
+    found = bleu_exp_scores(rows)
+    no_match = np.array([[9, 12, 0, 0, 0, 0, 9, 8, 7, 6]], float)
+    assert np.array_equal(found, bleu_exp_scores(np.vstack([rows, no_match]))[:-1])
+    expected = [bleu._compute_score_from_stats(list(row)).score for row in rows]
+    assert found == pytest.approx(expected, rel=1e-14, abs=0)

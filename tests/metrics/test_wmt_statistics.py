@@ -2,7 +2,6 @@
 pair-by-pair restatements of mt-metrics-eval's definitions (KendallVariants acc23,
 KendallWithTiesOpt with sample_rate=1.0, pce) and the shared real ratings."""
 
-import csv
 import itertools
 
 import numpy as np
@@ -20,7 +19,7 @@ from evalapp.compute.tie_calibration import (
     flat_accuracy_at,
     grouped_accuracy,
 )
-from tests.conftest import shared_file
+from tests.metrics.real_ratings import butfit_scores
 
 # --- literal restatements (written from the papers' and mt-metrics-eval's definitions) -----
 
@@ -352,19 +351,8 @@ def test_statistics_on_the_real_butfit_ratings():
     """One rater's 0-3 scores of four real systems on 100 test instances, and sentence chrF."""
     from sacrebleu.metrics import CHRF
 
-    with open(shared_file("ratings", "butfit_internal_ratings_test100.csv"), encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
-    with open(shared_file("test_references.csv"), encoding="utf-8") as handle:
-        references = {row[0]: row[1:] for row in csv.reader(handle)}
-    systems = sorted({row["system"] for row in rows})
-    ids = sorted({row["id"] for row in rows})
-    human = np.full((len(systems), len(ids)), np.nan)
-    metric = np.full_like(human, np.nan)
     chrf = CHRF()
-    for row in rows:
-        k, i = systems.index(row["system"]), ids.index(row["id"])
-        human[k, i] = float(row["rating_0to3"])
-        metric[k, i] = chrf.sentence_score(row["reason"], references[row["id"]]).score
+    human, (metric,) = butfit_scores(lambda reason, references: chrf.sentence_score(reason, references).score)
     assert human.shape == (4, 100) and np.isfinite(human).all()
     flat = flat_accuracy(human, metric)
     value, epsilon, _ = literal_acc_eq([[float(v) for v in human.ravel()]], [[float(v) for v in metric.ravel()]])

@@ -357,7 +357,10 @@ def compute_in_child(
     sender, receiver = Connection(to_child, readable=False), Connection(from_child, writable=False)
     finished = False
     try:
-        sender.send((settings, hypotheses, references))
+        try:
+            sender.send((settings, hypotheses, references))
+        except BrokenPipeError:  # the child ended before reading its inputs: said below, from its exit code
+            pass
         sender.close()
         while True:
             try:

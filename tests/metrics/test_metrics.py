@@ -170,6 +170,12 @@ def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told(m
     with pytest.raises(BertScoreUnavailable, match="never downloaded"):
         BertScore(model="no-such-org/no-such-model-here", separate_process=True).compute(SYSTEMS, REFERENCES)
 
+    # a child that ends before it answers (here: no Python at all) is an error, not a hang
+    monkeypatch.setattr("sys.executable", "/bin/false")
+    with pytest.raises(RuntimeError, match="ended without a result"):
+        BertScore(separate_process=True).compute(SYSTEMS, REFERENCES)
+    monkeypatch.undo()
+
     started = []
 
     class Recorded(subprocess.Popen):

@@ -179,7 +179,7 @@ class EmbeddingCache:
                 self.embeddings[sentence] = output[row, : lengths[row]].clone()
             self.forward_passed += len(batch)
             self.embedded += len(batch)
-            count = done + start + len(batch) if total is not None else start + len(batch)
+            count = done + start + len(batch)
             report_progress(progress, count / max(total, 1), count_detail(count, total, "sentences"))
 
     def __len__(self) -> int:

@@ -13,12 +13,13 @@ database, holds back the last ``--new-ratings`` ratings, then times the product'
 3. a report with another seed: statistics again, metric scores from the store;
 4. a report after the held-back ratings arrive: statistics again, metric scores from the store.
 
-For each step it prints the load average before it, the wall and CPU time, the peak resident
-memory, how many outputs a metric scored, whether the stored report was reused, and where the
-time went: each metric's scoring (its ``compute``), the statistics (``correlation_report``), the
-rendering, and the rest (reading ratings and texts, storing scores and the run). With
-``--baseline REV`` the benchmark of revision REV (``git archive`` into a temporary directory) runs
-first with the same arguments, in its own process, and a before/after table closes the output.
+For each step it prints the load average before it, the wall and CPU time, the peak resident memory
+of this process and of the largest child process so far (BERTScore's), how many outputs a metric
+scored, whether the stored report was reused, and where the time went: each metric's scoring (its
+``compute``), the statistics (``correlation_report``), the rendering, and the rest (reading ratings
+and texts, storing scores and the run). With ``--baseline REV`` the benchmark of revision REV (``git
+archive`` into a temporary directory) runs first with the same arguments, in its own process, and a
+before/after table closes the output.
 """
 
 import argparse
@@ -235,6 +236,8 @@ def main(argv=None):
 
         def step(label, fmt, settings, target=None):
             before = MetricSegmentScore.objects.count()
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            child_cpu_before = children.ru_utime + children.ru_stime
             outcome = {}
             load = load_average()
             timings.take()
@@ -246,10 +249,22 @@ def main(argv=None):
                 timings.seconds["rendering"] += time.perf_counter() - started
 
             row = measure(label, work, target)
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            child, child_cpu = children.ru_maxrss / 1024, children.ru_utime + children.ru_stime - child_cpu_before
             spent = timings.take()
             spent["rest"] = max(0.0, float(row[1]) - sum(spent.values()))
             scored = MetricSegmentScore.objects.count() - before
-            rows.append([row[0], load, *row[1:], f"{scored:,}", "yes" if outcome["reused"] else "no"])
+            rows.append(
+                [
+                    row[0],
+                    load,
+                    *row[1:],
+                    f"{child_cpu:.2f}",
+                    f"{child:.0f}",
+                    f"{scored:,}",
+                    "yes" if outcome["reused"] else "no",
+                ]
+            )
             breakdown.append([label, ", ".join(f"{name} {seconds:.2f}" for name, seconds in spent.items())])
             figures.append(
                 {
@@ -258,6 +273,8 @@ def main(argv=None):
                     "seconds": float(row[1]),
                     "cpu_seconds": float(row[5]),
                     "peak_rss_mib": float(row[2]),
+                    "largest_child_peak_rss_mib": child,
+                    "child_cpu_seconds": child_cpu,
                     "outputs_scored": scored,
                     "reused_report": outcome["reused"],
                     "run": outcome["run"],
@@ -282,6 +299,8 @@ def main(argv=None):
                     "RSS growth MiB",
                     "target",
                     "CPU s",
+                    "child CPU s",
+                    "largest child MiB",
                     "outputs scored",
                     "stored report",
                 ],
@@ -291,6 +310,11 @@ def main(argv=None):
         for label, parts in breakdown:
             print(f"  {label}: {parts}")
         print(f"peak RSS of the process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        print(
+            "child CPU s: the CPU seconds of the step's child processes (BERTScore's), not in CPU s; "
+            "largest child MiB: the peak RSS of the largest child process so far (BERTScore runs in one of its own; "
+            "the figure only grows, so a step that starts none repeats it)"
+        )
         if baseline is not None:
             print(format_table(*before_after(baseline, figures, args.baseline)))
         if args.json:

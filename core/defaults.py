@@ -218,6 +218,11 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.
 METRIC_SCORE_CACHE_VERSION = 1
+# BERTScore embeds the instances in blocks of about this many distinct sentences, keeping a sentence's
+# embeddings only until its last block is matched (about 1.5 KiB per token with the default model).
+BERTSCORE_EMBED_BLOCK_SENTENCES = 2048
+# A finished BERTScore child process gets this many seconds to exit before it is stopped.
+BERTSCORE_CHILD_EXIT_SECONDS = 5
 # A metric run writes its progress at most once per this many seconds; a new run reuses a finished
 # one with the same settings among the campaign's last this many; the study's progress bar gives
 # this share to computing the scores (the rest is the bootstrap); stored segment scores are looked

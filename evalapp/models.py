@@ -114,14 +114,14 @@ class MetricRunQuerySet(models.QuerySet["MetricRun"]):
     ) -> MetricRun | None:
         """A finished run with the same metrics and options whose report saw the same ratings and texts
         (the same fingerprint): its report is the one a new computation would give. Only the newest
-        ``METRIC_RUN_REUSE_LOOKBACK`` finished runs are searched."""
-        for run in self.finished(campaign)[:METRIC_RUN_REUSE_LOOKBACK]:
-            if (
-                run.metrics == metrics
-                and run.options == options
-                and (run.report or {}).get("fingerprint") == fingerprint
-            ):
-                return run
+        ``METRIC_RUN_REUSE_LOOKBACK`` finished runs are searched, by their settings and their report's
+        fingerprint alone: only the run found is read whole (each report is a large JSON document)."""
+        newest = self.finished(campaign)[:METRIC_RUN_REUSE_LOOKBACK].values_list(
+            "pk", "metrics", "options", "report__fingerprint"
+        )
+        for pk, run_metrics, run_options, run_fingerprint in newest:
+            if run_metrics == metrics and run_options == options and run_fingerprint == fingerprint:
+                return self.get(pk=pk)
         return None
 
 

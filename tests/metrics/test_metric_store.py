@@ -11,6 +11,8 @@ from evalapp.metrics import registry
 from evalapp.models import MetricRun, MetricSegmentScore
 from evalapp.services.metric_study import report as metric_study
 from evalapp.services.metric_study import runs as metric_runs
+from evalapp.services.metric_study.score_cache import compute_builtin
+from evalapp.services.metric_study.texts import load_corpus
 from tests.metrics.builders import build_study_campaign
 from tests.results.factories import add_ratings, make_raters
 
@@ -136,3 +138,52 @@ def test_the_command_renders_a_stored_report_in_another_format(tmp_path, scored)
     )
     assert (tmp_path / "r.csv").read_text().startswith("table,subset")
     assert np.isfinite(run.report["system_level"]["chrf"]["pairwise_accuracy"]["value"])
+
+
+@pytest.mark.postgres
+def test_builtin_rows_are_kept_when_unchanged_and_replaced_when_changed():
+    """Another seed stores the same MetricScore rows: they stay (same ids); a changed output replaces its
+    metric's rows, which then equal what bulk_create of the computed scores stored before."""
+    from evalapp.models import MetricScore
+
+    campaign = build_study_campaign()
+    metric_study.build_report(campaign, METRICS, **OPTIONS)
+    builtin = MetricScore.objects.filter(campaign=campaign, imported=False)
+
+    def rows():
+        return {
+            (m, level, s, i): (v, sig)
+            for m, level, s, i, v, sig in builtin.values_list(
+                "metric", "level", "system", "instance", "value", "signature"
+            )
+        }
+
+    first, ids = rows(), set(builtin.values_list("pk", flat=True))
+    # what the rows hold, written out from the computed scores: every finite system and segment score
+    corpus = load_corpus(campaign, "campaign")
+    sampled = list(campaign.sampled.in_use().order_by("position").values_list("instance_id", flat=True))
+    expected = {}
+    for metric in compute_builtin(campaign, METRICS, "campaign", corpus=corpus):
+        for k, system in enumerate(corpus.systems):
+            levels = [("system", None, metric.system[k])]
+            if metric.segment is not None:
+                levels += [("segment", sampled[i], metric.segment[k, i]) for i in range(len(sampled))]
+            for level, instance, value in levels:
+                if np.isfinite(value):
+                    expected[(metric.name, level, system.pk, instance)] = (float(value), metric.signature)
+    assert first == expected and any(key[1] == "segment" for key in first)
+    assert set(builtin.values_list("pk", flat=True)) == ids  # compute_builtin stored the same rows again: kept
+    metric_study.build_report(campaign, METRICS, **{**OPTIONS, "seed": 5})
+    assert rows() == first and set(builtin.values_list("pk", flat=True)) == ids
+    output = SystemOutput.objects.filter(system__name="sys2").order_by("instance__position").first()
+    output.text = "the cat can read the fridge ."
+    output.save()
+    metric_study.build_report(campaign, METRICS, **OPTIONS)
+    changed = rows()
+    assert changed.keys() == first.keys() and changed != first
+    assert set(builtin.values_list("pk", flat=True)) != ids
+    assert all(changed[key] == first[key] for key in first if key[1] == "segment" and key[2] != output.system_id)
+    assert (
+        changed[("sentbleu", "segment", output.system_id, output.instance_id)]
+        != first[("sentbleu", "segment", output.system_id, output.instance_id)]
+    )

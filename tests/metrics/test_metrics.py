@@ -129,8 +129,70 @@ def test_bertscore_embeds_each_unique_sentence_once(bertscore_outputs):
     metric, _ = bertscore_outputs
     sentences = {s.strip() for refs in REFERENCES for s in refs}
     sentences |= {h.strip() for outputs in SYSTEMS for h in outputs if h is not None}
-    assert metric.cache.forward_passed == len(metric.cache) == len(sentences)
+    assert metric.cache.forward_passed == len(metric.cache) == len(sentences) == metric.counts.embedded
     assert len(sentences) < sum(len(r) for r in REFERENCES) + sum(h is not None for o in SYSTEMS for h in o)
+
+
+def test_bertscore_in_a_separate_process_equals_this_process(bertscore_outputs):
+    metric, outputs = bertscore_outputs
+    separate, seen = BertScore(separate_process=True), []
+    child = separate.compute(SYSTEMS, REFERENCES, lambda fraction, detail=None: seen.append((fraction, detail)))
+    assert [(o.name, o.signature) for o in child] == [(o.name, o.signature) for o in outputs]
+    for mine, theirs in zip(outputs, child):
+        assert np.array_equal(mine.segment, theirs.segment, equal_nan=True), mine.name
+    assert separate.counts == metric.counts and separate.counts.forward_passed > 0 and separate.cache is None
+    assert seen[-1] == (1.0, None) and any(detail and "sentences" in detail for _, detail in seen)
+
+
+def test_bertscore_in_small_blocks_embeds_each_sentence_once_with_the_same_scores(bertscore_outputs, monkeypatch):
+    """Blocks of instances bound the embeddings held at once; a sentence of several blocks is still embedded once."""
+    from evalapp.metrics import bertscore
+
+    metric, outputs = bertscore_outputs
+    monkeypatch.setattr(bertscore, "BERTSCORE_EMBED_BLOCK_SENTENCES", 3)
+    assert len(bertscore.instance_blocks([{"a"}] * len(REFERENCES), 20)) > 2
+    dropped = []
+    original_drop = bertscore.EmbeddingCache.drop
+    monkeypatch.setattr(
+        bertscore.EmbeddingCache, "drop", lambda self, s: dropped.append(list(s)) or original_drop(self, s)
+    )
+    blocked = BertScore()
+    for mine, theirs in zip(outputs, blocked.compute(SYSTEMS, REFERENCES)):
+        assert np.nanmax(np.abs(mine.segment - theirs.segment)) < 1e-6, mine.name
+        assert np.array_equal(np.isnan(mine.segment), np.isnan(theirs.segment))
+    assert blocked.counts == metric.counts and len(dropped) > 2
+    assert sorted(s for block in dropped for s in block) == sorted(set().union(*map(set, dropped)))  # each once
+
+
+def test_bertscore_in_a_separate_process_raises_its_errors_and_stops_when_told(monkeypatch):
+    import subprocess
+
+    with pytest.raises(BertScoreUnavailable, match="never downloaded"):
+        BertScore(model="no-such-org/no-such-model-here", separate_process=True).compute(SYSTEMS, REFERENCES)
+
+    # a child that ends before it answers (here: no Python at all) is an error, not a hang
+    monkeypatch.setattr("sys.executable", "/bin/false")
+    with pytest.raises(RuntimeError, match="ended without a result"):
+        BertScore(separate_process=True).compute(SYSTEMS, REFERENCES)
+    monkeypatch.undo()
+
+    started = []
+
+    class Recorded(subprocess.Popen):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    class Cancelled(Exception):
+        pass
+
+    def cancel(fraction, detail=None):
+        raise Cancelled
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    with pytest.raises(Cancelled):
+        BertScore(separate_process=True).compute(SYSTEMS, REFERENCES, cancel)
+    assert len(started) == 1 and started[0].returncode is not None  # stopped and waited for
 
 
 def test_bertscore_signature_records_model_layer_and_hash(bertscore_outputs):
@@ -154,6 +216,35 @@ def test_signatures_name_the_installed_distribution_not_the_module_string(monkey
     signature = BertScore().signature(resolve_model(), 1)
     assert "0.0.0-stale" not in signature
     assert signature.count(importlib.metadata.version("bert-score")) == 2
+
+
+@pytest.mark.parametrize("idf", [False, True])
+@pytest.mark.parametrize("rescale", [False, True])
+def test_bert_hash_is_get_hash_with_the_installed_versions(idf, rescale):
+    """The hash is written out (no torch import for a report with stored scores): bert_score's own string."""
+    from bert_score.utils import get_hash
+
+    from evalapp.metrics.bertscore import bert_hash
+
+    choice = resolve_model()
+    version, transformers = importlib.metadata.version("bert-score"), importlib.metadata.version("transformers")
+    expected = get_hash(choice.label, choice.layer, idf, rescale, use_custom_baseline=False, use_fast_tokenizer=False)
+    expected = with_version(with_version(expected, "version", version, "="), "hug_trans", transformers, "=")
+    assert bert_hash(choice, idf, rescale, version, transformers) == expected
+
+
+def test_bertscore_signature_imports_neither_torch_nor_bert_score():
+    """A report whose BERTScore scores are all stored needs the signature only: torch stays out of the process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from evalapp.metrics.bertscore import BertScore; "
+        "s = BertScore().signature_for([['a b', 'c d']]); "
+        "print(s.split('|hash:')[1], sorted(m for m in ('torch', 'bert_score', 'transformers') if m in sys.modules))"
+    )
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert found[-1] == "[]" and found[0].startswith("sentence-transformers/all-MiniLM-L6-v2_L6_no-idf_version=")
 
 
 def test_with_version_replaces_or_appends():

@@ -22,6 +22,7 @@ from core.defaults import (
     TOP_K_MIN,
 )
 from core.models import Campaign, System
+from evalapp.compute.human_score import RatingRecords
 from evalapp.compute.metric_study_report import (
     VERSION_PACKAGES,
     BootstrapSettings,
@@ -118,16 +119,18 @@ def build_report(
     corpus_scope: str = DEFAULT_CORPUS_SCOPE,
     bertscore_options: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    records: RatingRecords | None = None,
 ) -> MetricReport:
     """Compute the chosen metrics and every figure (protocol.md#correlations): the report (protocol.md#contracts).
 
-    ``progress(fraction, message)`` is called as the work advances.
+    ``progress(fraction, message)`` is called as the work advances; ``records`` are the campaign's counted
+    ratings when the caller has read them already (``results.ratings_records``).
     """
     if bootstrap < 0 or permutations < 1 or (top_k is not None and top_k < TOP_K_MIN):
         raise StudyError("bootstrap must be >= 0, permutations >= 1 and top-k >= 2")
     builtin, imported = choose_metrics(campaign, metrics)
     corpus = load_corpus(campaign, corpus_scope)
-    records = results.ratings_records(campaign)
+    records = results.ratings_records(campaign) if records is None else records
     if not len(records):
         raise StudyError(f"campaign '{campaign.name}' has no counted ratings yet: there is nothing to correlate with")
     scores = results.human_scores(campaign, records)

@@ -34,7 +34,7 @@ from core.problems import FormatError
 from evalapp.metrics.bertscore import BertScoreUnavailable
 from evalapp.models import MetricRun
 from evalapp.options.metric_study import MetricStudyOptions
-from evalapp.services import background
+from evalapp.services import background, results
 from evalapp.services.metric_study import report as study_report
 from evalapp.services.metric_study.score_cache import study_fingerprint
 from evalapp.services.metric_study.statistics import Progress
@@ -92,8 +92,9 @@ def _reused_or_built(
     unchanged (``MetricRun.objects.reusable_run``) gives its report as it is; otherwise the report is
     computed (metric scores come from the store when they are there). ``fresh`` computes it in any case.
     """
+    records = results.ratings_records(campaign)  # read once: for the fingerprint and for the report
     if not fresh:
-        same = MetricRun.objects.reusable_run(campaign, names, options, study_fingerprint(campaign))
+        same = MetricRun.objects.reusable_run(campaign, names, options, study_fingerprint(campaign, records))
         if same is not None:
             return same.report or {}, same
     report = study_report.build_report(
@@ -106,6 +107,7 @@ def _reused_or_built(
         corpus_scope=options["corpus_scope"],
         bertscore_options={"model": options["bertscore_model"], "layer": options["bertscore_layer"]},
         progress=progress,
+        records=records,
     )
     return report.to_json(), None
 

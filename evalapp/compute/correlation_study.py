@@ -11,6 +11,7 @@ per-segment sufficient statistics.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
@@ -26,6 +27,7 @@ from core.defaults import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     DEFAULT_TOP_K_MIN,
+    METRIC_REPORT_THREADS,
     METRIC_STUDY_PERMUTATIONS,
     RANKING_ALPHA,
     SPA_BOOTSTRAP_PERMUTATIONS,
@@ -57,6 +59,7 @@ Progress = Callable[[float, str], object]  # progress(fraction, detail)
 #   "segment_level": {metric: {(section, coefficient or None): values}}}, values over the resamples
 Samples = dict[str, dict[str, dict[str, dict[Any, FloatArray]]]]
 Draws = dict[str, tuple[NDArray[np.int64], NDArray[np.int64]]]  # per domain: resampled indices, counts
+SoftPairwise = tuple[dict[str, tuple[float, FloatArray | None]], dict[str, Any]]  # per metric; the pairs' p-values
 
 
 @dataclass
@@ -154,6 +157,7 @@ def correlation_report(
     permutations: int = METRIC_STUDY_PERMUTATIONS,
     confidence: float = CONFIDENCE_LEVEL,
     progress: Progress | None = None,
+    threads: int = METRIC_REPORT_THREADS,
 ) -> Figures:
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
     the WMT statistics (:func:`wmt_statistics`) of all systems.
@@ -161,10 +165,16 @@ def correlation_report(
     ``progress(fraction, detail)``, when given, is called as the work advances. The matrix
     products here are small and many: OpenBLAS's threads only spin against each other and against
     the other processes of the machine (single-threaded, they took a tenth of the CPU time), so the
-    report runs with one BLAS thread.
+    report runs with one BLAS thread. With ``threads`` = 2, soft pairwise accuracy (the largest part
+    that needs nothing else of the report, with random streams of its own) runs in a second thread
+    while this one computes the rest: NumPy releases the interpreter's lock in its array work, so
+    both cores are used, and the figures are those of one thread.
     """
     with threadpool_limits(limits=1, user_api="blas"):
-        return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress)
+        if threads < 2 or not bootstrap:
+            return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress, None)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="soft-pairwise") as pool:
+            return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress, pool)
 
 
 def _correlation_report(
@@ -175,6 +185,7 @@ def _correlation_report(
     permutations: int,
     confidence: float,
     progress: Progress | None,
+    pool: ThreadPoolExecutor | None,
 ) -> Figures:
     human = data.human_system
     k = top_k if top_k is not None else default_top_k(len(data.systems))
@@ -195,21 +206,30 @@ def _correlation_report(
 
     # one matrix of resampled instances per domain for every statistic of a resample
     draws = _domain_draws(_domain_sizes(data), bootstrap, seed) if bootstrap else {}
+    # the second thread's part first, so that it runs beside everything else; it reports no
+    # progress (the run's progress is written by the caller's thread only)
+    spa: Future[SoftPairwise] | None = None
+    if pool is not None:
+        spa = pool.submit(_soft_pairwise_of, data, draws, seed, bootstrap, lambda fraction, detail: None)
     if bootstrap:
         samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step, draws)
         for name in subsets:
             _attach_intervals(figures[name], samples[name], confidence)
-    wmt = wmt_statistics(data, bootstrap, seed, confidence, progress=wmt_step, draws=draws)
+    # the comparisons have their own stream: computing them before or after the rest changes nothing
+    permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
+    comparisons = _comparisons(data, subsets["all"], permutations, permutation_rng)
+    wmt = wmt_statistics(
+        data, bootstrap, seed, confidence, progress=wmt_step, draws=draws, spa=spa.result if spa else None
+    )
     for level in ("system_level", "segment_level"):
         for metric, entries in wmt[level].items():
             figures["all"][level].setdefault(metric, {}).update(entries)
-    permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
     return {
         "metric_ranking": wmt["metric_ranking"],
         "soft_pairwise": wmt["soft_pairwise"],
         "system_level": figures["all"]["system_level"],
         "segment_level": figures["all"]["segment_level"],
-        "comparisons": _comparisons(data, subsets["all"], permutations, permutation_rng),
+        "comparisons": comparisons,
         "top_k": {
             "k": k,
             "systems": best,
@@ -843,6 +863,7 @@ def wmt_statistics(
     alpha: float = RANKING_ALPHA,
     progress: Progress | None = None,
     draws: Draws | None = None,
+    spa: Callable[[], SoftPairwise] | None = None,
 ) -> Figures:
     """Pairwise accuracy, soft pairwise accuracy, acc_eq, acc_eq grouped and the metric ranking.
 
@@ -852,7 +873,8 @@ def wmt_statistics(
     full sample's epsilon (its search over all output pairs is too costly to repeat);
     soft pairwise accuracy on the first ``spa_resamples`` resamples with
     ``spa_resample_permutations`` permutations each. The ranking's paired tests use these
-    same bootstrap values.
+    same bootstrap values. ``spa``, when given, returns soft pairwise accuracy computed elsewhere
+    (:func:`correlation_report`'s second thread, with the default permutations and resamples).
     """
     step = progress or (lambda fraction, detail: None)
     sizes = _domain_sizes(data)
@@ -907,17 +929,21 @@ def wmt_statistics(
         values["acc_eq"][metric.name], samples["acc_eq"][metric.name] = result.value, flat_boot
         values["acc_eq_grouped"][metric.name], samples["acc_eq_grouped"][metric.name] = grouped_value, grouped_boot
     # soft pairwise accuracy
-    spa, spa_p = _soft_pairwise(
-        data,
-        draws,
-        seed,
-        spa_permutations,
-        min(spa_resamples, resamples),
-        spa_resample_permutations,
-        lambda fraction, detail: step(0.4 + 0.55 * fraction, detail),
-    )
+    if spa is not None:
+        step(0.4, "Soft pairwise accuracy")
+        spa_values, spa_p = spa()
+    else:
+        spa_values, spa_p = _soft_pairwise(
+            data,
+            draws,
+            seed,
+            spa_permutations,
+            min(spa_resamples, resamples),
+            spa_resample_permutations,
+            lambda fraction, detail: step(0.4 + 0.55 * fraction, detail),
+        )
     for metric in data.metrics:
-        value, boot = spa.get(metric.name, (NAN, None))
+        value, boot = spa_values.get(metric.name, (NAN, None))
         system_level.setdefault(metric.name, {})["soft_pairwise_accuracy"] = _entry(
             value, boot, confidence, permutations=spa_permutations
         )
@@ -963,6 +989,19 @@ def _flat_accuracy_many(flat: tie_calibration.FlatPairs, epsilon: float, counts:
     return values
 
 
+def _soft_pairwise_of(data: StudyData, draws: Draws, seed: int, resamples: int, step: Progress) -> SoftPairwise:
+    """:func:`_soft_pairwise` with the report's default permutations and resamples (as :func:`wmt_statistics`)."""
+    return _soft_pairwise(
+        data,
+        draws,
+        seed,
+        SPA_PERMUTATIONS,
+        min(SPA_BOOTSTRAP_RESAMPLES, resamples),
+        SPA_BOOTSTRAP_PERMUTATIONS,
+        step,
+    )
+
+
 def _soft_pairwise(
     data: StudyData,
     draws: Draws,
@@ -971,7 +1010,7 @@ def _soft_pairwise(
     resamples: int,
     resample_permutations: int,
     step: Progress,
-) -> tuple[dict[str, tuple[float, FloatArray | None]], dict[str, Any]]:
+) -> SoftPairwise:
     """{metric: (SPA, bootstrap values)} and the per-pair p-values (human and each metric)."""
     domains = sorted({CAMPAIGN_DOMAIN} | {m.resampler.domain for m in data.metrics if m.resampler is not None})
     rngs = {

@@ -131,3 +131,49 @@ def test_human_resamples_are_the_results_modules():
     ours = np.array([data.human.scores(w) for w in weights])
     low, high = bootstrap_compute.percentile_interval(ours)
     assert np.allclose(low, [i.low for i in intervals]) and np.allclose(high, [i.high for i in intervals])
+
+
+def _nan_safe(value):
+    """The report with NaN replaced by a marker, so that equal reports compare equal."""
+    if isinstance(value, dict):
+        return {key: _nan_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_nan_safe(item) for item in value]
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if isinstance(value, np.ndarray):
+        return _nan_safe(value.tolist())
+    return value
+
+
+def test_two_threads_give_the_figures_of_one_and_report_progress_from_the_callers_thread():
+    import threading
+
+    callers = set()
+
+    def progress(fraction, detail):
+        callers.add(threading.get_ident())
+
+    one = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, threads=1)
+    two = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, threads=2, progress=progress)
+    assert _nan_safe(two) == _nan_safe(one)
+    assert _nan_safe(two["soft_pairwise"]) == _nan_safe(one["soft_pairwise"])
+    assert callers == {threading.get_ident()}, "the second thread reports no progress of its own"
+
+
+def test_an_error_in_the_second_thread_is_raised_by_the_report():
+    import threading
+
+    data = make_study()
+    score = data.metrics[1].resampler.score
+
+    def broken(summed):
+        if threading.current_thread().name.startswith("soft-pairwise"):
+            raise ArithmeticError("the corpus metric cannot score this resample")
+        return score(summed)
+
+    data.metrics[1] = MetricData(
+        "corpus", data.metrics[1].system, Resampler("dataset", data.metrics[1].resampler.stats, broken)
+    )
+    with pytest.raises(ArithmeticError, match="cannot score"):
+        correlation_report(data, bootstrap=20, seed=1, permutations=10, threads=2)

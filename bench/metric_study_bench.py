@@ -18,8 +18,8 @@ of this process and of the largest child process so far (BERTScore's), how many 
 scored, whether the stored report was reused, and where the time went: each metric's scoring (its
 ``compute``), the statistics (``correlation_report``), the rendering, and the rest (reading ratings
 and texts, storing scores and the run). With ``--baseline REV`` the benchmark of revision REV (``git
-archive`` into a temporary directory) runs first with the same arguments, in its own process, and a
-before/after table closes the output.
+archive`` into a temporary directory) runs afterwards with the same arguments, in its own process (so
+that this checkout's child processes are BERTScore's alone), and a before/after table closes the output.
 """
 
 import argparse
@@ -195,13 +195,10 @@ def main(argv=None):
     parser.add_argument("--permutations", type=int, default=1000)
     parser.add_argument("--new-ratings", type=int, default=100, help="ratings that arrive after the first report")
     parser.add_argument("--json", help="also write the figures to this JSON file")
-    parser.add_argument("--baseline", help="git revision whose benchmark runs first, for a before/after table")
+    parser.add_argument(
+        "--baseline", help="git revision whose benchmark runs after this checkout's, for a before/after table"
+    )
     args = parser.parse_args(argv)
-    baseline = None
-    if args.baseline:
-        with tempfile.TemporaryDirectory(prefix="comve-metric-study-baseline-") as work:
-            baseline = run_baseline(args.baseline, list(sys.argv[1:] if argv is None else argv), Path(work))
-
     workdir = Path(tempfile.mkdtemp(prefix="comve-metric-study-"))
     database = BenchDatabase(args.database, workdir, f"comve_metric_study_{os.getpid()}", args.postgres_url)
     setup_django(production_env(database.url, workdir))
@@ -315,7 +312,10 @@ def main(argv=None):
             "largest child MiB: the peak RSS of the largest child process so far (BERTScore runs in one of its own; "
             "the figure only grows, so a step that starts none repeats it)"
         )
-        if baseline is not None:
+        if args.baseline:
+            # after this checkout's steps, so that their child processes are BERTScore's alone
+            with tempfile.TemporaryDirectory(prefix="comve-metric-study-baseline-") as work:
+                baseline = run_baseline(args.baseline, list(sys.argv[1:] if argv is None else argv), Path(work))
             print(format_table(*before_after(baseline, figures, args.baseline)))
         if args.json:
             Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

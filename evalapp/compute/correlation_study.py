@@ -420,9 +420,8 @@ def _system_samples(scores: FloatArray, human: FloatArray) -> dict[str, FloatArr
     return result
 
 
-WEIGHTED_COEFFICIENTS = ("pearson", "spearman")  # flattened: weighted coefficients (FlattenedPoints)
 SINGLE_PRECISION_EXACT = 2.0**24  # integer sums below this (in magnitude) are exact in float32
-FLAT_ACCURACY_BLOCK = 100  # resamples whose acc_eq or ties are summed together (memory: block x outputs floats)
+TIES_BLOCK = 100  # resamples whose tied pairs are counted together (memory: block x groups of equal values floats)
 KENDALL_CHUNK = (
     200  # points per chunk of the flattened Kendall's pair matrix (pairs within a chunk are counted one by one)
 )
@@ -733,9 +732,9 @@ def _weighted_ties(
     )
     ties: FloatArray = (counts * (counts - 1) / 2) @ lone_points
     if len(shared_groups):
-        for start in range(0, len(counts), FLAT_ACCURACY_BLOCK):  # (block, groups) at a time
-            sizes_drawn = np.asarray(membership @ counts[start : start + FLAT_ACCURACY_BLOCK].T, dtype=np.float64)
-            ties[start : start + FLAT_ACCURACY_BLOCK] += (sizes_drawn * (sizes_drawn - 1) / 2).sum(axis=0)
+        for start in range(0, len(counts), TIES_BLOCK):  # (block, groups) at a time
+            sizes_drawn = np.asarray(membership @ counts[start : start + TIES_BLOCK].T, dtype=np.float64)
+            ties[start : start + TIES_BLOCK] += (sizes_drawn * (sizes_drawn - 1) / 2).sum(axis=0)
     return ties
 
 

@@ -14,7 +14,10 @@ database, holds back the last ``--new-ratings`` ratings, then times the product'
 4. a report after the held-back ratings arrive: statistics again, metric scores from the store.
 
 For each step it prints the load average before it, the wall and CPU time, the peak resident memory
-of this process and of the largest child process so far (BERTScore's), how many outputs a metric
+of this process and of the largest child process so far (BERTScore's), the peak memory of the whole job
+at one instant (the sum of the PSS of this process and its children, sampled every 50 ms by
+``bench/tree_memory.py``, with the parent's and the children's shares at that instant; a PostgreSQL
+server's memory is not in it), how many outputs a metric
 scored, whether the stored report was reused, and where the time went: each metric's scoring (its
 ``compute``), the statistics (``correlation_report``), the rendering, and the rest (reading ratings
 and texts, storing scores and the run). With ``--baseline REV`` the benchmark of revision REV (``git
@@ -40,6 +43,7 @@ if __package__ in (None, ""):
 from bench.aggregate_bench import measure
 from bench.loadstats import format_table
 from bench.server import BenchDatabase, production_env, setup_django
+from bench.tree_memory import KIB, TreeMemory
 
 REPO = Path(__file__).resolve().parent.parent
 SECOND_FORMAT_TARGET_SECONDS = 1.0
@@ -210,6 +214,7 @@ def main(argv=None):
     from evalapp.services.metric_study.runs import report_for
 
     timings = instrument()
+    memory = TreeMemory().start()
 
     figures = []
     try:
@@ -238,6 +243,7 @@ def main(argv=None):
             outcome = {}
             load = load_average()
             timings.take()
+            memory.take()
 
             def work():
                 run, reused = report_for(campaign, metrics, settings)
@@ -246,6 +252,8 @@ def main(argv=None):
                 timings.seconds["rendering"] += time.perf_counter() - started
 
             row = measure(label, work, target)
+            peak, sampler_cpu = memory.take()
+            row[5] = f"{float(row[5]) - sampler_cpu:.2f}"  # the sampling thread's CPU is not the report's
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
             child, child_cpu = children.ru_maxrss / 1024, children.ru_utime + children.ru_stime - child_cpu_before
             spent = timings.take()
@@ -258,6 +266,8 @@ def main(argv=None):
                     *row[1:],
                     f"{child_cpu:.2f}",
                     f"{child:.0f}",
+                    f"{peak.total_kib / KIB:.0f}",
+                    f"{peak.root_kib / KIB:.0f} + {peak.children_kib / KIB:.0f} ({len(peak.kib) - 1})",
                     f"{scored:,}",
                     "yes" if outcome["reused"] else "no",
                 ]
@@ -272,6 +282,11 @@ def main(argv=None):
                     "peak_rss_mib": float(row[2]),
                     "largest_child_peak_rss_mib": child,
                     "child_cpu_seconds": child_cpu,
+                    "tree_peak_pss_mib": peak.total_kib / KIB,
+                    "tree_peak_parent_pss_mib": peak.root_kib / KIB,
+                    "tree_peak_children_pss_mib": peak.children_kib / KIB,
+                    "tree_peak_children": len(peak.kib) - 1,
+                    "sampler_cpu_seconds": sampler_cpu,
                     "outputs_scored": scored,
                     "reused_report": outcome["reused"],
                     "run": outcome["run"],
@@ -298,6 +313,8 @@ def main(argv=None):
                     "CPU s",
                     "child CPU s",
                     "largest child MiB",
+                    "tree PSS peak MiB",
+                    "parent + children PSS MiB (n)",
                     "outputs scored",
                     "stored report",
                 ],
@@ -312,6 +329,15 @@ def main(argv=None):
             "largest child MiB: the peak RSS of the largest child process so far (BERTScore runs in one of its own; "
             "the figure only grows, so a step that starts none repeats it)"
         )
+        print(
+            "tree PSS peak MiB: the largest sum, at one instant, of the PSS of this process and every process it "
+            f"started (BERTScore's child, a forked one), sampled every {memory.interval * 1000:.0f} ms "
+            f"({memory.samples:,} samples): the job's memory. PSS, not RSS: a forked child shares pages with its "
+            "parent and both map the same libraries, so a sum of RSS would count those pages twice; "
+            "parent + children: the shares at that instant (n: how many children). CPU s excludes the sampling "
+            "thread's own CPU"
+        )
+        memory.stop()
         if args.baseline:
             # after this checkout's steps, so that their child processes are BERTScore's alone
             with tempfile.TemporaryDirectory(prefix="comve-metric-study-baseline-") as work:

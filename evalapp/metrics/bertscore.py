@@ -19,7 +19,7 @@ import hashlib
 import importlib.metadata
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -325,72 +325,93 @@ class EmbeddingCounts:
     embedded: int
 
 
-def compute_in_child(
-    settings: dict[str, Any], hypotheses: Hypotheses, references: References, progress: Progress | None
-) -> tuple[list[MetricOutput], EmbeddingCounts]:
+class ChildRun:
     """:meth:`BertScore.compute` in a fresh Python process (``python -m evalapp.metrics.bertscore_child``),
-    its progress passed on as it comes.
+    started at once; :meth:`result` waits for it, passing its progress on as it comes.
 
     Torch, transformers and the model take about 370 MiB that a process keeps once they are imported,
     and the embeddings more until the pairs are matched; computed in a child, all of it is returned to the
     system when the child ends, so the report's statistics and every later report of a long-lived worker
     run without it. A plain subprocess, not ``multiprocessing``'s spawn, which would import the caller's
     main module again in the child. The inputs and the messages (progress, then the result or the error)
-    are pickled over two pipes; the child's error (a model that cannot be loaded) is raised here, and when
-    ``progress`` raises (a cancelled run) the child is stopped.
+    are pickled over two pipes; the inputs are written by a thread of their own, so that starting returns
+    at once and the caller can do other work while the child imports torch, loads the model and embeds
+    (its progress messages wait in the pipe meanwhile: about 100 bytes per 64 sentences, and a full pipe
+    only pauses the child). The child's error (a model that cannot be loaded) is raised by :meth:`result`;
+    :meth:`stop` ends a child that is still computing (a cancelled run, an error in the caller's other work).
     """
-    import subprocess
-    import sys
-    from multiprocessing.connection import Connection
 
-    from_parent, to_child = os.pipe()
-    from_child, to_parent = os.pipe()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "evalapp.metrics.bertscore_child", str(from_parent), str(to_parent)],
-        pass_fds=(from_parent, to_parent),
-        # two malloc arenas: torch's threads each filled one of their own, 150 MiB more at the peak
-        env={"MALLOC_ARENA_MAX": "2", **os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
-        stdin=subprocess.DEVNULL,
-    )
-    os.close(from_parent)
-    os.close(to_parent)
-    sender, receiver = Connection(to_child, readable=False), Connection(from_child, writable=False)
-    finished = False
-    try:
+    def __init__(self, settings: dict[str, Any], hypotheses: Hypotheses, references: References) -> None:
+        import subprocess
+        import sys
+        import threading
+        from multiprocessing.connection import Connection
+
+        from_parent, to_child = os.pipe()
+        from_child, to_parent = os.pipe()
+        self.child = subprocess.Popen(
+            [sys.executable, "-m", "evalapp.metrics.bertscore_child", str(from_parent), str(to_parent)],
+            pass_fds=(from_parent, to_parent),
+            # two malloc arenas: torch's threads each filled one of their own, 150 MiB more at the peak
+            env={"MALLOC_ARENA_MAX": "2", **os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            stdin=subprocess.DEVNULL,
+        )
+        os.close(from_parent)
+        os.close(to_parent)
+        self.receiver = Connection(from_child, writable=False)
+        sender = Connection(to_child, readable=False)
+
+        def send() -> None:
+            try:
+                sender.send((settings, hypotheses, references))
+            except BrokenPipeError:  # the child ended before reading its inputs: said by result, from its exit code
+                pass
+            finally:
+                sender.close()
+
+        self.writer = threading.Thread(target=send, name="bertscore-inputs", daemon=True)
+        self.writer.start()
+        self.finished = False
+
+    def result(self, progress: Progress | None) -> tuple[list[MetricOutput], EmbeddingCounts]:
+        """The child's outputs and embedding counts; its progress passed on to ``progress`` in this thread
+        (when ``progress`` raises, a cancelled run, the child is stopped)."""
         try:
-            sender.send((settings, hypotheses, references))
-        except BrokenPipeError:  # the child ended before reading its inputs: said below, from its exit code
-            pass
-        sender.close()
-        while True:
+            while True:
+                try:
+                    kind, first, second = self.receiver.recv()
+                except EOFError:
+                    self.child.wait()
+                    raise RuntimeError(
+                        f"BERTScore's process ended without a result (exit code {self.child.returncode})"
+                    ) from None
+                if kind == "progress":
+                    report_progress(progress, first, second)
+                elif kind == "error":
+                    self.finished = True
+                    raise first
+                else:
+                    self.finished = True
+                    outputs: list[MetricOutput] = first
+                    counts: EmbeddingCounts = second
+                    return outputs, counts
+        finally:
+            self.stop()
+
+    def stop(self) -> None:
+        """Let a child that has answered exit, stop one that is still computing; close the pipes."""
+        import subprocess
+
+        self.receiver.close()
+        if self.finished:
             try:
-                kind, first, second = receiver.recv()
-            except EOFError:
-                child.wait()
-                raise RuntimeError(
-                    f"BERTScore's process ended without a result (exit code {child.returncode})"
-                ) from None
-            if kind == "progress":
-                report_progress(progress, first, second)
-            elif kind == "error":
-                finished = True
-                raise first
-            else:
-                finished = True
-                outputs: list[MetricOutput] = first
-                counts: EmbeddingCounts = second
-                return outputs, counts
-    finally:
-        sender.close()
-        receiver.close()
-        if finished:
-            try:
-                child.wait(BERTSCORE_CHILD_EXIT_SECONDS)
+                self.child.wait(BERTSCORE_CHILD_EXIT_SECONDS)
             except subprocess.TimeoutExpired:
                 pass
-        if child.poll() is None:  # stopped while computing (the run was cancelled), or not exiting
-            child.kill()
-            child.wait()
+        if self.child.poll() is None:  # stopped while computing (the run was cancelled), or not exiting
+            self.child.kill()
+            self.child.wait()
+        self.writer.join()  # ends once the child has read its inputs or is gone
 
 
 class BertScore(Metric):
@@ -412,9 +433,11 @@ class BertScore(Metric):
     ) -> None:
         self.model_name, self.layer, self.idf, self.rescale = model, layer, idf, rescale
         self.device, self.batch_size = device, batch_size
-        # the metric study computes in a process of its own (:func:`compute_in_child`): torch, the model
+        # the metric study computes in a process of its own (:class:`ChildRun`): torch, the model
         # and the embeddings leave with it, so the report's statistics and later reports run without them
         self.separate_process = separate_process
+        # work for the caller's thread while the child computes (the metric study's other metrics), run once
+        self.meanwhile: Callable[[], None] | None = None
         self.cache: EmbeddingCache | None = None
         self.counts = EmbeddingCounts(0, 0)
 
@@ -474,7 +497,14 @@ class BertScore(Metric):
     ) -> list[MetricOutput]:
         self.check_shapes(hypotheses, references)
         if self.separate_process:
-            outputs, self.counts = compute_in_child(self.settings(), hypotheses, references, progress)
+            child = ChildRun(self.settings(), hypotheses, references)
+            try:
+                meanwhile, self.meanwhile = self.meanwhile, None
+                if meanwhile is not None:
+                    meanwhile()
+                outputs, self.counts = child.result(progress)
+            finally:
+                child.stop()
             return outputs
         outputs = self.compute_here(hypotheses, references, progress)
         assert self.cache is not None

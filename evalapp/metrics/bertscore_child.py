@@ -1,4 +1,4 @@
-"""The process :func:`evalapp.metrics.bertscore.compute_in_child` starts: BERTScore computed, then it ends.
+"""The process :class:`evalapp.metrics.bertscore.ChildRun` starts: BERTScore computed, then it ends.
 
 ``python -m evalapp.metrics.bertscore_child IN OUT``: reads the metric's settings, the hypotheses and the
 references from the pipe ``IN`` and sends over ``OUT`` each progress call, then the outputs and the

@@ -25,6 +25,7 @@ from core.models import Campaign, Reference, SystemOutput
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, Resampler
 from evalapp.metrics import registry
 from evalapp.metrics.base import Metric, MetricOutput, nan_matrix
+from evalapp.metrics.bertscore import BertScore
 from evalapp.models import MetricScore, MetricSegmentScore
 from evalapp.services import results
 from evalapp.services.metric_study.statistics import ComputedMetric, Progress
@@ -75,35 +76,50 @@ def compute_builtin(
     :class:`ComputedMetric` objects (with the statistics a bootstrap needs) in system order.
     """
     corpus = corpus or load_corpus(campaign, corpus_scope)
-    computed = []
-    for position, key in enumerate(keys):
-        # BERTScore in a process of its own: torch and the model never stay in this one (the worker's)
-        metric = registry.build(key, {**(bertscore_options or {}), "separate_process": True})
+    # BERTScore in a process of its own: torch and the model never stay in this one (the worker's)
+    metrics = [registry.build(key, {**(bertscore_options or {}), "separate_process": True}) for key in keys]
+    # A metric computed in a child process (BERTScore) is looked up first; when it has scores to compute, its
+    # child starts and the other metrics are computed here meanwhile (while the child imports torch, loads its
+    # model and embeds), and its outputs are collected last. The progress bar follows that order (the other
+    # metrics, then the child's), each metric one share of it, and is written from this thread only.
+    in_child = {p: metric for p, metric in enumerate(metrics) if isinstance(metric, BertScore)}
+    order = [p for p in range(len(keys)) if p not in in_child] + list(in_child)
+    done: dict[int, list[ComputedMetric]] = {}
 
-        def step(
-            fraction: float, detail: str | None = None, position: int = position, label: str = metric.label or key
-        ) -> None:
+    def compute(position: int) -> None:
+        metric, place = metrics[position], order.index(position)
+
+        def step(fraction: float, detail: str | None = None, label: str = metric.label or keys[position]) -> None:
             if progress is not None:
-                progress((position + fraction) / len(keys), f"{label}: {detail}" if detail else label)
+                progress((place + fraction) / len(keys), f"{label}: {detail}" if detail else label)
 
-        step(0.0)
-        for output in stored_or_computed(metric, corpus, step):
-            segment = (
+        if position not in in_child:  # a child's first progress comes with its collected messages
+            step(0.0)
+        done[position] = [
+            ComputedMetric(
+                output.name,
+                output.signature,
+                "built-in",
+                metric.description,
+                output.system_scores(),
+                _resampler(output, corpus, corpus_scope),
                 _campaign_columns(_segment(output), corpus.campaign_columns, np.nan)
                 if output.has_segment_scores
-                else None
+                else None,
             )
-            computed.append(
-                ComputedMetric(
-                    output.name,
-                    output.signature,
-                    "built-in",
-                    metric.description,
-                    output.system_scores(),
-                    _resampler(output, corpus, corpus_scope),
-                    segment,
-                )
-            )
+            for output in stored_or_computed(metric, corpus, step)
+        ]
+
+    def compute_here() -> None:
+        for position in order:
+            if position not in in_child and position not in done:
+                compute(position)
+
+    for position, child_metric in in_child.items():
+        child_metric.meanwhile = compute_here  # called only if its child starts (not when every score is stored)
+        compute(position)
+    compute_here()
+    computed = [output for position in range(len(keys)) for output in done[position]]
     _store_builtin(campaign, corpus, computed)
     return computed
 

@@ -15,7 +15,7 @@ database, holds back the last ``--new-ratings`` ratings, then times the product'
 
 For each step it prints the load average before it, the wall and CPU time, the peak resident memory
 of this process and of the largest child process so far (BERTScore's), the peak memory of the whole job
-at one instant (the sum of the PSS of this process and its children, sampled every 50 ms by
+at one instant (the sum of the PSS of this process and its children, sampled every 200 ms by
 ``bench/tree_memory.py``, with the parent's and the children's shares at that instant; a PostgreSQL
 server's memory is not in it), how many outputs a metric
 scored, whether the stored report was reused, and where the time went: each metric's scoring (its
@@ -215,6 +215,7 @@ def main(argv=None):
 
     timings = instrument()
     memory = TreeMemory().start()
+    sampling_cpu = []  # the sampling thread's CPU seconds in each step
 
     figures = []
     try:
@@ -253,6 +254,7 @@ def main(argv=None):
 
             row = measure(label, work, target)
             peak, sampler_cpu = memory.take()
+            sampling_cpu.append(sampler_cpu)
             row[5] = f"{float(row[5]) - sampler_cpu:.2f}"  # the sampling thread's CPU is not the report's
             children = resource.getrusage(resource.RUSAGE_CHILDREN)
             child, child_cpu = children.ru_maxrss / 1024, children.ru_utime + children.ru_stime - child_cpu_before
@@ -329,13 +331,14 @@ def main(argv=None):
             "largest child MiB: the peak RSS of the largest child process so far (BERTScore runs in one of its own; "
             "the figure only grows, so a step that starts none repeats it)"
         )
+        memory_cpu = sum(sampling_cpu)
         print(
             "tree PSS peak MiB: the largest sum, at one instant, of the PSS of this process and every process it "
             f"started (BERTScore's child, a forked one), sampled every {memory.interval * 1000:.0f} ms "
-            f"({memory.samples:,} samples): the job's memory. PSS, not RSS: a forked child shares pages with its "
-            "parent and both map the same libraries, so a sum of RSS would count those pages twice; "
-            "parent + children: the shares at that instant (n: how many children). CPU s excludes the sampling "
-            "thread's own CPU"
+            f"({memory.samples:,} samples, {memory_cpu:.1f} CPU s of this process, not in CPU s): the job's memory. "
+            "PSS, not RSS: a forked child shares pages with its parent and both map the same libraries, so a sum of "
+            "RSS would count those pages twice; "
+            "parent + children: the shares at that instant (n: how many children)"
         )
         memory.stop()
         if args.baseline:

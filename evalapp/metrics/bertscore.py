@@ -335,9 +335,11 @@ class ChildRun:
     run without it. A plain subprocess, not ``multiprocessing``'s spawn, which would import the caller's
     main module again in the child. The inputs and the messages (progress, then the result or the error)
     are pickled over two pipes; the inputs are written by a thread of their own, so that starting returns
-    at once and the caller can do other work while the child imports torch, loads the model and embeds
-    (its progress messages wait in the pipe meanwhile: about 100 bytes per 64 sentences, and a full pipe
-    only pauses the child). The child's error (a model that cannot be loaded) is raised by :meth:`result`;
+    at once and the caller can do other work while the child imports torch, loads the model and tokenises
+    (about 5 CPU seconds, on one core). The child then waits for :meth:`result` to be called (a "go"
+    after the inputs) before it embeds: torch's threads take every core, and sharing them with the
+    caller's work costs far more than it overlaps (a thread of a parallel operation that loses its core
+    holds up the others). The child's error (a model that cannot be loaded) is raised by :meth:`result`;
     :meth:`stop` ends a child that is still computing (a cancelled run, an error in the caller's other work).
     """
 
@@ -360,10 +362,13 @@ class ChildRun:
         os.close(to_parent)
         self.receiver = Connection(from_child, writable=False)
         sender = Connection(to_child, readable=False)
+        self.go = threading.Event()
 
         def send() -> None:
             try:
                 sender.send((settings, hypotheses, references))
+                self.go.wait()
+                sender.send("go")
             except BrokenPipeError:  # the child ended before reading its inputs: said by result, from its exit code
                 pass
             finally:
@@ -376,6 +381,7 @@ class ChildRun:
     def result(self, progress: Progress | None) -> tuple[list[MetricOutput], EmbeddingCounts]:
         """The child's outputs and embedding counts; its progress passed on to ``progress`` in this thread
         (when ``progress`` raises, a cancelled run, the child is stopped)."""
+        self.go.set()
         try:
             while True:
                 try:
@@ -411,7 +417,8 @@ class ChildRun:
         if self.child.poll() is None:  # stopped while computing (the run was cancelled), or not exiting
             self.child.kill()
             self.child.wait()
-        self.writer.join()  # ends once the child has read its inputs or is gone
+        self.go.set()  # the child is gone or has had its "go": the writer ends
+        self.writer.join()
 
 
 class BertScore(Metric):
@@ -438,6 +445,8 @@ class BertScore(Metric):
         self.separate_process = separate_process
         # work for the caller's thread while the child computes (the metric study's other metrics), run once
         self.meanwhile: Callable[[], None] | None = None
+        # called once the model is loaded and the sentences tokenised, before embedding (a child waits here)
+        self.ready: Callable[[], object] | None = None
         self.cache: EmbeddingCache | None = None
         self.counts = EmbeddingCounts(0, 0)
 
@@ -543,6 +552,8 @@ class BertScore(Metric):
         weights = idf_weights(cache.tokenizer, references, self.idf)
         # Embed and match block by block of instances; a sentence's embeddings are dropped after the last
         # block that uses it, so it is still embedded once, and only a block's embeddings are held at a time.
+        if self.ready is not None:
+            self.ready()
         blocks = instance_blocks(sentences_of, distinct)
         last_block = {sentence: b for b, block in enumerate(blocks) for i in block for sentence in sentences_of[i]}
         block_of_pair = np.searchsorted([block.stop for block in blocks], [i for _, i in slots], side="right")

@@ -122,3 +122,14 @@ def test_a_child_that_fails_is_reported_after_the_other_metrics(events, monkeypa
         compute_builtin(campaign, KEYS, "campaign")
     assert [key for key, _ in happened[1:]] == ["comve_bleu", "chrf"]
     assert not MetricScore.objects.filter(campaign=campaign).exists()
+
+
+def test_bertscore_waits_for_ready_after_loading_and_tokenising_and_before_embedding():
+    """The child calls ``ready`` (it waits there for the parent's "go") with every sentence tokenised and none
+    embedded, so torch's threads never take the cores while the caller computes the other metrics."""
+    from evalapp.metrics.bertscore import BertScore
+
+    metric, state = BertScore(), []
+    metric.ready = lambda: state.append((len(metric.cache.token_ids), metric.cache.forward_passed))
+    outputs = metric.compute([["a cat", "the sun ."], ["dogs", None]], [["a cat ."], ["sun", "the sun"]])
+    assert state == [(6, 0)] and metric.counts.forward_passed == 6 and len(outputs) == 3

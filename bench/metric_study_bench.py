@@ -102,21 +102,28 @@ def give_back(held):
 
 class Timings:
     """Seconds spent in each metric's ``compute``, in ``correlation_report`` and in rendering, by wrapping them
-    (bench-only instrumentation: the product's code is unchanged)."""
+    (bench-only instrumentation: the product's code is unchanged). A timed call inside another (the other
+    metrics, computed while BERTScore's child loads its model) counts for itself only, not for the outer one."""
 
     def __init__(self):
         self.seconds = defaultdict(float)
+        self.nested = []  # per timed call in progress: the seconds of the timed calls inside it
 
     def wrap(self, owner, name, label):
         original = getattr(owner, name)
-        seconds = self.seconds
+        seconds, nested = self.seconds, self.nested
 
         def timed(*args, **kwargs):
             started = time.perf_counter()
+            nested.append(0.0)
             try:
                 return original(*args, **kwargs)
             finally:
-                seconds[label(args) if callable(label) else label] += time.perf_counter() - started
+                spent = time.perf_counter() - started
+                inside = nested.pop()
+                if nested:
+                    nested[-1] += spent
+                seconds[label(args) if callable(label) else label] += spent - inside
 
         setattr(owner, name, timed)
 

@@ -89,3 +89,19 @@ def test_a_forked_child_shares_its_pages_so_the_pss_sum_is_below_the_rss_sum():
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     assert len(ballast) == 32 * 1024 * 1024
+
+
+def test_the_benchmark_counts_a_timed_call_inside_another_for_itself_only():
+    """The other metrics run inside BERTScore's ``compute`` (while its child loads): their seconds are theirs."""
+    from types import SimpleNamespace
+
+    from bench.metric_study_bench import Timings
+
+    owner = SimpleNamespace(inner=lambda: time.sleep(0.2), outer=lambda: (time.sleep(0.02), owner.inner()))
+    timings = Timings()
+    timings.wrap(owner, "inner", "inner")
+    timings.wrap(owner, "outer", "outer")
+    owner.outer()
+    owner.inner()
+    taken = timings.take()
+    assert taken["inner"] >= 0.4 and 0.02 <= taken["outer"] < 0.15 and timings.nested == []  # outer alone: 0.2

@@ -15,7 +15,7 @@ database, holds back the last ``--new-ratings`` ratings, then times the product'
 
 For each step it prints the load average before it, the wall and CPU time, the peak resident memory
 of this process and of the largest child process so far (BERTScore's), the peak memory of the whole job
-at one instant (the sum of the PSS of this process and its children, sampled every 200 ms by
+at one instant (the sum of the PSS of this process and its children, sampled every 500 ms by
 ``bench/tree_memory.py``, with the parent's and the children's shares at that instant; a PostgreSQL
 server's memory is not in it), how many outputs a metric
 scored, whether the stored report was reused, and where the time went: each metric's scoring (its
@@ -43,7 +43,7 @@ if __package__ in (None, ""):
 from bench.aggregate_bench import measure
 from bench.loadstats import format_table
 from bench.server import BenchDatabase, production_env, setup_django
-from bench.tree_memory import KIB, TreeMemory
+from bench.tree_memory import INTERVAL_SECONDS, KIB, TreeMemory
 
 REPO = Path(__file__).resolve().parent.parent
 SECOND_FORMAT_TARGET_SECONDS = 1.0
@@ -156,6 +156,10 @@ def run_baseline(revision, argv, work):
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     figures = work / "baseline.json"
     arguments = [a for a in argv if a != "--baseline" and a != revision]
+    if "--memory-interval" in arguments:  # an option of this checkout's, which an older benchmark refuses
+        at = arguments.index("--memory-interval")
+        del arguments[at : at + 2]
+    arguments = [a for a in arguments if not a.startswith("--memory-interval=")]
     print(f"baseline {revision}: running its benchmark (load average before: {load_average()})", flush=True)
     subprocess.run(
         [sys.executable, str(tree / "bench" / "metric_study_bench.py"), *arguments, "--json", str(figures)],
@@ -207,6 +211,12 @@ def main(argv=None):
     parser.add_argument("--new-ratings", type=int, default=100, help="ratings that arrive after the first report")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     parser.add_argument(
+        "--memory-interval",
+        type=float,
+        default=INTERVAL_SECONDS,
+        help=f"seconds between two samples of the job's memory (default {INTERVAL_SECONDS:g}; each costs CPU)",
+    )
+    parser.add_argument(
         "--baseline", help="git revision whose benchmark runs after this checkout's, for a before/after table"
     )
     args = parser.parse_args(argv)
@@ -221,7 +231,7 @@ def main(argv=None):
     from evalapp.services.metric_study.runs import report_for
 
     timings = instrument()
-    memory = TreeMemory().start()
+    memory = TreeMemory(interval=args.memory_interval).start()
     sampling_cpu = []  # the sampling thread's CPU seconds in each step
 
     figures = []

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 PROC = Path("/proc")
-# Reading smaps_rollup costs the kernel a walk of the process's page tables: about 3.6 ms of CPU for a
-# process of 820 MiB (torch and the model), so 50 ms between samples took 9 % of a core from the job it
-# measures; 200 ms takes about 2 %, and the memory peaks it looks for (an embedding block, the statistics)
-# last seconds.
-INTERVAL_SECONDS = 0.2
+# Reading smaps_rollup costs the kernel a walk of the process's page tables: 3.6 ms of CPU for a process
+# of 820 MiB on a quiet machine, 7-10 ms per sample of the metric study's tree under load. Every 50 ms took
+# 43 CPU seconds of a 296 s first report, every 200 ms 38 of a 735 s one (load average about 8): 5 % of a
+# core taken from the job it measures. Every 500 ms takes about 2 %; the memory peaks it looks for (an
+# embedding block, the statistics) last seconds.
+INTERVAL_SECONDS = 0.5
 KIB = 1024
 
 

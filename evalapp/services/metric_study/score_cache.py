@@ -381,42 +381,48 @@ def _unchanged(
     """The metric outputs whose stored built-in rows are already exactly ``wanted``'s (signature, keys, values).
 
     With stored segment scores a report (another seed, new ratings) usually stores the same figures again;
-    reading them back (one grouped query, one plain ``SELECT`` of system, instance and value per output)
-    and comparing them as arrays by slot costs a fraction of replacing them, or of building the rows as
-    dictionaries (:func:`_score_rows`) to compare those. Equal means: as many rows as finite figures, each
-    at a distinct slot of a finite figure, with that figure's value (the dictionaries' equality).
+    reading them back and comparing them as arrays by slot costs a fraction of replacing them, or of building
+    the rows as dictionaries (:func:`_score_rows`) to compare those. Equal means: every row of the output has
+    the wanted signature, and there are as many rows as finite figures, each at a distinct slot of a finite
+    figure, with that figure's value (the dictionaries' equality). The rows are read by one plain ``SELECT``
+    per output and level, each served by the level's unique index (a grouped count of the rows by signature
+    scanned all of the campaign's rows); a row's level is system exactly when it has no instance (the
+    database's ``metric_level_matches_instance`` constraint), so the two levels are every row.
     """
-    stored = MetricScore.objects.filter(campaign=campaign, imported=False, metric__in=list(wanted))
-    figures = {name: _wanted_values(metric) for name, metric in wanted.items()}
-    candidates = [
-        metric
-        for metric, signature, count in stored.values_list("metric", "signature").annotate(n=Count("pk")).order_by()
-        if signature == wanted[metric].signature
-        and count == int(np.isfinite(figures[metric]).sum())
-        and _shaped(wanted[metric], len(system_ids), len(sampled_ids))
-    ]
-    if not candidates or len(set(system_ids)) != len(system_ids) or len(set(sampled_ids)) != len(sampled_ids):
+    if len(set(system_ids)) != len(system_ids) or len(set(sampled_ids)) != len(sampled_ids):
         return set()  # (ids repeat only if the database's unique constraints were lifted: then all is replaced)
     systems, sampled = np.array(system_ids, dtype=np.int64), np.array(sampled_ids, dtype=np.int64)
+    signature, system, instance, value = (
+        _column(MetricScore, name) for name in ("signature", "system", "instance", "value")
+    )
     select = (
-        f"SELECT {', '.join(_column(MetricScore, name) for name in ('system', 'instance', 'value'))} "
+        f"SELECT {system}, {instance}, {value}, CASE WHEN {signature} = %s THEN 1 ELSE 0 END "
         f"FROM {connection.ops.quote_name(MetricScore._meta.db_table)} WHERE "
-        + " AND ".join(f"{_column(MetricScore, name)} = %s" for name in ("campaign", "imported", "metric"))
+        + " AND ".join(f"{_column(MetricScore, name)} = %s" for name in ("campaign", "metric", "level", "imported"))
     )
     not_imported = _field(MetricScore, "imported").get_db_prep_value(False, connection)
     unchanged = set()
     with connection.cursor() as cursor:
-        for metric in candidates:
-            # every row of the output, of any signature: one of another signature makes it changed
-            cursor.execute(select, [campaign.pk, not_imported, metric])
-            rows = cursor.fetchall()
-            slots = _stored_slots(rows, systems, sampled)
-            if slots is None or len(rows) != int(np.isfinite(figures[metric]).sum()):
+        for name, metric in wanted.items():
+            figures = _wanted_values(metric)
+            count = int(np.isfinite(figures).sum())
+            if not _shaped(metric, len(system_ids), len(sampled_ids)):
                 continue
-            expected = figures[metric][slots]
+            rows: list[tuple[int, int | None, float, int]] = []
+            for level in (MetricScore.Level.SYSTEM, MetricScore.Level.SEGMENT):
+                cursor.execute(select, [metric.signature, campaign.pk, name, level.value, not_imported])
+                rows.extend(cursor.fetchall())
+                if len(rows) > count:
+                    break
+            if len(rows) != count or not all(row[3] for row in rows):
+                continue
+            slots = _stored_slots(rows, systems, sampled)
+            if slots is None:
+                continue
+            expected = figures[slots]
             values = np.fromiter((row[2] for row in rows), dtype=float, count=len(rows))
             if len(np.unique(slots)) == len(rows) and np.isfinite(expected).all() and np.array_equal(values, expected):
-                unchanged.add(metric)
+                unchanged.add(name)
     return unchanged
 
 

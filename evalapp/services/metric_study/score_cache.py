@@ -371,7 +371,7 @@ def _shaped(metric: ComputedMetric, n_systems: int, n_sampled: int) -> bool:
 
 
 def _stored_slots(
-    rows: Sequence[tuple[int, int | None, float]], system_ids: NDArray[np.int64], sampled_ids: NDArray[np.int64]
+    rows: Sequence[tuple[Any, ...]], system_ids: NDArray[np.int64], sampled_ids: NDArray[np.int64]
 ) -> NDArray[np.int64] | None:
     """The slots (:func:`_wanted_values`) of stored ``(system id, instance id or None, value)`` rows; None when
     one is not a slot (a system or instance outside the report). A system-level row is the one without an

@@ -214,9 +214,9 @@ STABILITY_MAX_CELLS = 5000
 SPA_PERMUTATIONS = 1000
 SPA_BOOTSTRAP_RESAMPLES = 200
 SPA_BOOTSTRAP_PERMUTATIONS = 200
-# Threads of one metric report: with 2, soft pairwise accuracy (its own random streams) is computed
-# beside the correlations, acc_eq and the comparisons; the figures are the same with 1.
-METRIC_REPORT_THREADS = 2
+# Processes of one metric report: with 2, soft pairwise accuracy (its own random streams) is computed in a
+# forked child beside the correlations, acc_eq and the comparisons; the figures are the same with 1.
+METRIC_REPORT_PROCESSES = 2
 # Significance level of the metric ranking's clusters (paired bootstrap, as the WMT metrics tasks).
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.

@@ -15,38 +15,47 @@ Where the platform cannot fork, the call is computed in the caller's thread when
 
 from __future__ import annotations
 
-import multiprocessing
+import os
 import pickle
 import signal
 import traceback
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
-CAN_FORK = "fork" in multiprocessing.get_all_start_methods()
+CAN_FORK = hasattr(os, "fork")
 
 
 class ChildProcessFailed(RuntimeError):
     """The child ended without a result (killed, out of memory) or raised an exception that cannot be pickled."""
 
 
-def _run_in_child(send: Connection, function: Callable[[], object]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+def _outcome(function: Callable[[], object]) -> bytes:
+    """The pickled ``(True, value)`` of ``function()``, or ``(False, exception)`` with the child's traceback."""
     try:
-        outcome: tuple[bool, object] = (True, function())
+        return pickle.dumps((True, function()), protocol=pickle.HIGHEST_PROTOCOL)
     except BaseException as exc:  # every failure goes back to the caller, which raises it
         text = "".join(traceback.format_exception(exc))
         try:
-            pickle.dumps(exc)
             exc.add_note(f"raised in the child process:\n{text}")
-            outcome = (False, exc)
+            return pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:  # an exception that does not pickle is sent as its text
-            outcome = (False, ChildProcessFailed(text))
-    send.send(outcome)
-    send.close()
+            return pickle.dumps((False, ChildProcessFailed(text)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _child(function: Callable[[], object], write_end: int) -> None:
+    """The child's whole life: compute, send, leave at once (no cleanup of what the caller owns)."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        payload = _outcome(function)
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(payload)
+        code = 0
+    finally:
+        os._exit(code)
 
 
 class ForkedCall(Generic[T]):
@@ -58,16 +67,18 @@ class ForkedCall(Generic[T]):
 
     def __init__(self, function: Callable[[], T]) -> None:
         self._function = function
-        self._process: multiprocessing.process.BaseProcess | None = None
-        self._receive: Connection | None = None
         self._forked = CAN_FORK
+        self._pid: int | None = None
+        self._read_end: int | None = None
         self._value: tuple[T] | None = None  # the result, once received (``result`` may be asked again)
         if self._forked:
-            context = multiprocessing.get_context("fork")
-            self._receive, send = context.Pipe(duplex=False)
-            self._process = context.Process(target=_run_in_child, args=(send, function), name="comve-forked-call")
-            self._process.start()
-            send.close()  # the child holds its own end: a child that dies leaves the pipe at end of file
+            read_end, write_end = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child's side (measured by the tests' results)
+                os.close(read_end)
+                _child(function, write_end)
+            os.close(write_end)  # the child holds its own end: a child that dies leaves the pipe at end of file
+            self._pid, self._read_end = pid, read_end
 
     def result(self) -> T:
         """The function's value; its exception raised here; :class:`ChildProcessFailed` when the child died."""
@@ -76,34 +87,41 @@ class ForkedCall(Generic[T]):
         return self._value[0]
 
     def _received(self) -> T:
-        if self._process is None or self._receive is None:
+        if self._pid is None or self._read_end is None:
             raise ChildProcessFailed("the child process was stopped before its result was asked for")
-        try:
-            succeeded, value = self._receive.recv()
-        except EOFError:
-            self._process.join()
+        with os.fdopen(self._read_end, "rb") as pipe:
+            self._read_end = None
+            payload = pipe.read()
+        code = self._wait()
+        if not payload:
             raise ChildProcessFailed(
                 f"the child process computing {getattr(self._function, '__name__', 'a part')} ended "
-                f"without a result (exit code {self._process.exitcode})"
-            ) from None
-        finally:
-            self._receive.close()
-        self._process.join()
+                f"without a result (exit code {code})"
+            )
+        succeeded, value = pickle.loads(payload)
         if not succeeded:
             assert isinstance(value, BaseException)
             raise value
         return value  # type: ignore[no-any-return]  # the child's function() value, as sent
 
+    def _wait(self) -> int:
+        """Wait for the child to end; its exit code (minus the signal's number when a signal ended it)."""
+        assert self._pid is not None
+        _, status = os.waitpid(self._pid, 0)
+        self._pid = None
+        return os.waitstatus_to_exitcode(status)
+
     def close(self) -> None:
         """Stop the child if it is still computing and wait for it to end."""
-        if self._process is not None:
-            if self._process.is_alive():
-                self._process.terminate()
-            self._process.join()
-            self._process.close()
-            self._process = None
-        if self._receive is not None:
-            self._receive.close()
+        if self._read_end is not None:
+            os.close(self._read_end)
+            self._read_end = None
+        if self._pid is not None:
+            try:
+                os.kill(self._pid, signal.SIGTERM)
+            except ProcessLookupError:  # it has ended already; waitpid collects it
+                pass
+            self._wait()
 
     def __enter__(self) -> ForkedCall[T]:
         return self

@@ -204,22 +204,16 @@ def _correlation_report(
 
     # one matrix of resampled instances per domain for every statistic of a resample
     draws = _domain_draws(_domain_sizes(data), bootstrap, seed) if bootstrap else {}
-    # the child's part first, so that it runs beside everything else: soft pairwise accuracy and the
-    # top k's bootstrap (about as long as the rest together); it reports no progress (the run's
-    # progress is written by the caller's thread only)
-    beside: ForkedCall[tuple[SoftPairwise, Samples]] | None = None
+    # the child's part first, so that it runs beside everything else; it reports no progress (the
+    # run's progress is written by the caller's thread only)
+    spa: ForkedCall[SoftPairwise] | None = None
     if processes >= 2 and bootstrap:
-        top_only = {"top_k": subsets["top_k"]}
-        beside = ForkedCall(
-            lambda: (
-                _soft_pairwise_of(data, draws, seed, bootstrap, lambda fraction, detail: None),
-                _bootstrap(data, top_only, bootstrap, seed, None, draws),
-            )
-        )
+        spa = ForkedCall(lambda: _soft_pairwise_of(data, draws, seed, bootstrap, lambda fraction, detail: None))
     try:
         if bootstrap:
-            here = subsets if beside is None else {"all": subsets["all"]}
-            samples = _bootstrap(data, here, bootstrap, seed, correlation_step, draws)
+            samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step, draws)
+            for name in subsets:
+                _attach_intervals(figures[name], samples[name], confidence)
         # the comparisons have their own stream: computing them before or after the rest changes nothing
         permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
         comparisons = _comparisons(data, subsets["all"], permutations, permutation_rng)
@@ -230,16 +224,11 @@ def _correlation_report(
             confidence,
             progress=wmt_step,
             draws=draws,
-            spa=(lambda: beside.result()[0]) if beside is not None else None,
+            spa=spa.result if spa is not None else None,
         )
-        if beside is not None:
-            samples.update(beside.result()[1])
     finally:
-        if beside is not None:
-            beside.close()  # a child still computing (an error here, a cancelled run) is stopped
-    if bootstrap:
-        for name in subsets:
-            _attach_intervals(figures[name], samples[name], confidence)
+        if spa is not None:
+            spa.close()  # a child still computing (an error here, a cancelled run) is stopped
     for level in ("system_level", "segment_level"):
         for metric, entries in wmt[level].items():
             figures["all"][level].setdefault(metric, {}).update(entries)

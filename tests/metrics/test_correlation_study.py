@@ -159,7 +159,6 @@ def test_two_processes_give_the_figures_of_one_and_report_progress_from_the_call
     two = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, processes=2, progress=progress)
     assert _nan_safe(two) == _nan_safe(one)
     assert _nan_safe(two["soft_pairwise"]) == _nan_safe(one["soft_pairwise"])
-    assert _nan_safe(two["top_k"]) == _nan_safe(one["top_k"]), "the top k's intervals come from the child"
     assert callers == {(os.getpid(), threading.get_ident())}, "the child process reports no progress of its own"
 
 

@@ -23,7 +23,12 @@ from django.db.models.constants import OnConflict
 from django.utils import timezone
 from numpy.typing import NDArray
 
-from core.defaults import BULK_CREATE_BATCH, METRIC_SCORE_CACHE_VERSION, SCORE_LOOKUP_BATCH
+from core.defaults import (
+    BULK_CREATE_BATCH,
+    METRIC_REPORT_STATISTICS_VERSION,
+    METRIC_SCORE_CACHE_VERSION,
+    SCORE_LOOKUP_BATCH,
+)
 from core.models import Campaign, Reference, SystemOutput
 from evalapp.compute.correlation_study import CAMPAIGN_DOMAIN, Resampler
 from evalapp.metrics import registry
@@ -522,7 +527,8 @@ def _store_builtin(campaign: Campaign, corpus: Corpus, computed: Sequence[Comput
 
 def study_fingerprint(campaign: Campaign, records: Iterable[Any] | None = None) -> str:
     """A digest of everything a report's figures depend on besides its options: the counted
-    ratings, the texts the metrics score (outputs and references) and the imported metric scores."""
+    ratings, the texts the metrics score (outputs and references), the imported metric scores and
+    the version of the statistics' code (``METRIC_REPORT_STATISTICS_VERSION``)."""
     counted: Iterable[Any] = results.ratings_records(campaign) if records is None else records
     # one update of the records' joined reprs: the digest of the update per record it replaced
     digest = hashlib.sha256("".join([repr(tuple(record)) for record in counted]).encode())
@@ -530,5 +536,9 @@ def study_fingerprint(campaign: Campaign, records: Iterable[Any] | None = None) 
     outputs = SystemOutput.objects.filter(system_id__in=systems).aggregate(n=Count("pk"), last=Max("pk"))
     references = Reference.objects.filter(instance__dataset=campaign.dataset).aggregate(n=Count("pk"), last=Max("pk"))
     imported = MetricScore.objects.filter(campaign=campaign, imported=True).aggregate(n=Count("pk"), last=Max("pk"))
-    digest.update(repr((sorted(systems), outputs, references, imported, campaign.human_reference)).encode())
+    digest.update(
+        repr(
+            (sorted(systems), outputs, references, imported, campaign.human_reference, METRIC_REPORT_STATISTICS_VERSION)
+        ).encode()
+    )
     return digest.hexdigest()

@@ -13,7 +13,7 @@ import pytest
 from django.db import transaction
 from django.db.models import Count, Max
 
-from core.defaults import METRIC_SCORE_CACHE_VERSION
+from core.defaults import METRIC_REPORT_STATISTICS_VERSION, METRIC_SCORE_CACHE_VERSION
 from core.models import Reference, SystemOutput
 from evalapp.metrics import registry
 from evalapp.metrics.base import nan_matrix
@@ -152,7 +152,8 @@ def reference_fingerprint(campaign, records):
     outputs = SystemOutput.objects.filter(system_id__in=systems).aggregate(n=Count("pk"), last=Max("pk"))
     references = Reference.objects.filter(instance__dataset=campaign.dataset).aggregate(n=Count("pk"), last=Max("pk"))
     imported = MetricScore.objects.filter(campaign=campaign, imported=True).aggregate(n=Count("pk"), last=Max("pk"))
-    digest.update(repr((sorted(systems), outputs, references, imported, campaign.human_reference)).encode())
+    statistics = METRIC_REPORT_STATISTICS_VERSION
+    digest.update(repr((sorted(systems), outputs, references, imported, campaign.human_reference, statistics)).encode())
     return digest.hexdigest()
 
 

@@ -296,6 +296,11 @@ def test_unchanged_rows_are_told_as_the_replaced_code_told_them():
     )
     segment = rows.filter(metric="sentbleu", level="segment").order_by("pk")
     system = rows.filter(metric="chrf", level="system").order_by("pk")
+
+    def extra_row(metric, signature):
+        kept = {"campaign": campaign, "level": "segment", "system": corpus.systems[0], "value": 0.5}
+        MetricScore.objects.create(metric=metric, instance_id=outside, signature=signature, **kept)
+
     changes = [
         # one value one ulp off
         lambda: segment.filter(pk=segment[3].pk).update(value=np.nextafter(segment[3].value, 2.0)),
@@ -308,24 +313,8 @@ def test_unchanged_rows_are_told_as_the_replaced_code_told_them():
         # a row at an instance outside the campaign's sample, instead of its own
         lambda: segment.filter(pk=segment[2].pk).update(instance_id=outside),
         # a row too many (another instance), one too many of another signature
-        lambda: MetricScore.objects.create(
-            campaign=campaign,
-            metric="sentbleu",
-            level="segment",
-            system=corpus.systems[0],
-            instance_id=outside,
-            value=0.5,
-            signature=segment[0].signature,
-        ),
-        lambda: MetricScore.objects.create(
-            campaign=campaign,
-            metric="chrf",
-            level="segment",
-            system=corpus.systems[0],
-            instance_id=outside,
-            value=0.5,
-            signature="old",
-        ),
+        lambda: extra_row("sentbleu", segment[0].signature),
+        lambda: extra_row("chrf", "old"),
     ]
     for change in changes:
         savepoint = transaction.savepoint()

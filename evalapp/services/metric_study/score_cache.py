@@ -190,7 +190,7 @@ def _bulk_read() -> Iterator[None]:
 
     Each run of the collector traverses every object of the process (Django, the corpus, the ratings); the
     tuples, dictionaries and lists of 85,000 stored scores set off several full runs, which cost a third of
-    reading them (0.16 of 0.50 CPU s at 17 x 1,000). Reference counting still frees everything at once; the
+    reading them (0.12 to 0.16 of 0.50 CPU s at 17 x 1,000). Reference counting still frees everything at once; the
     collector is switched on again afterwards unless it was off already (another thread doing the same
     meanwhile can only make the pause shorter or longer, never lose an object).
     """

@@ -367,3 +367,20 @@ def test_the_fingerprint_is_the_one_computed_before_and_computed_once_per_report
     assert not reused and len(calls) == 1 and run.report["fingerprint"] == fingerprint
     run, reused = metric_runs.report_for(campaign, ["sentbleu"], OPTIONS, fresh=True)
     assert not reused and len(calls) == 2 and run.report["fingerprint"] == fingerprint  # fresh: the report's own
+
+
+def test_a_bulk_read_pauses_the_collector_and_leaves_it_as_it_found_it():
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), score_cache._bulk_read():
+        assert not gc.isenabled()
+        raise RuntimeError("a failed read")
+    assert gc.isenabled()  # on again, after an error too
+    gc.disable()
+    try:
+        with score_cache._bulk_read():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # off before: left off
+    finally:
+        gc.enable()

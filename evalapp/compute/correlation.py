@@ -20,8 +20,6 @@ from core.defaults import CONFIDENCE_LEVEL, METRIC_STUDY_PERMUTATIONS
 MIN_POINTS = 2  # below this no coefficient is defined
 MIN_POINTS_FISHER = 4  # the Fisher-z standard error is 1 / sqrt(n - 3)
 PAIRWISE_KENDALL_MAX_N = 64  # up to this many points Kendall's tau is computed from all pairs in NumPy
-COIN_FLIP_OUTPUTS = 1 << 17  # raw 64-bit outputs drawn at a time for the coin flips (1 MiB)
-HALF_RAW = np.uint64(1 << 63)  # a raw output below this gives a double below 1/2
 SWAP_BLOCK = 32  # permutation rows turned into a float matrix at a time (memory: 32 x points floats, in the cache)
 KENDALL_LEVELS_MAX = 256  # distinct human scores up to which the permutation test's Kendall is counted per level
 KENDALL_ROUNDING_MARGIN = 1e-9  # rows whose |delta| is this close to the threshold are computed directly
@@ -290,21 +288,18 @@ def paired_permutation_test(
 
 
 def coin_flips(rng: np.random.Generator, rows: int, columns: int) -> NDArray[np.bool_]:
-    """``rng.random((rows, columns)) < 0.5``, bit for bit and leaving ``rng`` in the same state.
+    """A (rows, columns) array of independent fair coin flips: the bits of ``rng``'s random bytes.
 
-    With PCG64 (NumPy's default generator) a double is the top 53 bits of one 64-bit output, so it
-    is below 1/2 exactly when that output is below 2**63: read from the raw outputs, a block of rows
-    at a time (one (rows, columns) array of 64-bit outputs is eight times the flips, and making it
-    cost more in fresh memory than the draws themselves). Other bit generators draw the doubles as before.
+    Each bit of a generator's output is a fair coin independent of the others, so a 64-bit output
+    gives 64 flips; drawing a double per flip and comparing it with 1/2 (as this did until the
+    third round of issue 22) spent a whole output on each, 17 million outputs per segment-level test
+    at 17 x 1,000. The p-values for a given seed are therefore other Monte Carlo draws than before,
+    with the same distribution (``tests/metrics/test_permutation_flips.py``; the simulation's table:
+    ``bench/permutation_flips_calibration.py``, docs/benchmarks.md).
     """
-    if type(rng.bit_generator) is not np.random.PCG64:
-        return rng.random((rows, columns)) < 0.5
-    flips = np.empty((rows, columns), dtype=bool)
-    step = max(1, COIN_FLIP_OUTPUTS // max(1, columns))
-    for start in range(0, rows, step):
-        raw = rng.bit_generator.random_raw((min(step, rows - start), columns))
-        np.less(raw, HALF_RAW, out=flips[start : start + step])
-    return flips
+    count = rows * columns
+    bits = np.unpackbits(np.frombuffer(rng.bytes(-(-count // 8)), dtype=np.uint8), count=count)
+    return bits.reshape(rows, columns).view(np.bool_)
 
 
 def _swapped_pearson_deltas(

@@ -11,7 +11,6 @@ per-segment sufficient statistics.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
@@ -27,7 +26,7 @@ from core.defaults import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     DEFAULT_TOP_K_MIN,
-    METRIC_REPORT_THREADS,
+    METRIC_REPORT_PROCESSES,
     METRIC_STUDY_PERMUTATIONS,
     RANKING_ALPHA,
     SPA_BOOTSTRAP_PERMUTATIONS,
@@ -37,6 +36,7 @@ from core.defaults import (
 from evalapp.compute import bootstrap as bootstrap_compute
 from evalapp.compute import correlation as corr
 from evalapp.compute import meta_evaluation, metric_ranking, soft_pairwise, tie_calibration
+from evalapp.compute.forked import ForkedCall
 
 CAMPAIGN_DOMAIN = "campaign"
 PERMUTED_COEFFICIENTS = ("pearson", "kendall_b")
@@ -157,7 +157,7 @@ def correlation_report(
     permutations: int = METRIC_STUDY_PERMUTATIONS,
     confidence: float = CONFIDENCE_LEVEL,
     progress: Progress | None = None,
-    threads: int = METRIC_REPORT_THREADS,
+    processes: int = METRIC_REPORT_PROCESSES,
 ) -> Figures:
     """System level, segment level, comparisons and top-k figures with bootstrap intervals, and
     the WMT statistics (:func:`wmt_statistics`) of all systems.
@@ -165,16 +165,14 @@ def correlation_report(
     ``progress(fraction, detail)``, when given, is called as the work advances. The matrix
     products here are small and many: OpenBLAS's threads only spin against each other and against
     the other processes of the machine (single-threaded, they took a tenth of the CPU time), so the
-    report runs with one BLAS thread. With ``threads`` = 2, soft pairwise accuracy (the largest part
-    that needs nothing else of the report, with random streams of its own) runs in a second thread
-    while this one computes the rest: NumPy releases the interpreter's lock in its array work, so
-    both cores are used, and the figures are those of one thread.
+    report runs with one BLAS thread. With ``processes`` = 2, soft pairwise accuracy (the largest part
+    that needs nothing else of the report, with random streams of its own) is computed in a forked
+    child process (:class:`~evalapp.compute.forked.ForkedCall`) while this one computes the rest: both
+    cores are used without the two sides waiting for one interpreter's lock, and the figures are
+    those of one process.
     """
     with threadpool_limits(limits=1, user_api="blas"):
-        if threads < 2 or not bootstrap:
-            return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress, None)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="soft-pairwise") as pool:
-            return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress, pool)
+        return _correlation_report(data, bootstrap, seed, top_k, permutations, confidence, progress, processes)
 
 
 def _correlation_report(
@@ -185,7 +183,7 @@ def _correlation_report(
     permutations: int,
     confidence: float,
     progress: Progress | None,
-    pool: ThreadPoolExecutor | None,
+    processes: int,
 ) -> Figures:
     human = data.human_system
     k = top_k if top_k is not None else default_top_k(len(data.systems))
@@ -206,21 +204,31 @@ def _correlation_report(
 
     # one matrix of resampled instances per domain for every statistic of a resample
     draws = _domain_draws(_domain_sizes(data), bootstrap, seed) if bootstrap else {}
-    # the second thread's part first, so that it runs beside everything else; it reports no
-    # progress (the run's progress is written by the caller's thread only)
-    spa: Future[SoftPairwise] | None = None
-    if pool is not None:
-        spa = pool.submit(_soft_pairwise_of, data, draws, seed, bootstrap, lambda fraction, detail: None)
-    if bootstrap:
-        samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step, draws)
-        for name in subsets:
-            _attach_intervals(figures[name], samples[name], confidence)
-    # the comparisons have their own stream: computing them before or after the rest changes nothing
-    permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
-    comparisons = _comparisons(data, subsets["all"], permutations, permutation_rng)
-    wmt = wmt_statistics(
-        data, bootstrap, seed, confidence, progress=wmt_step, draws=draws, spa=spa.result if spa else None
-    )
+    # the child's part first, so that it runs beside everything else; it reports no progress (the
+    # run's progress is written by the caller's thread only)
+    spa: ForkedCall[SoftPairwise] | None = None
+    if processes >= 2 and bootstrap:
+        spa = ForkedCall(lambda: _soft_pairwise_of(data, draws, seed, bootstrap, lambda fraction, detail: None))
+    try:
+        if bootstrap:
+            samples = _bootstrap(data, subsets, bootstrap, seed, correlation_step, draws)
+            for name in subsets:
+                _attach_intervals(figures[name], samples[name], confidence)
+        # the comparisons have their own stream: computing them before or after the rest changes nothing
+        permutation_rng = np.random.default_rng(np.random.SeedSequence([seed, PERMUTATION_STREAM]))
+        comparisons = _comparisons(data, subsets["all"], permutations, permutation_rng)
+        wmt = wmt_statistics(
+            data,
+            bootstrap,
+            seed,
+            confidence,
+            progress=wmt_step,
+            draws=draws,
+            spa=spa.result if spa is not None else None,
+        )
+    finally:
+        if spa is not None:
+            spa.close()  # a child still computing (an error here, a cancelled run) is stopped
     for level in ("system_level", "segment_level"):
         for metric, entries in wmt[level].items():
             figures["all"][level].setdefault(metric, {}).update(entries)
@@ -873,7 +881,7 @@ def wmt_statistics(
     soft pairwise accuracy on the first ``spa_resamples`` resamples with
     ``spa_resample_permutations`` permutations each. The ranking's paired tests use these
     same bootstrap values. ``spa``, when given, returns soft pairwise accuracy computed elsewhere
-    (:func:`correlation_report`'s second thread, with the default permutations and resamples).
+    (:func:`correlation_report`'s forked child, with the default permutations and resamples).
     """
     step = progress or (lambda fraction, detail: None)
     sizes = _domain_sizes(data)

@@ -146,34 +146,38 @@ def _nan_safe(value):
     return value
 
 
-def test_two_threads_give_the_figures_of_one_and_report_progress_from_the_callers_thread():
+def test_two_processes_give_the_figures_of_one_and_report_progress_from_the_callers_thread():
+    import os
     import threading
 
     callers = set()
 
     def progress(fraction, detail):
-        callers.add(threading.get_ident())
+        callers.add((os.getpid(), threading.get_ident()))
 
-    one = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, threads=1)
-    two = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, threads=2, progress=progress)
+    one = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, processes=1)
+    two = correlation_report(make_study(), bootstrap=60, seed=8, permutations=30, processes=2, progress=progress)
     assert _nan_safe(two) == _nan_safe(one)
     assert _nan_safe(two["soft_pairwise"]) == _nan_safe(one["soft_pairwise"])
-    assert callers == {threading.get_ident()}, "the second thread reports no progress of its own"
+    assert callers == {(os.getpid(), threading.get_ident())}, "the child process reports no progress of its own"
 
 
-def test_an_error_in_the_second_thread_is_raised_by_the_report():
-    import threading
+def test_an_error_in_the_child_process_is_raised_by_the_report():
+    import os
 
     data = make_study()
     score = data.metrics[1].resampler.score
+    parent = os.getpid()
 
     def broken(summed):
-        if threading.current_thread().name.startswith("soft-pairwise"):
+        if os.getpid() != parent:
             raise ArithmeticError("the corpus metric cannot score this resample")
         return score(summed)
 
     data.metrics[1] = MetricData(
         "corpus", data.metrics[1].system, Resampler("dataset", data.metrics[1].resampler.stats, broken)
     )
-    with pytest.raises(ArithmeticError, match="cannot score"):
-        correlation_report(data, bootstrap=20, seed=1, permutations=10, threads=2)
+    with pytest.raises(ArithmeticError, match="cannot score") as raised:
+        correlation_report(data, bootstrap=20, seed=1, permutations=10, processes=2)
+    assert any("raised in the child process" in note for note in raised.value.__notes__)
+    correlation_report(data, bootstrap=20, seed=1, permutations=10, processes=1)  # the caller's side scores it

@@ -14,11 +14,12 @@ from evalapp.compute.correlation_study import _system_samples
 
 
 def _direct_permutation_p(a, b, human, name, resamples, seed):
-    """The permutation test as it was written before: every swapped row built and correlated."""
+    """The permutation test as it was written before: every swapped row built and correlated (on the same
+    coin flips; their distribution against the former flips' is tests/metrics/test_permutation_flips.py)."""
     observed = corr.coefficient_value(name, a, human) - corr.coefficient_value(name, b, human)
     rng = np.random.default_rng(seed)
     za, zb = corr.standardize(a), corr.standardize(b)
-    swaps = rng.random((resamples, len(a))) < 0.5
+    swaps = corr.coin_flips(rng, resamples, len(a))
     left, right = np.where(swaps, zb, za), np.where(swaps, za, zb)
     if name == "pearson":
         deltas = corr._rowwise_pearson(left, human) - corr._rowwise_pearson(right, human)
@@ -291,19 +292,6 @@ def test_flat_accuracy_of_every_resample_equals_one_at_a_time():
         assert found[b] == pytest.approx(expected, abs=1e-12, nan_ok=True)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_coin_flips_are_the_uniform_draws_below_one_half(seed):
-    """The permutation tests' swaps, read from PCG64's raw outputs, are ``rng.random(...) < 0.5`` bit for bit,
-    and the generator ends in the same state; another bit generator draws the doubles as before."""
-    first, second = np.random.default_rng(seed), np.random.default_rng(seed)
-    first.integers(0, 10, 3)  # a generator already in use
-    second.integers(0, 10, 3)
-    assert np.array_equal(corr.coin_flips(first, 40, 333), second.random((40, 333)) < 0.5)
-    assert first.random() == second.random()
-    other, again = (np.random.Generator(np.random.MT19937(seed)) for _ in range(2))
-    assert np.array_equal(corr.coin_flips(other, 5, 7), again.random((5, 7)) < 0.5)
-
-
 @pytest.mark.parametrize("name", ["pearson", "spearman", "kendall_b"])
 @pytest.mark.parametrize("case", ["continuous", "tied", "one_system", "constant_human"])
 def test_flattened_coefficients_of_resamples_equal_scipy_on_the_repeated_points_in_edge_cases(case, name):
@@ -342,14 +330,6 @@ def test_flattened_coefficients_of_resamples_equal_scipy_on_the_repeated_points_
             assert found[b] == pytest.approx(reference(m[present], h[present]).statistic, abs=1e-13)
     assert np.isnan(found[0]) == (case in ("one_system", "constant_human"))
     assert np.isnan(found[1]) == (case == "constant_human")
-
-
-@pytest.mark.parametrize("shape", [(7, 50_000), (3, 200_000), (1000, 170)])
-def test_coin_flips_drawn_in_blocks_of_rows_are_the_uniform_draws_below_one_half(shape):
-    """Rows drawn a block at a time (several blocks, a single row wider than a block) continue one stream."""
-    first, second = np.random.default_rng(21), np.random.default_rng(21)
-    assert np.array_equal(corr.coin_flips(first, *shape), second.random(shape) < 0.5)
-    assert first.random() == second.random()
 
 
 def _kendall_swap_weights_by_search(za, zb, levels):

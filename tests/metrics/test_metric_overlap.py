@@ -60,6 +60,7 @@ def stored_rows(campaign):
     )
 
 
+@pytest.mark.postgres
 def test_the_other_metrics_are_computed_while_bertscore_s_child_runs_with_the_same_figures_and_progress(events):
     happened, children = events
     campaign = build_study_campaign()
@@ -90,6 +91,7 @@ def test_the_other_metrics_are_computed_while_bertscore_s_child_runs_with_the_sa
     assert overlapped_rows == stored_rows(campaign) and len(overlapped_rows) > 0
 
 
+@pytest.mark.postgres
 def test_with_every_bertscore_score_stored_no_child_starts_and_the_figures_stay(events):
     happened, _ = events
     campaign = build_study_campaign()

@@ -217,6 +217,10 @@ SPA_BOOTSTRAP_PERMUTATIONS = 200
 # Processes of one metric report: with 2, soft pairwise accuracy (its own random streams) is computed in a
 # forked child beside the correlations, acc_eq and the comparisons; the figures are the same with 1.
 METRIC_REPORT_PROCESSES = 2
+# Part of every metric report's fingerprint: raise it when a change of the statistics' code changes the
+# figures a seed gives (2: the comparisons' coin flips from every bit), so that a finished run made by
+# the former code is not reused as if a new computation would give its figures.
+METRIC_REPORT_STATISTICS_VERSION = 2
 # Significance level of the metric ranking's clusters (paired bootstrap, as the WMT metrics tasks).
 RANKING_ALPHA = 0.05
 # Part of every stored segment score's key: raise it when a metric's own code changes its scores.

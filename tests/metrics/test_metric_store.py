@@ -121,6 +121,26 @@ def test_a_report_is_reused_until_ratings_change_and_then_only_the_statistics_ar
     assert after.report["fingerprint"] != run.report["fingerprint"]
 
 
+def test_a_report_of_the_former_statistics_code_is_not_reused(scored, monkeypatch):
+    """A run finished before a change of the figures a seed gives (METRIC_REPORT_STATISTICS_VERSION) is
+    not what a new computation would give: it is computed again, from the stored metric scores."""
+    from evalapp.services.metric_study import score_cache
+
+    campaign = build_study_campaign(n_instances=6, n_systems=3, raters=1)
+    current = score_cache.METRIC_REPORT_STATISTICS_VERSION
+    monkeypatch.setattr(score_cache, "METRIC_REPORT_STATISTICS_VERSION", current - 1)
+    former, _ = metric_runs.report_for(campaign, METRICS, OPTIONS)
+    assert scored, "the first report scores the outputs"
+    monkeypatch.setattr(score_cache, "METRIC_REPORT_STATISTICS_VERSION", current)
+    scored.clear()
+    now, reused = metric_runs.report_for(campaign, METRICS, OPTIONS)
+    assert not reused and now.pk != former.pk
+    assert scored and all(n == 0 for _, n in scored), "the metrics are asked again, with nothing left to score"
+    assert now.report["fingerprint"] != former.report["fingerprint"]
+    again, reused = metric_runs.report_for(campaign, METRICS, OPTIONS)
+    assert reused and again.pk == now.pk
+
+
 def test_the_command_renders_a_stored_report_in_another_format(tmp_path, scored):
     campaign = build_study_campaign()
     options = {"campaign": campaign.name, "metrics": "comve_bleu,chrf", "bootstrap": 10, "permutations": 10}

@@ -120,11 +120,15 @@ def build_report(
     bertscore_options: dict[str, Any] | None = None,
     progress: Progress | None = None,
     records: RatingRecords | None = None,
+    fingerprint: str | None = None,
 ) -> MetricReport:
     """Compute the chosen metrics and every figure (protocol.md#correlations): the report (protocol.md#contracts).
 
     ``progress(fraction, message)`` is called as the work advances; ``records`` are the campaign's counted
-    ratings when the caller has read them already (``results.ratings_records``).
+    ratings when the caller has read them already (``results.ratings_records``), ``fingerprint`` their
+    :func:`study_fingerprint` when it has computed it (a run looking for a report to reuse): it is not
+    computed twice. The ratings, texts and imported scores must not change in between (the run's reuse check
+    and its report are one read of the same state).
     """
     if bootstrap < 0 or permutations < 1 or (top_k is not None and top_k < TOP_K_MIN):
         raise StudyError("bootstrap must be >= 0, permutations >= 1 and top-k >= 2")
@@ -159,7 +163,7 @@ def build_report(
     boot = found["bootstrap"]
     report = MetricReport(
         campaign=campaign.name,
-        fingerprint=study_fingerprint(campaign, records),
+        fingerprint=fingerprint or study_fingerprint(campaign, records),
         dataset=campaign.dataset.name,
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         instances=Instances(len(corpus.campaign_columns), corpus_scope, len(corpus.instances)),

@@ -93,8 +93,10 @@ def _reused_or_built(
     computed (metric scores come from the store when they are there). ``fresh`` computes it in any case.
     """
     records = results.ratings_records(campaign)  # read once: for the fingerprint and for the report
+    fingerprint = None
     if not fresh:
-        same = MetricRun.objects.reusable_run(campaign, names, options, study_fingerprint(campaign, records))
+        fingerprint = study_fingerprint(campaign, records)  # the report's own: computed once
+        same = MetricRun.objects.reusable_run(campaign, names, options, fingerprint)
         if same is not None:
             return same.report or {}, same
     report = study_report.build_report(
@@ -108,6 +110,7 @@ def _reused_or_built(
         bertscore_options={"model": options["bertscore_model"], "layer": options["bertscore_layer"]},
         progress=progress,
         records=records,
+        fingerprint=fingerprint,
     )
     return report.to_json(), None
 

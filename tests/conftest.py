@@ -25,6 +25,21 @@ def django_db_modify_db_settings_xdist_suffix():
     suffix would add a second one."""
 
 
+# Django's default password hasher (PBKDF2, 10^6 iterations: about 0.2 CPU s a hash) is deliberately slow;
+# every test that makes an account or logs in paid it, hundreds of times a run. No test proves anything
+# about the hash's strength (the production setting is Django's default, unchanged), so the tests hash
+# with MD5. Subprocesses the tests start (the demo, gunicorn) read config.settings and keep the default.
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hashing():
+    from django.test.utils import override_settings
+
+    with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+        yield
+
+
 @pytest.fixture
 def comve_dir():
     return shared_file()

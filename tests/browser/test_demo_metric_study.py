@@ -46,13 +46,12 @@ def group_alive(pgid):
     return True
 
 
-@pytest.fixture
-def demo_server(tmp_path):
+def start_demo(folder):
     port = free_port()
-    log = open(tmp_path / "demo.log", "w+")
+    log = open(folder / "demo.log", "w+")
     env = {
         **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        "DATABASE_URL": f"sqlite:///{folder / 'demo.sqlite3'}",
         "COMVE_DEMO_ADDR": f"127.0.0.1:{port}",
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
@@ -60,15 +59,51 @@ def demo_server(tmp_path):
         ["bash", "scripts/demo.sh"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     url = f"http://127.0.0.1:{port}"
-    try:
-        if not wait_for(f"{url}/accounts/login/", time.monotonic() + START_SECONDS, process):
-            log.seek(0)
-            pytest.fail(f"scripts/demo.sh did not serve {url}:\n{log.read()}")
-        yield url, process, log
-    finally:
+    if not wait_for(f"{url}/accounts/login/", time.monotonic() + START_SECONDS, process):
+        log.seek(0)
+        text = log.read()
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
+        pytest.fail(f"scripts/demo.sh did not serve {url}:\n{text}")
+    return url, process, log
+
+
+@pytest.fixture(scope="module")
+def demo_servers(tmp_path_factory):
+    """The demo's start (migrate, the demo data, the server and the worker) is most of these tests' time,
+    so the tests of this module share one: each asks ``demo_server`` for it, which starts a new one in a
+    fresh folder when a test before stopped it (the SIGTERM test does, and runs last in the file)."""
+    started = []
+
+    def running():
+        if not started or started[-1][1].poll() is not None:
+            started.append(start_demo(tmp_path_factory.mktemp("demo")))
+        return started[-1]
+
+    yield running
+    for _, process, log in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture
+def demo_server(demo_servers):
+    return demo_servers()
+
+
+def test_demo_sh_shows_the_sites_own_error_pages(demo_server, new_context):
+    """DEBUG is off in the demo: a 404 is the site's page (layout, one sentence, the way home), not
+    Django's debug page that lists every URL pattern."""
+    url, process, log = demo_server
+    page = new_context().new_page()
+    response = page.goto(f"{url}/no-such-page/")
+    assert response.status == 404
+    assert page.get_by_role("heading", name="Page not found").is_visible()
+    assert "URLconf" not in page.content() and "DEBUG = True" not in page.content()
+    assert page.locator("link[rel=stylesheet]").count() >= 1
+    assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # static files served
 
 
 def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifacts_dir):
@@ -131,16 +166,3 @@ def test_demo_sh_serves_and_runs_a_metric_study(demo_server, new_context, artifa
     assert not group_alive(process.pid), "a process of scripts/demo.sh survived SIGTERM"
     log.seek(0)
     assert "shutting down" in log.read()
-
-
-def test_demo_sh_shows_the_sites_own_error_pages(demo_server, new_context):
-    """DEBUG is off in the demo: a 404 is the site's page (layout, one sentence, the way home), not
-    Django's debug page that lists every URL pattern."""
-    url, process, log = demo_server
-    page = new_context().new_page()
-    response = page.goto(f"{url}/no-such-page/")
-    assert response.status == 404
-    assert page.get_by_role("heading", name="Page not found").is_visible()
-    assert "URLconf" not in page.content() and "DEBUG = True" not in page.content()
-    assert page.locator("link[rel=stylesheet]").count() >= 1
-    assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # static files served

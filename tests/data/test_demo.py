@@ -21,11 +21,6 @@ pytestmark = pytest.mark.django_db
 DEMO_INSTANCES = 20
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_demo_data_files_are_complete():
     with open(DEMO_DATA / "references.csv", encoding="utf-8", newline="") as handle:
         references = list(csv.reader(handle))

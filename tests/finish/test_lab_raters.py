@@ -30,11 +30,6 @@ BAD = (
 )
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def campaign():
     return create_campaign(build_dataset(instances=2, systems=("alpha",)), "lab", sample=2, seed=1)

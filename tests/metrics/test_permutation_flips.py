@@ -1,8 +1,6 @@
 """The comparisons' coin flips (correlation.coin_flips): fair, independent, seeded, and giving p-values
 with the distribution of the former flips (one double per flip), with rater effects in the ratings."""
 
-import argparse
-
 import numpy as np
 import pytest
 
@@ -39,7 +37,6 @@ def test_the_permutation_tests_p_values_have_the_distribution_of_the_former_flip
     of 300 seeds are not told apart from the former flips' (two-sample KS), and over 300 null campaigns
     both reject at about the level, within each other's Monte Carlo error."""
     args = calibration.parser().parse_args(["--campaigns", "300", "--seeds", "300", "--instances", "40"])
-    assert isinstance(args, argparse.Namespace)
     result = calibration.calibrate(args)
     assert result.ks_p > 0.01
     assert 0.01 < result.mean_p_one_campaign < 0.2, "the campaign is near the edge: the seed matters"
